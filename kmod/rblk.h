@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rblk: module-internal interface between the control plane (netlink.c,
+ * main.c) and the controller core (ctrl.c and the transport below it).
+ */
+#ifndef _RBLK_H
+#define _RBLK_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/socket.h>
+#include <linux/uuid.h>
+#include <linux/nvme.h>
+#include <net/netlink.h>
+
+#include "uapi/rblk.h"
+
+/* Validated connect parameters, filled by netlink.c, owned by the controller. */
+struct rblk_ctrl_opts {
+	char			traddr[RBLK_TRADDR_MAX + 1];
+	u16			trsvcid;
+	struct sockaddr_storage	addr;		/* traddr:trsvcid, parsed */
+	char			subnqn[NVMF_NQN_FIELD_LEN];
+	char			hostnqn[NVMF_NQN_FIELD_LEN];
+	uuid_t			hostid;
+	u32			nr_io_queues;	/* requested; 0 never reaches the core */
+	u32			queue_size;
+	u32			kato;		/* seconds, 0 = off */
+	u32			reconnect_delay;/* seconds */
+	int			ctrl_loss_tmo;	/* seconds, < 0 = forever */
+	int			fast_io_fail_tmo;/* seconds, < 0 = off */
+	bool			duplicate_connect;
+};
+
+/* Per-controller counters, exported over netlink and sysfs. */
+struct rblk_ctrl_stats {
+	u64	reads;
+	u64	writes;
+	u64	read_bytes;
+	u64	write_bytes;
+	u64	errors;
+	u64	reconnects;
+	u64	inflight;
+};
+
+/* What netlink.c reports for one namespace. */
+struct rblk_ns_info {
+	u32	nsid;
+	char	disk_name[DISK_NAME_LEN];
+	u64	size_bytes;
+	u32	lba_size;
+};
+
+/* What netlink.c reports for one controller (a consistent snapshot). */
+struct rblk_ctrl_info {
+	u32			id;
+	char			name[RBLK_CTRL_NAME_MAX + 1];
+	enum rblk_ctrl_state	state;
+	u64			state_since_ms;
+	u64			next_reconnect_ms;	/* 0: none scheduled */
+	u64			loss_deadline_ms;	/* 0: none */
+	u16			cntlid;
+	u32			nr_io_queues;		/* granted */
+	u32			queue_size;		/* granted */
+	char			model[41];
+	char			serial[21];
+	char			firmware[9];
+};
+
+struct rblk_ctrl;
+
+/* ctrl.c: controller registry and lifecycle. */
+int rblk_core_init(void);
+void rblk_core_exit(void);		/* deletes every controller */
+
+struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
+				   struct netlink_ext_ack *extack);
+/* Synchronous delete; drops the registry's reference. */
+void rblk_ctrl_delete(struct rblk_ctrl *ctrl);
+
+/* Lookups take a reference; release it with rblk_ctrl_put(). */
+struct rblk_ctrl *rblk_ctrl_get_by_id(u32 id);
+struct rblk_ctrl *rblk_ctrl_get_by_name(const char *name);
+/* Next controller with id >= *id (for dumps); updates *id. */
+struct rblk_ctrl *rblk_ctrl_get_next(u32 *id);
+void rblk_ctrl_put(struct rblk_ctrl *ctrl);
+
+const struct rblk_ctrl_opts *rblk_ctrl_opts(struct rblk_ctrl *ctrl);
+void rblk_ctrl_get_info(struct rblk_ctrl *ctrl, struct rblk_ctrl_info *info);
+void rblk_ctrl_get_stats(struct rblk_ctrl *ctrl, struct rblk_ctrl_stats *st);
+/*
+ * Copies up to @max namespaces into @ns; returns how many the controller
+ * has (which may exceed @max).
+ */
+int rblk_ctrl_get_namespaces(struct rblk_ctrl *ctrl, struct rblk_ns_info *ns,
+			     int max);
+
+/* netlink.c: family registration and the state-change event. */
+int rblk_nl_init(void);
+void rblk_nl_exit(void);
+/* Safe from any context (GFP_ATOMIC); call it after every state change. */
+void rblk_nl_notify_state(u32 id, const char *name, enum rblk_ctrl_state old,
+			  enum rblk_ctrl_state new);
+
+#endif /* _RBLK_H */

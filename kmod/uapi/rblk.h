@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * rblk: NVMe over Fabrics (RDMA) block initiator - kernel/user contract.
+ *
+ * Generic netlink family "rblk". This header is the single definition of
+ * the commands, attributes and enums; the module and librblk both build
+ * from it. Append only: never renumber an existing value.
+ */
+#ifndef _UAPI_LINUX_RBLK_H
+#define _UAPI_LINUX_RBLK_H
+
+#include <linux/types.h>
+
+#define RBLK_GENL_NAME		"rblk"
+#define RBLK_GENL_VERSION	1
+#define RBLK_GENL_MCGRP_EVENTS	"events"
+
+/* Limits shared by the kernel policy and userspace validation. */
+#define RBLK_TRANSPORT_MAX	15	/* "rdma" */
+#define RBLK_TRADDR_MAX		255	/* NVMF_TRADDR_SIZE - 1 */
+#define RBLK_NQN_MAX		223	/* NVMF_NQN_SIZE */
+#define RBLK_HOSTID_LEN		16	/* UUID, binary */
+#define RBLK_CTRL_NAME_MAX	31
+#define RBLK_QUEUE_SIZE_MIN	16
+#define RBLK_QUEUE_SIZE_MAX	1024
+#define RBLK_NR_IO_QUEUES_MAX	128
+
+/* Connect defaults (applied by the kernel when an attribute is absent). */
+#define RBLK_DEFAULT_TRSVCID		4420
+#define RBLK_DEFAULT_QUEUE_SIZE		128
+#define RBLK_DEFAULT_KATO		5	/* seconds */
+#define RBLK_DEFAULT_RECONNECT_DELAY	10	/* seconds */
+#define RBLK_DEFAULT_CTRL_LOSS_TMO	600	/* seconds, < 0: forever */
+#define RBLK_DEFAULT_FAST_IO_FAIL_TMO	(-1)	/* seconds, < 0: off */
+
+enum rblk_cmd {
+	RBLK_CMD_UNSPEC,
+	RBLK_CMD_CONNECT,	/* admin: create a controller; reply: CTRL */
+	RBLK_CMD_DISCONNECT,	/* admin: delete by CTRL_NAME, CTRL_ID or SUBNQN */
+	RBLK_CMD_GET_CTRL,	/* doit: one controller; dumpit: all */
+	RBLK_CMD_GET_STATS,	/* doit: counters of one controller */
+	RBLK_CMD_EVENT,		/* multicast "events": state change */
+	__RBLK_CMD_MAX,
+};
+#define RBLK_CMD_MAX (__RBLK_CMD_MAX - 1)
+
+/* Controller state machine (mirrors the NVMe host driver's states). */
+enum rblk_ctrl_state {
+	RBLK_CTRL_NEW,
+	RBLK_CTRL_CONNECTING,
+	RBLK_CTRL_LIVE,
+	RBLK_CTRL_RESETTING,
+	RBLK_CTRL_DELETING,
+	RBLK_CTRL_DEAD,
+	__RBLK_CTRL_STATE_MAX,
+};
+
+enum rblk_attr {
+	RBLK_ATTR_UNSPEC,
+	RBLK_ATTR_PAD,
+	RBLK_ATTR_CTRL_ID,		/* u32: N of rblkN */
+	RBLK_ATTR_CTRL_NAME,		/* string: "rblkN" */
+	RBLK_ATTR_STATE,		/* u8: enum rblk_ctrl_state */
+	RBLK_ATTR_TRANSPORT,		/* string: "rdma" */
+	RBLK_ATTR_TRADDR,		/* string: IPv4 or IPv6 literal */
+	RBLK_ATTR_TRSVCID,		/* u16: port, default 4420 */
+	RBLK_ATTR_SUBNQN,		/* string */
+	RBLK_ATTR_HOSTNQN,		/* string */
+	RBLK_ATTR_HOSTID,		/* binary[16] */
+	RBLK_ATTR_NR_IO_QUEUES,		/* u32: requested (connect), granted (get) */
+	RBLK_ATTR_QUEUE_SIZE,		/* u32: I/O queue depth */
+	RBLK_ATTR_KATO,			/* u32: keep-alive timeout, seconds, 0 = off */
+	RBLK_ATTR_RECONNECT_DELAY,	/* u32: seconds */
+	RBLK_ATTR_CTRL_LOSS_TMO,	/* s32: seconds, < 0 = forever */
+	RBLK_ATTR_FAST_IO_FAIL_TMO,	/* s32: seconds, < 0 = off */
+	RBLK_ATTR_DUPLICATE_CONNECT,	/* flag: allow a second identical session */
+	RBLK_ATTR_CNTLID,		/* u16: controller id given by the target */
+	RBLK_ATTR_MODEL,		/* string */
+	RBLK_ATTR_SERIAL,		/* string */
+	RBLK_ATTR_FIRMWARE,		/* string */
+	RBLK_ATTR_NAMESPACES,		/* nested: array of RBLK_ATTR_NS (enum rblk_ns_attr) */
+	RBLK_ATTR_STATS,		/* nested: enum rblk_stat_attr */
+	RBLK_ATTR_OLD_STATE,		/* u8: in EVENT, the previous state */
+	RBLK_ATTR_STATE_SINCE_MS,	/* u64: ms since the state was entered */
+	RBLK_ATTR_NEXT_RECONNECT_MS,	/* u64: ms until the next reconnect attempt */
+	RBLK_ATTR_LOSS_DEADLINE_MS,	/* u64: ms until ctrl_loss_tmo expires */
+	__RBLK_ATTR_MAX,
+};
+#define RBLK_ATTR_MAX (__RBLK_ATTR_MAX - 1)
+
+/* Nested inside RBLK_ATTR_NAMESPACES, one RBLK_NS_ATTR_ENTRY per namespace. */
+enum rblk_ns_attr {
+	RBLK_NS_ATTR_UNSPEC,
+	RBLK_NS_ATTR_PAD,
+	RBLK_NS_ATTR_ENTRY,		/* nested: the attributes below */
+	RBLK_NS_ATTR_NSID,		/* u32 */
+	RBLK_NS_ATTR_DISK,		/* string: "rblk0n1" */
+	RBLK_NS_ATTR_SIZE_BYTES,	/* u64 */
+	RBLK_NS_ATTR_LBA_SIZE,		/* u32 */
+	__RBLK_NS_ATTR_MAX,
+};
+#define RBLK_NS_ATTR_MAX (__RBLK_NS_ATTR_MAX - 1)
+
+/* Nested inside RBLK_ATTR_STATS; all u64. */
+enum rblk_stat_attr {
+	RBLK_STAT_ATTR_UNSPEC,
+	RBLK_STAT_ATTR_PAD,
+	RBLK_STAT_ATTR_READS,
+	RBLK_STAT_ATTR_WRITES,
+	RBLK_STAT_ATTR_READ_BYTES,
+	RBLK_STAT_ATTR_WRITE_BYTES,
+	RBLK_STAT_ATTR_ERRORS,
+	RBLK_STAT_ATTR_RECONNECTS,
+	RBLK_STAT_ATTR_INFLIGHT,
+	__RBLK_STAT_ATTR_MAX,
+};
+#define RBLK_STAT_ATTR_MAX (__RBLK_STAT_ATTR_MAX - 1)
+
+#endif /* _UAPI_LINUX_RBLK_H */
