@@ -74,6 +74,11 @@ struct rblk_ctrl;
 int rblk_core_init(void);
 void rblk_core_exit(void);		/* deletes every controller */
 
+/*
+ * Connects synchronously (the controller is LIVE or the call failed). The
+ * opts are copied. Returns the controller with a reference held for the
+ * caller (release with rblk_ctrl_put()), or an ERR_PTR with @extack set.
+ */
 struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
 				   struct netlink_ext_ack *extack);
 /* Synchronous delete; drops the registry's reference. */
