@@ -6,6 +6,7 @@
 #ifndef _RBLK_H
 #define _RBLK_H
 
+#include <linux/blkdev.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>

@@ -24,6 +24,8 @@
 #define RBLK_QUEUE_SIZE_MIN	16
 #define RBLK_QUEUE_SIZE_MAX	1024
 #define RBLK_NR_IO_QUEUES_MAX	128
+#define RBLK_KATO_MAX		3600	/* seconds */
+#define RBLK_RECONNECT_DELAY_MAX 3600	/* seconds */
 
 /* Connect defaults (applied by the kernel when an attribute is absent). */
 #define RBLK_DEFAULT_TRSVCID		4420
@@ -42,6 +44,7 @@ enum rblk_cmd {
 	RBLK_CMD_EVENT,		/* multicast "events": state change */
 	__RBLK_CMD_MAX,
 };
+
 #define RBLK_CMD_MAX (__RBLK_CMD_MAX - 1)
 
 /* Controller state machine (mirrors the NVMe host driver's states). */
@@ -86,6 +89,7 @@ enum rblk_attr {
 	RBLK_ATTR_LOSS_DEADLINE_MS,	/* u64: ms until ctrl_loss_tmo expires */
 	__RBLK_ATTR_MAX,
 };
+
 #define RBLK_ATTR_MAX (__RBLK_ATTR_MAX - 1)
 
 /* Nested inside RBLK_ATTR_NAMESPACES, one RBLK_NS_ATTR_ENTRY per namespace. */
@@ -99,6 +103,7 @@ enum rblk_ns_attr {
 	RBLK_NS_ATTR_LBA_SIZE,		/* u32 */
 	__RBLK_NS_ATTR_MAX,
 };
+
 #define RBLK_NS_ATTR_MAX (__RBLK_NS_ATTR_MAX - 1)
 
 /* Nested inside RBLK_ATTR_STATS; all u64. */
@@ -114,6 +119,7 @@ enum rblk_stat_attr {
 	RBLK_STAT_ATTR_INFLIGHT,
 	__RBLK_STAT_ATTR_MAX,
 };
+
 #define RBLK_STAT_ATTR_MAX (__RBLK_STAT_ATTR_MAX - 1)
 
 #endif /* _UAPI_LINUX_RBLK_H */

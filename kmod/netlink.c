@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rblk: generic netlink family "rblk" - the control plane.
+ *
+ * Every request is validated strictly: each command has its own policy, so
+ * an attribute a command does not take is rejected, and a missing or
+ * malformed one gets an errno plus an extack message naming it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/inet.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+
+#include "rblk.h"
+
+enum rblk_nl_mcgrp {
+	RBLK_NL_MCGRP_EVENTS,
+};
+
+static struct genl_family rblk_family;
+
+/* Guards the family against events raised while it is unregistered. */
+static DEFINE_SPINLOCK(rblk_nl_lock);
+static bool rblk_nl_registered;
+
+static const struct nla_policy rblk_connect_policy[RBLK_ATTR_MAX + 1] = {
+	[RBLK_ATTR_TRANSPORT]	= { .type = NLA_NUL_STRING,
+				    .len = RBLK_TRANSPORT_MAX },
+	[RBLK_ATTR_TRADDR]	= { .type = NLA_NUL_STRING,
+				    .len = RBLK_TRADDR_MAX },
+	[RBLK_ATTR_TRSVCID]	= NLA_POLICY_MIN(NLA_U16, 1),
+	[RBLK_ATTR_SUBNQN]	= { .type = NLA_NUL_STRING,
+				    .len = RBLK_NQN_MAX },
+	[RBLK_ATTR_HOSTNQN]	= { .type = NLA_NUL_STRING,
+				    .len = RBLK_NQN_MAX },
+	[RBLK_ATTR_HOSTID]	= NLA_POLICY_EXACT_LEN(RBLK_HOSTID_LEN),
+	[RBLK_ATTR_NR_IO_QUEUES] = NLA_POLICY_RANGE(NLA_U32, 1,
+						    RBLK_NR_IO_QUEUES_MAX),
+	[RBLK_ATTR_QUEUE_SIZE]	= NLA_POLICY_RANGE(NLA_U32, RBLK_QUEUE_SIZE_MIN,
+						   RBLK_QUEUE_SIZE_MAX),
+	[RBLK_ATTR_KATO]	= NLA_POLICY_MAX(NLA_U32, RBLK_KATO_MAX),
+	[RBLK_ATTR_RECONNECT_DELAY] = NLA_POLICY_RANGE(NLA_U32, 1,
+						       RBLK_RECONNECT_DELAY_MAX),
+	[RBLK_ATTR_CTRL_LOSS_TMO] = { .type = NLA_S32 },
+	[RBLK_ATTR_FAST_IO_FAIL_TMO] = { .type = NLA_S32 },
+	[RBLK_ATTR_DUPLICATE_CONNECT] = { .type = NLA_FLAG },
+};
+
+/* Commands that name one controller (or, for disconnect, a subsystem). */
+static const struct nla_policy rblk_select_policy[RBLK_ATTR_MAX + 1] = {
+	[RBLK_ATTR_CTRL_ID]	= { .type = NLA_U32 },
+	[RBLK_ATTR_CTRL_NAME]	= { .type = NLA_NUL_STRING,
+				    .len = RBLK_CTRL_NAME_MAX },
+	[RBLK_ATTR_SUBNQN]	= { .type = NLA_NUL_STRING,
+				    .len = RBLK_NQN_MAX },
+};
+
+/*
+ * NL_SET_ERR_MSG_ATTR() for a message chosen by the caller. @errmsg must
+ * be a string literal: the extack keeps the pointer, not a copy.
+ */
+static void rblk_nl_set_err(struct netlink_ext_ack *extack,
+			    const struct nlattr *attr, const char *errmsg)
+{
+	if (!extack)
+		return;
+	extack->_msg = errmsg;
+	if (attr)
+		extack->bad_attr = attr;
+}
+
+static int rblk_nl_parse_nqn(struct genl_info *info, int type, char *dst,
+			     size_t size, const char *errmsg)
+{
+	struct nlattr *attr = info->attrs[type];
+	const char *nqn = nla_data(attr);
+
+	/* NVMe Base 4.5: an NQN is "nqn." followed by a naming authority. */
+	if (strncmp(nqn, "nqn.", 4) || !nqn[4]) {
+		rblk_nl_set_err(info->extack, attr, errmsg);
+		return -EINVAL;
+	}
+	strscpy(dst, nqn, size);
+	return 0;
+}
+
+static int rblk_nl_require(struct genl_info *info, int type,
+			   const char *errmsg)
+{
+	if (info->attrs[type])
+		return 0;
+	rblk_nl_set_err(info->extack, NULL, errmsg);
+	NL_SET_ERR_ATTR_MISS(info->extack, NULL, type);
+	return -EINVAL;
+}
+
+static int rblk_nl_parse_connect(struct genl_info *info,
+				 struct rblk_ctrl_opts *opts)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
+	const char *transport;
+	char port[8];
+	int ret;
+
+	ret = rblk_nl_require(info, RBLK_ATTR_TRANSPORT,
+			      "missing required attribute: transport") ?:
+	      rblk_nl_require(info, RBLK_ATTR_TRADDR,
+			      "missing required attribute: traddr") ?:
+	      rblk_nl_require(info, RBLK_ATTR_SUBNQN,
+			      "missing required attribute: subnqn");
+	if (ret)
+		return ret;
+
+	transport = nla_data(tb[RBLK_ATTR_TRANSPORT]);
+	if (strcmp(transport, "rdma")) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[RBLK_ATTR_TRANSPORT],
+				    "unsupported transport (rblk supports: rdma)");
+		return -EPROTONOSUPPORT;
+	}
+
+	nla_strscpy(opts->traddr, tb[RBLK_ATTR_TRADDR], sizeof(opts->traddr));
+	opts->trsvcid = tb[RBLK_ATTR_TRSVCID] ?
+			nla_get_u16(tb[RBLK_ATTR_TRSVCID]) :
+			RBLK_DEFAULT_TRSVCID;
+	snprintf(port, sizeof(port), "%u", opts->trsvcid);
+	if (inet_pton_with_scope(&init_net, AF_UNSPEC, opts->traddr, port,
+				 &opts->addr)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[RBLK_ATTR_TRADDR],
+				    "traddr is not an IPv4 or IPv6 address");
+		return -EINVAL;
+	}
+
+	ret = rblk_nl_parse_nqn(info, RBLK_ATTR_SUBNQN, opts->subnqn,
+				sizeof(opts->subnqn),
+				"subnqn must start with \"nqn.\"");
+	if (ret)
+		return ret;
+	/* An absent hostnqn or hostid leaves the module's own default. */
+	if (tb[RBLK_ATTR_HOSTNQN]) {
+		ret = rblk_nl_parse_nqn(info, RBLK_ATTR_HOSTNQN, opts->hostnqn,
+					sizeof(opts->hostnqn),
+					"hostnqn must start with \"nqn.\"");
+		if (ret)
+			return ret;
+	}
+	if (tb[RBLK_ATTR_HOSTID])
+		import_uuid(&opts->hostid, nla_data(tb[RBLK_ATTR_HOSTID]));
+
+	opts->nr_io_queues = tb[RBLK_ATTR_NR_IO_QUEUES] ?
+			     nla_get_u32(tb[RBLK_ATTR_NR_IO_QUEUES]) :
+			     min_t(u32, num_online_cpus(),
+				   RBLK_NR_IO_QUEUES_MAX);
+	opts->queue_size = tb[RBLK_ATTR_QUEUE_SIZE] ?
+			   nla_get_u32(tb[RBLK_ATTR_QUEUE_SIZE]) :
+			   RBLK_DEFAULT_QUEUE_SIZE;
+	opts->kato = tb[RBLK_ATTR_KATO] ? nla_get_u32(tb[RBLK_ATTR_KATO]) :
+		     RBLK_DEFAULT_KATO;
+	opts->reconnect_delay = tb[RBLK_ATTR_RECONNECT_DELAY] ?
+				nla_get_u32(tb[RBLK_ATTR_RECONNECT_DELAY]) :
+				RBLK_DEFAULT_RECONNECT_DELAY;
+	opts->ctrl_loss_tmo = tb[RBLK_ATTR_CTRL_LOSS_TMO] ?
+			      nla_get_s32(tb[RBLK_ATTR_CTRL_LOSS_TMO]) :
+			      RBLK_DEFAULT_CTRL_LOSS_TMO;
+	opts->fast_io_fail_tmo = tb[RBLK_ATTR_FAST_IO_FAIL_TMO] ?
+				 nla_get_s32(tb[RBLK_ATTR_FAST_IO_FAIL_TMO]) :
+				 RBLK_DEFAULT_FAST_IO_FAIL_TMO;
+	opts->duplicate_connect = nla_get_flag(tb[RBLK_ATTR_DUPLICATE_CONNECT]);
+
+	/* Reconnecting more slowly than the loss timeout never reconnects. */
+	if (opts->ctrl_loss_tmo >= 0 &&
+	    opts->reconnect_delay > (u32)opts->ctrl_loss_tmo) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[RBLK_ATTR_RECONNECT_DELAY],
+				    "reconnect_delay exceeds ctrl_loss_tmo");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int rblk_nl_put_namespaces(struct sk_buff *msg, struct rblk_ctrl *ctrl)
+{
+	struct rblk_ns_info *ns;
+	struct nlattr *list, *entry;
+	int i, nr, ret = -EMSGSIZE;
+
+	nr = rblk_ctrl_get_namespaces(ctrl, NULL, 0);
+	if (nr <= 0)
+		return 0;
+	ns = kcalloc(nr, sizeof(*ns), GFP_KERNEL);
+	if (!ns)
+		return -ENOMEM;
+	/* The set may have shrunk (never grown past nr) in between. */
+	nr = min(nr, rblk_ctrl_get_namespaces(ctrl, ns, nr));
+
+	list = nla_nest_start(msg, RBLK_ATTR_NAMESPACES);
+	if (!list)
+		goto out;
+	for (i = 0; i < nr; i++) {
+		entry = nla_nest_start(msg, RBLK_NS_ATTR_ENTRY);
+		if (!entry ||
+		    nla_put_u32(msg, RBLK_NS_ATTR_NSID, ns[i].nsid) ||
+		    nla_put_string(msg, RBLK_NS_ATTR_DISK, ns[i].disk_name) ||
+		    nla_put_u64_64bit(msg, RBLK_NS_ATTR_SIZE_BYTES,
+				      ns[i].size_bytes, RBLK_NS_ATTR_PAD) ||
+		    nla_put_u32(msg, RBLK_NS_ATTR_LBA_SIZE, ns[i].lba_size))
+			goto out;
+		nla_nest_end(msg, entry);
+	}
+	nla_nest_end(msg, list);
+	ret = 0;
+out:
+	kfree(ns);
+	return ret;
+}
+
+static int rblk_nl_put_stats(struct sk_buff *msg, struct rblk_ctrl *ctrl)
+{
+	struct rblk_ctrl_stats st;
+	struct nlattr *nest;
+
+	rblk_ctrl_get_stats(ctrl, &st);
+	nest = nla_nest_start(msg, RBLK_ATTR_STATS);
+	if (!nest ||
+	    nla_put_u64_64bit(msg, RBLK_STAT_ATTR_READS, st.reads,
+			      RBLK_STAT_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, RBLK_STAT_ATTR_WRITES, st.writes,
+			      RBLK_STAT_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, RBLK_STAT_ATTR_READ_BYTES, st.read_bytes,
+			      RBLK_STAT_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, RBLK_STAT_ATTR_WRITE_BYTES, st.write_bytes,
+			      RBLK_STAT_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, RBLK_STAT_ATTR_ERRORS, st.errors,
+			      RBLK_STAT_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, RBLK_STAT_ATTR_RECONNECTS, st.reconnects,
+			      RBLK_STAT_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, RBLK_STAT_ATTR_INFLIGHT, st.inflight,
+			      RBLK_STAT_ATTR_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int rblk_nl_put_times(struct sk_buff *msg,
+			     const struct rblk_ctrl_info *info)
+{
+	if (nla_put_u64_64bit(msg, RBLK_ATTR_STATE_SINCE_MS,
+			      info->state_since_ms, RBLK_ATTR_PAD))
+		return -EMSGSIZE;
+	if (info->next_reconnect_ms &&
+	    nla_put_u64_64bit(msg, RBLK_ATTR_NEXT_RECONNECT_MS,
+			      info->next_reconnect_ms, RBLK_ATTR_PAD))
+		return -EMSGSIZE;
+	if (info->loss_deadline_ms &&
+	    nla_put_u64_64bit(msg, RBLK_ATTR_LOSS_DEADLINE_MS,
+			      info->loss_deadline_ms, RBLK_ATTR_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int rblk_nl_put_ctrl_attrs(struct sk_buff *msg, struct rblk_ctrl *ctrl)
+{
+	const struct rblk_ctrl_opts *opts = rblk_ctrl_opts(ctrl);
+	struct rblk_ctrl_info info;
+
+	rblk_ctrl_get_info(ctrl, &info);
+	if (nla_put_u32(msg, RBLK_ATTR_CTRL_ID, info.id) ||
+	    nla_put_string(msg, RBLK_ATTR_CTRL_NAME, info.name) ||
+	    nla_put_u8(msg, RBLK_ATTR_STATE, info.state) ||
+	    nla_put_string(msg, RBLK_ATTR_TRANSPORT, "rdma") ||
+	    nla_put_string(msg, RBLK_ATTR_TRADDR, opts->traddr) ||
+	    nla_put_u16(msg, RBLK_ATTR_TRSVCID, opts->trsvcid) ||
+	    nla_put_string(msg, RBLK_ATTR_SUBNQN, opts->subnqn) ||
+	    nla_put_string(msg, RBLK_ATTR_HOSTNQN, opts->hostnqn) ||
+	    nla_put(msg, RBLK_ATTR_HOSTID, RBLK_HOSTID_LEN, &opts->hostid) ||
+	    nla_put_u32(msg, RBLK_ATTR_NR_IO_QUEUES, info.nr_io_queues) ||
+	    nla_put_u32(msg, RBLK_ATTR_QUEUE_SIZE, info.queue_size) ||
+	    nla_put_u32(msg, RBLK_ATTR_KATO, opts->kato) ||
+	    nla_put_u32(msg, RBLK_ATTR_RECONNECT_DELAY, opts->reconnect_delay) ||
+	    nla_put_s32(msg, RBLK_ATTR_CTRL_LOSS_TMO, opts->ctrl_loss_tmo) ||
+	    nla_put_s32(msg, RBLK_ATTR_FAST_IO_FAIL_TMO,
+			opts->fast_io_fail_tmo) ||
+	    nla_put_u16(msg, RBLK_ATTR_CNTLID, info.cntlid) ||
+	    nla_put_string(msg, RBLK_ATTR_MODEL, info.model) ||
+	    nla_put_string(msg, RBLK_ATTR_SERIAL, info.serial) ||
+	    nla_put_string(msg, RBLK_ATTR_FIRMWARE, info.firmware))
+		return -EMSGSIZE;
+	return rblk_nl_put_times(msg, &info) ?:
+	       rblk_nl_put_namespaces(msg, ctrl) ?:
+	       rblk_nl_put_stats(msg, ctrl);
+}
+
+static int rblk_nl_fill_ctrl(struct sk_buff *msg, struct rblk_ctrl *ctrl,
+			     u32 portid, u32 seq, int flags, u8 cmd)
+{
+	void *hdr;
+	int ret;
+
+	hdr = genlmsg_put(msg, portid, seq, &rblk_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	ret = rblk_nl_put_ctrl_attrs(msg, ctrl);
+	if (ret) {
+		genlmsg_cancel(msg, hdr);
+		return ret;
+	}
+	genlmsg_end(msg, hdr);
+	return 0;
+}
+
+/* Room for the fixed attributes plus every namespace entry. */
+static size_t rblk_nl_ctrl_msg_size(struct rblk_ctrl *ctrl)
+{
+	int nr = max(rblk_ctrl_get_namespaces(ctrl, NULL, 0), 0);
+
+	return NLMSG_GOODSIZE + (size_t)nr * (5 * NLA_HDRLEN + DISK_NAME_LEN +
+					      32);
+}
+
+static int rblk_nl_reply_ctrl(struct genl_info *info, struct rblk_ctrl *ctrl,
+			      u8 cmd)
+{
+	struct sk_buff *msg;
+	int ret;
+
+	msg = genlmsg_new(rblk_nl_ctrl_msg_size(ctrl), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	ret = rblk_nl_fill_ctrl(msg, ctrl, info->snd_portid, info->snd_seq, 0,
+				cmd);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int rblk_nl_connect(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rblk_ctrl_opts *opts;
+	struct rblk_ctrl *ctrl;
+	int ret;
+
+	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	if (!opts)
+		return -ENOMEM;
+	ret = rblk_nl_parse_connect(info, opts);
+	if (ret)
+		goto out;
+
+	ctrl = rblk_ctrl_create(opts, info->extack);
+	if (IS_ERR(ctrl)) {
+		ret = PTR_ERR(ctrl);
+		goto out;
+	}
+	ret = rblk_nl_reply_ctrl(info, ctrl, RBLK_CMD_CONNECT);
+	rblk_ctrl_put(ctrl);
+out:
+	kfree(opts);
+	return ret;
+}
+
+/* The controller a request names by RBLK_ATTR_CTRL_NAME or RBLK_ATTR_CTRL_ID. */
+static struct rblk_ctrl *rblk_nl_get_named(struct genl_info *info)
+{
+	struct nlattr *name = info->attrs[RBLK_ATTR_CTRL_NAME];
+	struct nlattr *id = info->attrs[RBLK_ATTR_CTRL_ID];
+	struct rblk_ctrl *ctrl;
+
+	if (name && id) {
+		NL_SET_ERR_MSG_ATTR(info->extack, id,
+				    "give either ctrl_name or ctrl_id, not both");
+		return ERR_PTR(-EINVAL);
+	}
+	if (name) {
+		ctrl = rblk_ctrl_get_by_name(nla_data(name));
+		if (!ctrl)
+			NL_SET_ERR_MSG_ATTR(info->extack, name,
+					    "no controller with that name");
+	} else if (id) {
+		ctrl = rblk_ctrl_get_by_id(nla_get_u32(id));
+		if (!ctrl)
+			NL_SET_ERR_MSG_ATTR(info->extack, id,
+					    "no controller with that id");
+	} else {
+		NL_SET_ERR_MSG(info->extack,
+			       "missing required attribute: ctrl_name or ctrl_id");
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, RBLK_ATTR_CTRL_NAME);
+		return ERR_PTR(-EINVAL);
+	}
+	return ctrl ?: ERR_PTR(-ENODEV);
+}
+
+static int rblk_nl_disconnect_nqn(struct genl_info *info)
+{
+	struct nlattr *attr = info->attrs[RBLK_ATTR_SUBNQN];
+	struct rblk_ctrl *ctrl;
+	unsigned int found = 0;
+	u32 id = 0;
+
+	while ((ctrl = rblk_ctrl_get_next(&id))) {
+		if (!strcmp(rblk_ctrl_opts(ctrl)->subnqn, nla_data(attr))) {
+			rblk_ctrl_delete(ctrl);
+			found++;
+		}
+		rblk_ctrl_put(ctrl);
+		id++;
+	}
+	if (found)
+		return 0;
+	NL_SET_ERR_MSG_ATTR(info->extack, attr,
+			    "no controller is connected to that subnqn");
+	return -ENODEV;
+}
+
+static int rblk_nl_disconnect(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rblk_ctrl *ctrl;
+
+	if (info->attrs[RBLK_ATTR_SUBNQN]) {
+		if (info->attrs[RBLK_ATTR_CTRL_NAME] ||
+		    info->attrs[RBLK_ATTR_CTRL_ID]) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[RBLK_ATTR_SUBNQN],
+					    "give a controller or a subnqn, not both");
+			return -EINVAL;
+		}
+		return rblk_nl_disconnect_nqn(info);
+	}
+
+	ctrl = rblk_nl_get_named(info);
+	if (IS_ERR(ctrl))
+		return PTR_ERR(ctrl);
+	rblk_ctrl_delete(ctrl);
+	rblk_ctrl_put(ctrl);
+	return 0;
+}
+
+static int rblk_nl_get_ctrl(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rblk_ctrl *ctrl;
+	int ret;
+
+	if (info->attrs[RBLK_ATTR_SUBNQN]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[RBLK_ATTR_SUBNQN],
+				    "subnqn selects controllers only for disconnect");
+		return -EINVAL;
+	}
+	ctrl = rblk_nl_get_named(info);
+	if (IS_ERR(ctrl))
+		return PTR_ERR(ctrl);
+	ret = rblk_nl_reply_ctrl(info, ctrl, RBLK_CMD_GET_CTRL);
+	rblk_ctrl_put(ctrl);
+	return ret;
+}
+
+static int rblk_nl_dump_ctrl(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	u32 id = cb->args[0];
+	struct rblk_ctrl *ctrl;
+	int ret = 0;
+
+	while ((ctrl = rblk_ctrl_get_next(&id))) {
+		ret = rblk_nl_fill_ctrl(skb, ctrl, NETLINK_CB(cb->skb).portid,
+					cb->nlh->nlmsg_seq, NLM_F_MULTI,
+					RBLK_CMD_GET_CTRL);
+		rblk_ctrl_put(ctrl);
+		if (ret)
+			break;
+		id++;
+	}
+	cb->args[0] = id;
+	/* A full skb ends this round; an empty one means it can never fit. */
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret ?: skb->len;
+}
+
+static int rblk_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
+{
+	struct rblk_ctrl_info cinfo;
+	struct rblk_ctrl *ctrl;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret = -EMSGSIZE;
+
+	if (info->attrs[RBLK_ATTR_SUBNQN]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[RBLK_ATTR_SUBNQN],
+				    "subnqn selects controllers only for disconnect");
+		return -EINVAL;
+	}
+	ctrl = rblk_nl_get_named(info);
+	if (IS_ERR(ctrl))
+		return PTR_ERR(ctrl);
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	hdr = genlmsg_put_reply(msg, info, &rblk_family, 0,
+				RBLK_CMD_GET_STATS);
+	if (!hdr)
+		goto out_free;
+	rblk_ctrl_get_info(ctrl, &cinfo);
+	if (nla_put_u32(msg, RBLK_ATTR_CTRL_ID, cinfo.id) ||
+	    nla_put_string(msg, RBLK_ATTR_CTRL_NAME, cinfo.name) ||
+	    rblk_nl_put_stats(msg, ctrl))
+		goto out_free;
+	genlmsg_end(msg, hdr);
+	rblk_ctrl_put(ctrl);
+	return genlmsg_reply(msg, info);
+
+out_free:
+	nlmsg_free(msg);
+out_put:
+	rblk_ctrl_put(ctrl);
+	return ret;
+}
+
+static const struct genl_ops rblk_nl_ops[] = {
+	{
+		.cmd		= RBLK_CMD_CONNECT,
+		.doit		= rblk_nl_connect,
+		.policy		= rblk_connect_policy,
+		.maxattr	= RBLK_ATTR_MAX,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= RBLK_CMD_DISCONNECT,
+		.doit		= rblk_nl_disconnect,
+		.policy		= rblk_select_policy,
+		.maxattr	= RBLK_ATTR_MAX,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= RBLK_CMD_GET_CTRL,
+		.doit		= rblk_nl_get_ctrl,
+		.dumpit		= rblk_nl_dump_ctrl,
+		.policy		= rblk_select_policy,
+		.maxattr	= RBLK_ATTR_MAX,
+	},
+	{
+		.cmd		= RBLK_CMD_GET_STATS,
+		.doit		= rblk_nl_get_stats,
+		.policy		= rblk_select_policy,
+		.maxattr	= RBLK_ATTR_MAX,
+	},
+};
+
+static const struct genl_multicast_group rblk_nl_mcgrps[] = {
+	[RBLK_NL_MCGRP_EVENTS] = { .name = RBLK_GENL_MCGRP_EVENTS },
+};
+
+static struct genl_family rblk_family __ro_after_init = {
+	.name		= RBLK_GENL_NAME,
+	.version	= RBLK_GENL_VERSION,
+	.maxattr	= RBLK_ATTR_MAX,
+	.module		= THIS_MODULE,
+	/* Connect sleeps for seconds: do not hold genl_mutex meanwhile. */
+	.parallel_ops	= true,
+	/* Every command gets strict validation: unknown attributes fail. */
+	.resv_start_op	= RBLK_CMD_CONNECT,
+	.ops		= rblk_nl_ops,
+	.n_ops		= ARRAY_SIZE(rblk_nl_ops),
+	.mcgrps		= rblk_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(rblk_nl_mcgrps),
+};
+
+void rblk_nl_notify_state(u32 id, const char *name, enum rblk_ctrl_state old,
+			  enum rblk_ctrl_state new)
+{
+	struct sk_buff *msg;
+	unsigned long flags;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &rblk_family, 0, RBLK_CMD_EVENT);
+	if (!hdr ||
+	    nla_put_u32(msg, RBLK_ATTR_CTRL_ID, id) ||
+	    nla_put_string(msg, RBLK_ATTR_CTRL_NAME, name) ||
+	    nla_put_u8(msg, RBLK_ATTR_STATE, new) ||
+	    nla_put_u8(msg, RBLK_ATTR_OLD_STATE, old)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+
+	spin_lock_irqsave(&rblk_nl_lock, flags);
+	if (rblk_nl_registered)
+		genlmsg_multicast(&rblk_family, msg, 0, RBLK_NL_MCGRP_EVENTS,
+				  GFP_ATOMIC);
+	else
+		nlmsg_free(msg);
+	spin_unlock_irqrestore(&rblk_nl_lock, flags);
+}
+
+int __init rblk_nl_init(void)
+{
+	int ret;
+
+	ret = genl_register_family(&rblk_family);
+	if (ret) {
+		pr_err("cannot register generic netlink family: %d\n", ret);
+		return ret;
+	}
+	spin_lock_irq(&rblk_nl_lock);
+	rblk_nl_registered = true;
+	spin_unlock_irq(&rblk_nl_lock);
+	return 0;
+}
+
+void rblk_nl_exit(void)
+{
+	spin_lock_irq(&rblk_nl_lock);
+	rblk_nl_registered = false;
+	spin_unlock_irq(&rblk_nl_lock);
+	genl_unregister_family(&rblk_family);
+}
