@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rblk: types shared by the controller core (ctrl.c, recovery.c, sysfs.c),
+ * the NVMe-oF command layer (fabrics.c), the RDMA transport (rdma.c) and
+ * the block layer glue (blk.c, ns.c). Not part of any ABI.
+ */
+#ifndef _RBLK_CORE_H
+#define _RBLK_CORE_H
+
+#include <linux/blk-mq.h>
+#include <linux/device.h>
+#include <linux/scatterlist.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "rblk.h"
+
+#define RBLK_AQ_SIZE		NVME_AQ_DEPTH	/* admin SQ/RQ entries */
+#define RBLK_ADMIN_RESERVED	2		/* Connect + keep-alive */
+#define RBLK_IO_RESERVED	1		/* Connect */
+#define RBLK_MAX_FR_PAGES	256		/* pages per fast-reg MR */
+#define RBLK_MAX_INLINE_SGE	4		/* in-capsule data SGEs */
+#define RBLK_INLINE_SG_CNT	2		/* scatterlist chunk in the PDU */
+#define RBLK_CM_TIMEOUT_MS	3000		/* addr / route resolution */
+#define RBLK_CM_WAIT_MS		20000		/* whole rdma_cm bring-up */
+#define RBLK_ADMIN_TIMEOUT	(30 * HZ)
+#define RBLK_IO_TIMEOUT		(30 * HZ)
+#define RBLK_SHUTDOWN_TIMEOUT	(5 * HZ)
+/* Command id = tag | generation << 12: catches stale or replayed CQEs. */
+#define RBLK_CID_TAG_BITS	12
+#define RBLK_CID_TAG_MASK	((1U << RBLK_CID_TAG_BITS) - 1)
+#define RBLK_CID_GEN_MASK	0xfU
+
+struct rblk_ctrl;
+
+enum rblk_queue_flag {
+	RBLK_Q_ALLOCATED,	/* QP, CQ and buffers exist */
+	RBLK_Q_LIVE,		/* Fabrics Connect done: all commands allowed */
+};
+
+struct rblk_recv {
+	struct ib_cqe		cqe;
+	u32			idx;
+};
+
+struct rblk_queue {
+	struct rblk_ctrl	*ctrl;
+	u16			qid;
+	u16			size;		/* SQ entries = posted receives */
+	unsigned long		flags;
+	struct mutex		stop_lock;	/* serialises stop vs. stop */
+	struct rdma_cm_id	*cm_id;
+	struct ib_device	*ibdev;
+	struct ib_cq		*cq;
+	struct ib_qp		*qp;
+	bool			mr_pool;
+	struct nvme_command	*sqes;		/* one per tag, DMA to device */
+	dma_addr_t		sqes_dma;
+	struct nvme_completion	*cqes;		/* receive buffers */
+	dma_addr_t		cqes_dma;
+	struct rblk_recv	*recvs;
+	u32			inline_bytes;	/* in-capsule data allowed */
+	u32			inline_sge;
+	int			cm_error;
+	const char		*cm_msg;	/* static text for extack */
+	struct completion	cm_done;
+};
+
+enum rblk_req_flag {
+	RBLK_REQ_CQE,		/* the CQE for this generation arrived */
+	RBLK_REQ_DONE,		/* completion claimed: never complete twice */
+	RBLK_REQ_MR_VALID,	/* the MR may still be accessed remotely */
+};
+
+/* Per-request driver data (blk-mq PDU). */
+struct rblk_req {
+	struct nvme_command	cmd;
+	struct rblk_queue	*queue;
+	unsigned long		flags;
+	atomic_t		pending;	/* send completion + response */
+	u8			gen;
+	u16			status;		/* NVMe status, DNR/MORE kept */
+	union nvme_result	result;
+	struct ib_cqe		send_cqe;
+	struct ib_cqe		reg_cqe;
+	struct ib_cqe		inv_cqe;
+	struct ib_reg_wr	reg_wr;
+	struct ib_sge		sge[1 + RBLK_MAX_INLINE_SGE];
+	u8			num_sge;
+	struct ib_mr		*mr;
+	int			dma_nents;
+	struct sg_table		sgt;
+	struct scatterlist	first_sgl[];
+};
+
+struct rblk_pcpu_stats {
+	u64_stats_t		reads;
+	u64_stats_t		writes;
+	u64_stats_t		read_bytes;
+	u64_stats_t		write_bytes;
+	u64_stats_t		errors;
+	u64_stats_t		started;
+	u64_stats_t		completed;
+	struct u64_stats_sync	syncp;
+};
+
+struct rblk_ns {
+	struct list_head	entry;
+	struct rblk_ctrl	*ctrl;
+	u32			nsid;
+	struct gendisk		*disk;
+	u8			lba_shift;
+	u64			nsze;		/* in LBAs */
+	u8			nguid[16];
+	u8			eui64[8];
+	uuid_t			uuid;
+	bool			added;
+};
+
+struct rblk_ctrl {
+	struct kref		ref;
+	struct list_head	entry;		/* registry */
+	bool			visible;	/* lookups see it */
+	u32			id;
+	char			name[RBLK_CTRL_NAME_MAX + 1];
+	struct rblk_ctrl_opts	opts;
+	struct device		*dev;		/* /sys/class/rblk/rblkN */
+
+	spinlock_t		lock;		/* state and its timestamps */
+	enum rblk_ctrl_state	state;
+	unsigned long		state_since;	/* jiffies */
+	unsigned long		loss_deadline;	/* jiffies, 0 = none */
+	unsigned long		next_reconnect;	/* jiffies, 0 = none */
+
+	/* Association: rebuilt by every (re)connect. */
+	struct ib_pd		*pd;
+	struct rblk_queue	*queues;	/* [0] admin, [1..] I/O */
+	u32			max_queues;	/* entries in queues[] */
+	u32			nr_io_queues;	/* granted */
+	u32			queue_size;	/* I/O SQ entries */
+	u32			max_fr_pages;
+
+	struct blk_mq_tag_set	admin_set;
+	struct blk_mq_tag_set	io_set;
+	struct request_queue	*admin_q;
+	struct request_queue	*connect_q;	/* I/O queue Connect only */
+	bool			has_admin_set;
+	bool			has_io_set;
+
+	/* From the target; validated by fabrics.c. */
+	u64			cap;
+	u32			vs;
+	u32			cc;
+	u16			cntlid;
+	u32			max_hw_sectors;
+	u32			ioccsz;		/* bytes of command capsule */
+	u16			oncs;
+	u8			vwc;
+	u32			nn;
+	u16			kas;		/* 100 ms units */
+	u32			kato;		/* seconds in effect */
+	char			serial[21];
+	char			model[41];
+	char			firmware[9];
+
+	struct delayed_work	ka_work;
+	struct work_struct	err_work;
+	struct delayed_work	reconnect_work;
+	struct work_struct	delete_work;
+
+	struct mutex		ns_lock;	/* namespaces list */
+	struct list_head	namespaces;
+
+	struct rblk_pcpu_stats __percpu *stats;
+	atomic64_t		reconnects;
+};
+
+static inline struct rblk_req *rblk_req(struct request *rq)
+{
+	return blk_mq_rq_to_pdu(rq);
+}
+
+/* ctrl.c */
+extern struct workqueue_struct *rblk_wq;
+bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new);
+enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl);
+const char *rblk_state_name(enum rblk_ctrl_state state);
+void rblk_ctrl_schedule_delete(struct rblk_ctrl *ctrl);
+void rblk_ctrls_delete_on_device(struct ib_device *ibdev);
+
+/* sysfs.c */
+int rblk_sysfs_init(void);
+void rblk_sysfs_exit(void);
+int rblk_sysfs_add(struct rblk_ctrl *ctrl);
+void rblk_sysfs_del(struct rblk_ctrl *ctrl);
+extern const struct attribute_group *rblk_ns_attr_groups[];
+
+/* recovery.c: association bring-up/tear-down, keep-alive, reconnect */
+int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
+		      struct netlink_ext_ack *extack);
+void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove);
+void rblk_ctrl_error(struct rblk_ctrl *ctrl);
+void rblk_ctrl_init_works(struct rblk_ctrl *ctrl);
+void rblk_ctrl_stop_works(struct rblk_ctrl *ctrl);
+void rblk_ka_start(struct rblk_ctrl *ctrl);
+void rblk_ka_stop(struct rblk_ctrl *ctrl);
+
+/* fabrics.c */
+int rblk_fabrics_connect(struct rblk_ctrl *ctrl, u16 qid);
+int rblk_fabrics_enable(struct rblk_ctrl *ctrl);
+void rblk_fabrics_shutdown(struct rblk_ctrl *ctrl);
+int rblk_fabrics_identify(struct rblk_ctrl *ctrl);
+int rblk_fabrics_set_queue_count(struct rblk_ctrl *ctrl, u32 *count);
+int rblk_fabrics_identify_ns(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
+			     struct nvme_id_ns *id);
+int rblk_fabrics_active_ns(struct rblk_ctrl *ctrl, u32 start, __le32 *list);
+void rblk_fabrics_ns_ids(struct rblk_ctrl *ctrl, struct rblk_ns *ns);
+
+/* rdma.c */
+int rblk_rdma_init(void);
+void rblk_rdma_exit(void);
+int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
+			  struct netlink_ext_ack *extack);
+void rblk_rdma_stop_queue(struct rblk_queue *queue);
+void rblk_rdma_free_queue(struct rblk_queue *queue);
+void rblk_rdma_free_pd(struct rblk_ctrl *ctrl);
+int rblk_rdma_map_data(struct rblk_queue *queue, struct request *rq);
+void rblk_rdma_unmap_data(struct rblk_queue *queue, struct request *rq);
+int rblk_rdma_post_cmd(struct rblk_queue *queue, struct request *rq);
+
+/* blk.c */
+extern const struct blk_mq_ops rblk_admin_mq_ops;
+extern const struct blk_mq_ops rblk_io_mq_ops;
+int rblk_blk_alloc_admin(struct rblk_ctrl *ctrl);
+void rblk_blk_free_admin(struct rblk_ctrl *ctrl);
+int rblk_blk_alloc_io(struct rblk_ctrl *ctrl);
+void rblk_blk_free_io(struct rblk_ctrl *ctrl);
+void rblk_blk_cancel_all(struct blk_mq_tag_set *set);
+void rblk_req_done(struct request *rq);
+int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
+		     void *buf, unsigned int len, union nvme_result *result,
+		     bool reserved);
+void rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
+			blk_status_t sts);
+
+/* ns.c */
+int rblk_ns_scan(struct rblk_ctrl *ctrl);
+void rblk_ns_remove_all(struct rblk_ctrl *ctrl);
+void rblk_ns_quiesce(struct rblk_ctrl *ctrl);
+void rblk_ns_unquiesce(struct rblk_ctrl *ctrl);
+void rblk_ns_mark_dead(struct rblk_ctrl *ctrl);
+void rblk_ns_revalidate(struct rblk_ctrl *ctrl);
+
+#endif /* _RBLK_CORE_H */

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rblk: controller registry, state machine and create/delete.
+ *
+ * Every controller lives on rblk_ctrls from creation until its delete work
+ * has torn it down; lookups only see it once the first connect succeeded,
+ * so userspace can never delete a controller that is still being created.
+ */
+#include <linux/idr.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "core.h"
+
+struct workqueue_struct *rblk_wq;		/* error recovery, reconnect, ka */
+static struct workqueue_struct *rblk_delete_wq;	/* deletes: may wait on rblk_wq */
+
+static DEFINE_MUTEX(rblk_ctrls_lock);
+static LIST_HEAD(rblk_ctrls);
+static DEFINE_IDA(rblk_ida);
+
+static char rblk_hostnqn[NVMF_NQN_FIELD_LEN];
+static uuid_t rblk_hostid;
+
+static const char * const rblk_state_names[] = {
+	[RBLK_CTRL_NEW]		= "new",
+	[RBLK_CTRL_CONNECTING]	= "connecting",
+	[RBLK_CTRL_LIVE]	= "live",
+	[RBLK_CTRL_RESETTING]	= "resetting",
+	[RBLK_CTRL_DELETING]	= "deleting",
+	[RBLK_CTRL_DEAD]	= "dead",
+};
+
+const char *rblk_state_name(enum rblk_ctrl_state state)
+{
+	if ((unsigned int)state >= ARRAY_SIZE(rblk_state_names))
+		return "unknown";
+	return rblk_state_names[state];
+}
+
+/* The legal edges; everything else is refused. */
+static bool rblk_state_allowed(enum rblk_ctrl_state old,
+			       enum rblk_ctrl_state new)
+{
+	switch (new) {
+	case RBLK_CTRL_CONNECTING:
+		return old == RBLK_CTRL_NEW || old == RBLK_CTRL_RESETTING;
+	case RBLK_CTRL_LIVE:
+		return old == RBLK_CTRL_CONNECTING;
+	case RBLK_CTRL_RESETTING:
+		return old == RBLK_CTRL_LIVE;
+	case RBLK_CTRL_DELETING:
+		return old == RBLK_CTRL_NEW || old == RBLK_CTRL_CONNECTING ||
+		       old == RBLK_CTRL_LIVE || old == RBLK_CTRL_RESETTING;
+	case RBLK_CTRL_DEAD:
+		return old == RBLK_CTRL_DELETING;
+	default:
+		return false;
+	}
+}
+
+bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new)
+{
+	enum rblk_ctrl_state old;
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&ctrl->lock, flags);
+	old = ctrl->state;
+	ok = rblk_state_allowed(old, new);
+	if (ok) {
+		ctrl->state = new;
+		ctrl->state_since = jiffies;
+		if (new == RBLK_CTRL_LIVE || new == RBLK_CTRL_DELETING) {
+			ctrl->loss_deadline = 0;
+			ctrl->next_reconnect = 0;
+		} else if (new == RBLK_CTRL_RESETTING &&
+			   ctrl->opts.ctrl_loss_tmo >= 0) {
+			ctrl->loss_deadline = jiffies +
+				(unsigned long)ctrl->opts.ctrl_loss_tmo * HZ;
+		}
+	}
+	spin_unlock_irqrestore(&ctrl->lock, flags);
+
+	if (ok) {
+		dev_dbg(ctrl->dev, "state %s -> %s\n", rblk_state_name(old),
+			rblk_state_name(new));
+		rblk_nl_notify_state(ctrl->id, ctrl->name, old, new);
+	}
+	return ok;
+}
+
+enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl)
+{
+	return READ_ONCE(ctrl->state);
+}
+
+static void rblk_ctrl_release(struct kref *ref)
+{
+	struct rblk_ctrl *ctrl = container_of(ref, struct rblk_ctrl, ref);
+
+	ida_free(&rblk_ida, ctrl->id);
+	free_percpu(ctrl->stats);
+	mutex_destroy(&ctrl->ns_lock);
+	kfree(ctrl->queues);
+	kfree(ctrl);
+}
+
+void rblk_ctrl_put(struct rblk_ctrl *ctrl)
+{
+	kref_put(&ctrl->ref, rblk_ctrl_release);
+}
+
+const struct rblk_ctrl_opts *rblk_ctrl_opts(struct rblk_ctrl *ctrl)
+{
+	return &ctrl->opts;
+}
+
+struct rblk_ctrl *rblk_ctrl_get_by_id(u32 id)
+{
+	struct rblk_ctrl *ctrl, *found = NULL;
+
+	mutex_lock(&rblk_ctrls_lock);
+	list_for_each_entry(ctrl, &rblk_ctrls, entry) {
+		if (ctrl->visible && ctrl->id == id) {
+			kref_get(&ctrl->ref);
+			found = ctrl;
+			break;
+		}
+	}
+	mutex_unlock(&rblk_ctrls_lock);
+	return found;
+}
+
+struct rblk_ctrl *rblk_ctrl_get_by_name(const char *name)
+{
+	struct rblk_ctrl *ctrl, *found = NULL;
+
+	mutex_lock(&rblk_ctrls_lock);
+	list_for_each_entry(ctrl, &rblk_ctrls, entry) {
+		if (ctrl->visible && !strcmp(ctrl->name, name)) {
+			kref_get(&ctrl->ref);
+			found = ctrl;
+			break;
+		}
+	}
+	mutex_unlock(&rblk_ctrls_lock);
+	return found;
+}
+
+struct rblk_ctrl *rblk_ctrl_get_next(u32 *id)
+{
+	struct rblk_ctrl *ctrl, *found = NULL;
+
+	mutex_lock(&rblk_ctrls_lock);
+	list_for_each_entry(ctrl, &rblk_ctrls, entry) {
+		if (!ctrl->visible || ctrl->id < *id)
+			continue;
+		if (!found || ctrl->id < found->id)
+			found = ctrl;
+	}
+	if (found) {
+		kref_get(&found->ref);
+		*id = found->id;
+	}
+	mutex_unlock(&rblk_ctrls_lock);
+	return found;
+}
+
+static u64 rblk_ms_since(unsigned long then)
+{
+	return jiffies_to_msecs(jiffies - then);
+}
+
+static u64 rblk_ms_until(unsigned long when)
+{
+	if (!when)
+		return 0;
+	if (time_after_eq(jiffies, when))
+		return 1;	/* due now; 0 would mean "none" */
+	return jiffies_to_msecs(when - jiffies);
+}
+
+void rblk_ctrl_get_info(struct rblk_ctrl *ctrl, struct rblk_ctrl_info *info)
+{
+	unsigned long flags;
+
+	memset(info, 0, sizeof(*info));
+	info->id = ctrl->id;
+	strscpy(info->name, ctrl->name, sizeof(info->name));
+
+	spin_lock_irqsave(&ctrl->lock, flags);
+	info->state = ctrl->state;
+	info->state_since_ms = rblk_ms_since(ctrl->state_since);
+	info->next_reconnect_ms = rblk_ms_until(ctrl->next_reconnect);
+	info->loss_deadline_ms = rblk_ms_until(ctrl->loss_deadline);
+	info->cntlid = ctrl->cntlid;
+	info->nr_io_queues = ctrl->nr_io_queues;
+	info->queue_size = ctrl->queue_size;
+	strscpy(info->model, ctrl->model, sizeof(info->model));
+	strscpy(info->serial, ctrl->serial, sizeof(info->serial));
+	strscpy(info->firmware, ctrl->firmware, sizeof(info->firmware));
+	spin_unlock_irqrestore(&ctrl->lock, flags);
+}
+
+void rblk_ctrl_get_stats(struct rblk_ctrl *ctrl, struct rblk_ctrl_stats *st)
+{
+	u64 started = 0, completed = 0;
+	int cpu;
+
+	memset(st, 0, sizeof(*st));
+	for_each_possible_cpu(cpu) {
+		struct rblk_pcpu_stats *s = per_cpu_ptr(ctrl->stats, cpu);
+		u64 r, w, rb, wb, e, sta, com;
+		unsigned int seq;
+
+		do {
+			seq = u64_stats_fetch_begin(&s->syncp);
+			r = u64_stats_read(&s->reads);
+			w = u64_stats_read(&s->writes);
+			rb = u64_stats_read(&s->read_bytes);
+			wb = u64_stats_read(&s->write_bytes);
+			e = u64_stats_read(&s->errors);
+			sta = u64_stats_read(&s->started);
+			com = u64_stats_read(&s->completed);
+		} while (u64_stats_fetch_retry(&s->syncp, seq));
+		st->reads += r;
+		st->writes += w;
+		st->read_bytes += rb;
+		st->write_bytes += wb;
+		st->errors += e;
+		started += sta;
+		completed += com;
+	}
+	st->reconnects = atomic64_read(&ctrl->reconnects);
+	/* Per-cpu sums are not one snapshot: never report a negative. */
+	st->inflight = started > completed ? started - completed : 0;
+}
+
+int rblk_ctrl_get_namespaces(struct rblk_ctrl *ctrl, struct rblk_ns_info *ns,
+			     int max)
+{
+	struct rblk_ns *n;
+	int count = 0;
+
+	mutex_lock(&ctrl->ns_lock);
+	list_for_each_entry(n, &ctrl->namespaces, entry) {
+		if (!n->added)
+			continue;
+		if (count < max) {
+			ns[count].nsid = n->nsid;
+			strscpy(ns[count].disk_name, n->disk->disk_name,
+				sizeof(ns[count].disk_name));
+			ns[count].size_bytes = get_capacity(n->disk) << SECTOR_SHIFT;
+			ns[count].lba_size = 1U << n->lba_shift;
+		}
+		count++;
+	}
+	mutex_unlock(&ctrl->ns_lock);
+	return count;
+}
+
+/* Same target, subsystem and host identity as a live session? */
+static bool rblk_ctrl_same(const struct rblk_ctrl *a,
+			   const struct rblk_ctrl_opts *o)
+{
+	const struct rblk_ctrl_opts *p = &a->opts;
+	enum rblk_ctrl_state st = READ_ONCE(a->state);
+
+	if (st == RBLK_CTRL_DELETING || st == RBLK_CTRL_DEAD)
+		return false;
+	return p->trsvcid == o->trsvcid && !strcmp(p->traddr, o->traddr) &&
+	       !strcmp(p->subnqn, o->subnqn) && !strcmp(p->hostnqn, o->hostnqn);
+}
+
+static void rblk_ctrl_delete_work(struct work_struct *work)
+{
+	struct rblk_ctrl *ctrl = container_of(work, struct rblk_ctrl,
+					      delete_work);
+
+	dev_info(ctrl->dev, "removing controller for %s\n", ctrl->opts.subnqn);
+	rblk_ctrl_stop_works(ctrl);
+	rblk_ns_remove_all(ctrl);
+	rblk_ctrl_teardown(ctrl, true);
+	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
+	rblk_sysfs_del(ctrl);
+
+	mutex_lock(&rblk_ctrls_lock);
+	list_del(&ctrl->entry);
+	mutex_unlock(&rblk_ctrls_lock);
+	rblk_ctrl_put(ctrl);
+}
+
+void rblk_ctrl_schedule_delete(struct rblk_ctrl *ctrl)
+{
+	if (rblk_ctrl_change_state(ctrl, RBLK_CTRL_DELETING))
+		queue_work(rblk_delete_wq, &ctrl->delete_work);
+}
+
+void rblk_ctrl_delete(struct rblk_ctrl *ctrl)
+{
+	/* The caller's reference keeps ctrl valid across the flush. */
+	rblk_ctrl_schedule_delete(ctrl);
+	flush_work(&ctrl->delete_work);
+}
+
+/* The RDMA device is going away: its controllers must be gone first. */
+void rblk_ctrls_delete_on_device(struct ib_device *ibdev)
+{
+	struct rblk_ctrl *ctrl;
+
+	mutex_lock(&rblk_ctrls_lock);
+	list_for_each_entry(ctrl, &rblk_ctrls, entry) {
+		if (ctrl->visible && ctrl->pd && ctrl->pd->device == ibdev)
+			rblk_ctrl_schedule_delete(ctrl);
+	}
+	mutex_unlock(&rblk_ctrls_lock);
+	flush_workqueue(rblk_delete_wq);
+}
+
+struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
+				   struct netlink_ext_ack *extack)
+{
+	struct rblk_ctrl *ctrl, *other;
+	int ret;
+
+	ctrl = kzalloc(sizeof(*ctrl), GFP_KERNEL);
+	if (!ctrl)
+		return ERR_PTR(-ENOMEM);
+	ctrl->opts = *opts;
+	if (!ctrl->opts.hostnqn[0])
+		strscpy(ctrl->opts.hostnqn, rblk_hostnqn,
+			sizeof(ctrl->opts.hostnqn));
+	if (uuid_is_null(&ctrl->opts.hostid))
+		uuid_copy(&ctrl->opts.hostid, &rblk_hostid);
+
+	kref_init(&ctrl->ref);
+	spin_lock_init(&ctrl->lock);
+	mutex_init(&ctrl->ns_lock);
+	INIT_LIST_HEAD(&ctrl->namespaces);
+	INIT_LIST_HEAD(&ctrl->entry);
+	INIT_WORK(&ctrl->delete_work, rblk_ctrl_delete_work);
+	rblk_ctrl_init_works(ctrl);
+	ctrl->state = RBLK_CTRL_NEW;
+	ctrl->state_since = jiffies;
+	atomic64_set(&ctrl->reconnects, 0);
+
+	ctrl->stats = alloc_percpu(struct rblk_pcpu_stats);
+	if (!ctrl->stats) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+
+	ret = ida_alloc(&rblk_ida, GFP_KERNEL);
+	if (ret < 0)
+		goto out_free_stats;
+	ctrl->id = ret;
+	snprintf(ctrl->name, sizeof(ctrl->name), "rblk%u", ctrl->id);
+
+	mutex_lock(&rblk_ctrls_lock);
+	if (!opts->duplicate_connect) {
+		list_for_each_entry(other, &rblk_ctrls, entry) {
+			if (rblk_ctrl_same(other, &ctrl->opts)) {
+				mutex_unlock(&rblk_ctrls_lock);
+				NL_SET_ERR_MSG(extack,
+					       "a controller for this traddr, trsvcid, subnqn and hostnqn already exists");
+				ret = -EALREADY;
+				goto out_free_id;
+			}
+		}
+	}
+	list_add_tail(&ctrl->entry, &rblk_ctrls);
+	mutex_unlock(&rblk_ctrls_lock);
+
+	ret = rblk_sysfs_add(ctrl);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "cannot register the controller device");
+		goto out_unlist;
+	}
+
+	rblk_ctrl_change_state(ctrl, RBLK_CTRL_CONNECTING);
+	ret = rblk_ctrl_connect(ctrl, true, extack);
+	if (ret)
+		goto out_dead;
+
+	mutex_lock(&rblk_ctrls_lock);
+	ctrl->visible = true;
+	mutex_unlock(&rblk_ctrls_lock);
+	dev_info(ctrl->dev, "connected to %s at %s:%u, %u I/O queues of %u\n",
+		 ctrl->opts.subnqn, ctrl->opts.traddr, ctrl->opts.trsvcid,
+		 ctrl->nr_io_queues, ctrl->queue_size);
+	/* The reply holds this one; the registry keeps the initial one. */
+	kref_get(&ctrl->ref);
+	return ctrl;
+
+out_dead:
+	/* rblk_ctrl_connect() released everything it had set up. */
+	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DELETING);
+	rblk_ctrl_stop_works(ctrl);
+	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
+	rblk_sysfs_del(ctrl);
+out_unlist:
+	mutex_lock(&rblk_ctrls_lock);
+	list_del(&ctrl->entry);
+	mutex_unlock(&rblk_ctrls_lock);
+	rblk_ctrl_put(ctrl);
+	return ERR_PTR(ret);
+
+out_free_id:
+	ida_free(&rblk_ida, ctrl->id);
+out_free_stats:
+	free_percpu(ctrl->stats);
+out_free:
+	mutex_destroy(&ctrl->ns_lock);
+	kfree(ctrl);
+	return ERR_PTR(ret);
+}
+
+int rblk_core_init(void)
+{
+	int ret;
+
+	uuid_gen(&rblk_hostid);
+	snprintf(rblk_hostnqn, sizeof(rblk_hostnqn),
+		 "nqn.2014-08.org.nvmexpress:uuid:%pUb", &rblk_hostid);
+
+	rblk_wq = alloc_workqueue("rblk_wq", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!rblk_wq)
+		return -ENOMEM;
+	rblk_delete_wq = alloc_workqueue("rblk_delete_wq",
+					 WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!rblk_delete_wq) {
+		ret = -ENOMEM;
+		goto out_wq;
+	}
+	ret = rblk_sysfs_init();
+	if (ret)
+		goto out_delete_wq;
+	ret = rblk_rdma_init();
+	if (ret)
+		goto out_sysfs;
+	return 0;
+
+out_sysfs:
+	rblk_sysfs_exit();
+out_delete_wq:
+	destroy_workqueue(rblk_delete_wq);
+out_wq:
+	destroy_workqueue(rblk_wq);
+	return ret;
+}
+
+void rblk_core_exit(void)
+{
+	struct rblk_ctrl *ctrl;
+
+	/* Controllers still being created are the creator's to finish. */
+	mutex_lock(&rblk_ctrls_lock);
+	list_for_each_entry(ctrl, &rblk_ctrls, entry) {
+		if (ctrl->visible)
+			rblk_ctrl_schedule_delete(ctrl);
+	}
+	mutex_unlock(&rblk_ctrls_lock);
+	flush_workqueue(rblk_delete_wq);
+
+	rblk_rdma_exit();
+	rblk_sysfs_exit();
+	destroy_workqueue(rblk_delete_wq);
+	destroy_workqueue(rblk_wq);
+	ida_destroy(&rblk_ida);
+}

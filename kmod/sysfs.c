@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rblk: /sys/class/rblk/rblkN, one read-only directory per controller.
+ * The namespaces' disks are its children, so their sysfs links point here.
+ */
+#include <linux/device.h>
+#include <linux/module.h>
+#include <linux/sysfs.h>
+
+#include "core.h"
+
+enum rblk_attr_kind {
+	RBLK_A_STATE, RBLK_A_TRANSPORT, RBLK_A_TRADDR, RBLK_A_TRSVCID,
+	RBLK_A_SUBNQN, RBLK_A_HOSTNQN, RBLK_A_HOSTID, RBLK_A_CNTLID,
+	RBLK_A_NR_IO_QUEUES, RBLK_A_QUEUE_SIZE, RBLK_A_MODEL, RBLK_A_SERIAL,
+	RBLK_A_FIRMWARE, RBLK_A_KATO, RBLK_A_READS, RBLK_A_WRITES,
+	RBLK_A_READ_BYTES, RBLK_A_WRITE_BYTES, RBLK_A_ERRORS,
+	RBLK_A_RECONNECTS, RBLK_A_INFLIGHT,
+};
+
+struct rblk_dev_attr {
+	struct device_attribute	attr;
+	enum rblk_attr_kind	kind;
+};
+
+static ssize_t rblk_info_show(struct rblk_ctrl *ctrl, enum rblk_attr_kind k,
+			      char *buf)
+{
+	struct rblk_ctrl_info info;
+
+	rblk_ctrl_get_info(ctrl, &info);
+	switch (k) {
+	case RBLK_A_CNTLID:
+		return sysfs_emit(buf, "%u\n", info.cntlid);
+	case RBLK_A_NR_IO_QUEUES:
+		return sysfs_emit(buf, "%u\n", info.nr_io_queues);
+	case RBLK_A_QUEUE_SIZE:
+		return sysfs_emit(buf, "%u\n", info.queue_size);
+	case RBLK_A_MODEL:
+		return sysfs_emit(buf, "%s\n", info.model);
+	case RBLK_A_SERIAL:
+		return sysfs_emit(buf, "%s\n", info.serial);
+	default:
+		return sysfs_emit(buf, "%s\n", info.firmware);
+	}
+}
+
+static ssize_t rblk_stat_show(struct rblk_ctrl *ctrl, enum rblk_attr_kind k,
+			      char *buf)
+{
+	struct rblk_ctrl_stats st;
+	u64 v;
+
+	rblk_ctrl_get_stats(ctrl, &st);
+	switch (k) {
+	case RBLK_A_READS:
+		v = st.reads;
+		break;
+	case RBLK_A_WRITES:
+		v = st.writes;
+		break;
+	case RBLK_A_READ_BYTES:
+		v = st.read_bytes;
+		break;
+	case RBLK_A_WRITE_BYTES:
+		v = st.write_bytes;
+		break;
+	case RBLK_A_ERRORS:
+		v = st.errors;
+		break;
+	case RBLK_A_RECONNECTS:
+		v = st.reconnects;
+		break;
+	default:
+		v = st.inflight;
+		break;
+	}
+	return sysfs_emit(buf, "%llu\n", v);
+}
+
+static ssize_t rblk_attr_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct rblk_dev_attr *a = container_of(attr, struct rblk_dev_attr,
+					       attr);
+	struct rblk_ctrl *ctrl = dev_get_drvdata(dev);
+	const struct rblk_ctrl_opts *o = &ctrl->opts;
+
+	switch (a->kind) {
+	case RBLK_A_STATE:
+		return sysfs_emit(buf, "%s\n",
+				  rblk_state_name(rblk_ctrl_state(ctrl)));
+	case RBLK_A_TRANSPORT:
+		return sysfs_emit(buf, "rdma\n");
+	case RBLK_A_TRADDR:
+		return sysfs_emit(buf, "%s\n", o->traddr);
+	case RBLK_A_TRSVCID:
+		return sysfs_emit(buf, "%u\n", o->trsvcid);
+	case RBLK_A_SUBNQN:
+		return sysfs_emit(buf, "%s\n", o->subnqn);
+	case RBLK_A_HOSTNQN:
+		return sysfs_emit(buf, "%s\n", o->hostnqn);
+	case RBLK_A_HOSTID:
+		return sysfs_emit(buf, "%pUb\n", &o->hostid);
+	case RBLK_A_KATO:
+		return sysfs_emit(buf, "%u\n", o->kato);
+	case RBLK_A_CNTLID ... RBLK_A_FIRMWARE:
+		return rblk_info_show(ctrl, a->kind, buf);
+	default:
+		return rblk_stat_show(ctrl, a->kind, buf);
+	}
+}
+
+#define RBLK_ATTR(_name, _kind) {					\
+	.attr = __ATTR(_name, 0444, rblk_attr_show, NULL),		\
+	.kind = _kind,							\
+}
+
+static struct rblk_dev_attr rblk_dev_attrs[] = {
+	RBLK_ATTR(state, RBLK_A_STATE),
+	RBLK_ATTR(transport, RBLK_A_TRANSPORT),
+	RBLK_ATTR(traddr, RBLK_A_TRADDR),
+	RBLK_ATTR(trsvcid, RBLK_A_TRSVCID),
+	RBLK_ATTR(subnqn, RBLK_A_SUBNQN),
+	RBLK_ATTR(hostnqn, RBLK_A_HOSTNQN),
+	RBLK_ATTR(hostid, RBLK_A_HOSTID),
+	RBLK_ATTR(cntlid, RBLK_A_CNTLID),
+	RBLK_ATTR(nr_io_queues, RBLK_A_NR_IO_QUEUES),
+	RBLK_ATTR(queue_size, RBLK_A_QUEUE_SIZE),
+	RBLK_ATTR(model, RBLK_A_MODEL),
+	RBLK_ATTR(serial, RBLK_A_SERIAL),
+	RBLK_ATTR(firmware, RBLK_A_FIRMWARE),
+	RBLK_ATTR(kato, RBLK_A_KATO),
+	RBLK_ATTR(reads, RBLK_A_READS),
+	RBLK_ATTR(writes, RBLK_A_WRITES),
+	RBLK_ATTR(read_bytes, RBLK_A_READ_BYTES),
+	RBLK_ATTR(write_bytes, RBLK_A_WRITE_BYTES),
+	RBLK_ATTR(errors, RBLK_A_ERRORS),
+	RBLK_ATTR(reconnects, RBLK_A_RECONNECTS),
+	RBLK_ATTR(inflight, RBLK_A_INFLIGHT),
+};
+
+static struct attribute *rblk_ctrl_attrs[ARRAY_SIZE(rblk_dev_attrs) + 1];
+
+static const struct attribute_group rblk_ctrl_group = {
+	.attrs = rblk_ctrl_attrs,
+};
+
+static const struct attribute_group *rblk_ctrl_groups[] = {
+	&rblk_ctrl_group,
+	NULL,
+};
+
+/* class_register() has the same signature on every kernel we build for. */
+static struct class rblk_class = {
+	.name = "rblk",
+};
+
+int rblk_sysfs_add(struct rblk_ctrl *ctrl)
+{
+	struct device *dev;
+
+	dev = device_create_with_groups(&rblk_class, NULL, MKDEV(0, 0), ctrl,
+					rblk_ctrl_groups, "%s", ctrl->name);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	ctrl->dev = dev;
+	return 0;
+}
+
+/* Returns once no attribute callback runs any more. */
+void rblk_sysfs_del(struct rblk_ctrl *ctrl)
+{
+	device_unregister(ctrl->dev);
+	ctrl->dev = NULL;
+}
+
+int rblk_sysfs_init(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(rblk_dev_attrs); i++)
+		rblk_ctrl_attrs[i] = &rblk_dev_attrs[i].attr.attr;
+	return class_register(&rblk_class);
+}
+
+void rblk_sysfs_exit(void)
+{
+	class_unregister(&rblk_class);
+}
