@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Everything CI checks: install the dependencies, configure and build from
+# scratch, run every ctest test (host unit tests, static checks, VM suite).
+# Exits with ctest's code; ctest's summary is the last thing printed.
+#
+# Usage: ci/test.sh [--build-dir DIR] [--keep] [--no-deps] [CTEST_ARGS...]
+#   --build-dir DIR  default: build (wiped first unless --keep)
+#   --no-deps        skip ci/install-deps.sh (also: RBLK_SKIP_DEPS=1)
+#   RBLK_KERNEL_RELEASE=KVER  build and boot that kernel instead of the newest
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+start=$(date +%s)
+build=build keep=0 deps=${RBLK_SKIP_DEPS:-0}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build-dir) build=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	--no-deps) deps=1; shift ;;
+	*) break ;;
+	esac
+done
+
+if [ "$deps" != 1 ]; then
+	ci/install-deps.sh
+fi
+
+[ "$keep" = 1 ] || rm -rf -- "$build"
+cmake_args=(-S . -B "$build")
+[ -n "${RBLK_KERNEL_RELEASE:-}" ] && cmake_args+=(-DRBLK_KERNEL_RELEASE="$RBLK_KERNEL_RELEASE")
+cmake "${cmake_args[@]}"
+cmake --build "$build" -j "$(nproc)"
+echo "ci: dependencies and build took $(( $(date +%s) - start ))s"
+
+log=$build/ctest.log
+rc=0
+ctest --test-dir "$build" --output-on-failure "$@" 2>&1 | tee "$log" || rc=$?
+rc=${PIPESTATUS[0]}
+echo "ci: total wall time $(( $(date +%s) - start ))s"
+# Repeat ctest's summary so that it closes the output.
+sed -n '/tests passed, [0-9]* tests* failed out of/,$p' "$log"
+exit "$rc"

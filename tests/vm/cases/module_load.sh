@@ -1,0 +1,35 @@
+#!/bin/bash
+# rblk.ko loads with modprobe and unloads cleanly, 20 times over: the module,
+# its sysfs entry and its generic netlink family come and go together.
+# vm-timeout: 600
+. "$RBLK_SRC_DIR/tests/vm/lib.sh"
+
+rounds=20
+
+# A dump, not `genl ctrl get`: a lookup by name may auto-load the module.
+genl_has_rblk() { genl ctrl list | grep -Eq '^Name: rblk$'; }
+
+check_loaded() {
+	vm_assert_exists /sys/module/rblk
+	vm_assert_eq live "$(cat /sys/module/rblk/initstate)" "initstate"
+	vm_assert_eq 0 "$(cat /sys/module/rblk/refcnt)" "refcnt with nothing open"
+	genl_has_rblk || vm_fail "round $1: genl family 'rblk' is not registered"
+}
+
+check_unloaded() {
+	vm_assert_not_exists /sys/module/rblk
+	! genl_has_rblk || vm_fail "round $1: genl family 'rblk' still registered after rmmod"
+}
+
+vm_rblk_load
+check_loaded 1
+vm_rblk_unload
+check_unloaded 1
+for ((i = 2; i <= rounds; i++)); do
+	modprobe rblk || vm_fail "round $i: modprobe rblk failed"
+	check_loaded "$i"
+	rmmod rblk || vm_fail "round $i: rmmod rblk failed"
+	check_unloaded "$i"
+done
+vm_log "modprobe/rmmod rblk x$rounds ok"
+vm_dmesg_clean

@@ -1,0 +1,70 @@
+#!/bin/bash
+# The control plane without a target: rblkctl talks to the module, and every
+# malformed or unprivileged connect request is refused with the right errno
+# and (when the module itself refuses it) an extack message.
+# vm-timeout: 600
+. "$RBLK_SRC_DIR/tests/vm/lib.sh"
+vm_require "$RBLKCTL" "$RBLK_NLPROBE"
+
+nqn=nqn.2024-01.io.rblk:netlink-control
+list_is_empty() {
+	local json
+	json=$("$RBLKCTL" list --json) || vm_fail "rblkctl list --json failed"
+	python3 -c 'import json, sys
+d = json.load(sys.stdin)
+assert d == {"controllers": []}, d' <<< "$json" || vm_fail "rblkctl list --json: expected no controllers, got: $json"
+}
+
+# probe ERRNO ATTR_ERE MSG_ERE -- PROBE_ARGS...: one connect request must be
+# refused with ERRNO, a bad attribute matching ATTR_ERE and a message
+# matching MSG_ERE (".+" = any non-empty message).
+probe() {
+	local errno=$1 attr=$2 msg=$3 out rc=0
+	shift 4
+	out=$("$RBLK_NLPROBE" connect "$@" 2>&1) || rc=$?
+	[ "$rc" -ne 2 ] || vm_fail "rblk_nlprobe failed locally: $out"
+	[ "$rc" -eq 1 ] || vm_fail "connect $* was accepted (exit $rc): $out"
+	vm_assert_match "^error $errno attr=($attr) msg=($msg)\$" "$out" "connect $*"
+	vm_log "refused as expected: connect $* -> $out"
+}
+
+# Without the module: a clear hint, non-zero exit.
+"$RBLKCTL" --version | grep -q . || vm_fail "rblkctl --version printed nothing"
+rc=0
+out=$("$RBLKCTL" list 2>&1) || rc=$?
+vm_assert_ne 0 "$rc" "exit code of rblkctl list without the module"
+vm_assert_contains "$out" "rblk kernel module is not loaded; run: modprobe rblk" "rblkctl list without the module"
+
+vm_rblk_load
+list_is_empty
+"$RBLKCTL" list > /dev/null || vm_fail "rblkctl list (table) failed"
+
+ok=(--transport rdma --traddr 10.99.0.1 --trsvcid 4420 --subnqn "$nqn")
+long=$(printf 'a%.0s' {1..300})
+probe EINVAL '.*' '.*traddr.*' -- --transport rdma --subnqn "$nqn"
+probe EINVAL '.*' '.+' -- --transport rdma --traddr 10.99.0.1
+probe EINVAL '.*' '.+' -- --traddr 10.99.0.1 --subnqn "$nqn"
+probe EINVAL traddr '.+' -- --transport rdma --traddr "$long" --subnqn "$nqn"
+probe EPROTONOSUPPORT '.*' '.+' -- --transport tcp --traddr 10.99.0.1 --subnqn "$nqn"
+probe EINVAL '.*' '.+' -- --transport rdma --traddr not-an-ip --subnqn "$nqn"
+probe ERANGE queue_size '.+' -- "${ok[@]}" --queue-size 0
+probe ERANGE queue_size '.+' -- "${ok[@]}" --queue-size 2000
+probe ERANGE '.*' '.+' -- "${ok[@]}" --nr-io-queues 0
+probe EINVAL '.*' '.+' -- --transport rdma --traddr 10.99.0.1 --subnqn not-an-nqn
+
+# Unprivileged: genetlink's admin check refuses before the module sees it,
+# so there is no extack message to ask for.
+rc=0
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+	--bounding-set=-all "$RBLK_NLPROBE" connect "${ok[@]}" 2>&1) || rc=$?
+vm_assert_eq 1 "$rc" "exit code of an unprivileged connect ($out)"
+vm_assert_match '^error EPERM ' "$out" "unprivileged connect"
+
+# A well-formed connect with nobody listening fails, with a reason, and
+# leaves no controller behind.
+vm_setup_rxe
+probe '[A-Z0-9]+' '.*' '.+' -- "${ok[@]}"
+list_is_empty
+
+vm_rblk_unload
+vm_dmesg_clean

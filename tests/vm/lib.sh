@@ -1,0 +1,258 @@
+# shellcheck shell=bash
+# Helpers for the scripts that run-in-vm.sh runs inside the test VM.
+# Source it: `. "$RBLK_SRC_DIR/tests/vm/lib.sh"` (it turns on set -euo pipefail).
+#
+# Assertions (print "FAIL: ..." with both sides, exit 1):
+#   vm_log MSG...                    progress line on stderr
+#   vm_fail MSG...                   fail the test now
+#   vm_assert_eq EXPECTED ACTUAL [WHAT]
+#   vm_assert_ne UNEXPECTED ACTUAL [WHAT]
+#   vm_assert_match ERE STRING [WHAT]        grep -E on STRING
+#   vm_assert_contains HAYSTACK NEEDLE [WHAT]
+#   vm_assert_exists PATH / vm_assert_not_exists PATH
+#   vm_assert_fails CMD...           CMD must exit non-zero
+#   vm_wait_for SECONDS CMD...       retry CMD every 0.2 s until it succeeds
+#   vm_dmesg_clean                   fail if the kernel log so far has a
+#                                    WARNING/BUG/Oops/... (the harness also
+#                                    checks at the end)
+# Environment:
+#   vm_modprobe MOD [PARAM=V...]     modprobe one module, clear error
+#   vm_require FILE...               fail unless each build output exists
+#   vm_setup_rxe                     veth0 10.99.0.1 (target side, rxe0) <->
+#                                    veth1 10.99.0.2 (initiator side, rxe1)
+#   vm_membacked_disk COUNT SIZE_MIB [BS]  memory-backed null_blk disks
+#                                    (data is kept, block size BS, default
+#                                    512); prints one /dev path a line:
+#                                    devs=$(vm_membacked_disk 2 64)
+# Reference target and initiator (Linux nvmet / nvme-rdma):
+#   vm_nvmet_subsys NQN DEV [NSID]   subsystem (allow_any_host) + namespace
+#   vm_nvmet_port PORTID TRADDR TRSVCID [TRTYPE]   port, rdma/ipv4 default
+#   vm_nvmet_link PORTID NQN / vm_nvmet_unlink PORTID NQN
+#   vm_nvmet_teardown                remove every port, subsystem, namespace
+#   vm_nvme_ref_connect NQN [TRADDR] [TRSVCID]  nvme-cli connect; prints the
+#                                    multipath head /dev/nvmeXnY of NQN
+#   vm_nvme_ref_disconnect NQN
+# rblk:
+#   vm_rblk_load [PARAM=V...]        install build/kmod/rblk.ko into updates/,
+#                                    depmod -a, modprobe rblk
+#   vm_rblk_unload                   rmmod rblk, check /sys/module/rblk is gone
+#   RBLKCTL, RBLK_NLPROBE            paths of the built rblkctl and probe tool
+set -euo pipefail
+
+: "${RBLK_SRC_DIR:?run this inside the VM via tests/vm/run-in-vm.sh}"
+: "${RBLK_BUILD_DIR:?run this inside the VM via tests/vm/run-in-vm.sh}"
+export RBLKCTL=$RBLK_BUILD_DIR/tool/rblkctl
+export RBLK_NLPROBE=$RBLK_BUILD_DIR/tests/tools/rblk_nlprobe
+VM_NVMET=/sys/kernel/config/nvmet
+VM_NULLB=/sys/kernel/config/nullb
+
+# --- assertions -------------------------------------------------------------
+
+vm_log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)] $*" >&2; }
+
+vm_fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+vm_assert_eq() {
+	[ "$1" = "$2" ] || vm_fail "${3:-value}: expected '$1', got '$2'"
+}
+
+vm_assert_ne() {
+	[ "$1" != "$2" ] || vm_fail "${3:-value}: got '$2', which it must not be"
+}
+
+vm_assert_match() {
+	printf '%s\n' "$2" | grep -Eq -- "$1" ||
+		vm_fail "${3:-value}: '$2' does not match /$1/"
+}
+
+vm_assert_contains() {
+	case $1 in
+	*"$2"*) ;;
+	*) vm_fail "${3:-value}: '$1' does not contain '$2'" ;;
+	esac
+}
+
+vm_assert_exists() { [ -e "$1" ] || vm_fail "$1 does not exist"; }
+
+vm_assert_not_exists() { [ ! -e "$1" ] || vm_fail "$1 exists but must not"; }
+
+vm_assert_fails() {
+	if "$@"; then
+		vm_fail "command succeeded but must fail: $*"
+	fi
+}
+
+vm_wait_for() {
+	local secs=$1 deadline
+	shift
+	deadline=$(( $(date +%s) + secs ))
+	until "$@"; do
+		[ "$(date +%s)" -lt "$deadline" ] || vm_fail "timed out after ${secs}s waiting for: $*"
+		sleep 0.2
+	done
+}
+
+vm_dmesg_clean() {
+	local bad
+	if bad=$(dmesg | grep -E -f "$RBLK_SRC_DIR/tests/vm/dmesg-patterns"); then
+		vm_fail "kernel log has warnings/bugs:"$'\n'"$bad"
+	fi
+}
+
+# --- environment ------------------------------------------------------------
+
+vm_modprobe() {
+	modprobe "$@" || vm_fail "modprobe $* failed"
+}
+
+vm_require() {
+	local f
+	for f in "$@"; do
+		[ -e "$f" ] || vm_fail "$f is not built (cmake --build \"$RBLK_BUILD_DIR\")"
+	done
+}
+
+vm_setup_rxe() {
+	local m
+	# One module per call: modprobe takes the rest as parameters.
+	for m in rdma_rxe ib_uverbs rdma_ucm; do
+		vm_modprobe "$m"
+	done
+	ip link add veth0 type veth peer name veth1
+	ip addr add 10.99.0.1/24 dev veth0
+	ip addr add 10.99.0.2/24 dev veth1
+	ip link set veth0 up
+	ip link set veth1 up
+	rdma link add rxe0 type rxe netdev veth0
+	rdma link add rxe1 type rxe netdev veth1
+	vm_wait_for 10 vm__rxe_active rxe0
+	vm_wait_for 10 vm__rxe_active rxe1
+}
+
+vm__rxe_active() { rdma link show "$1/1" 2> /dev/null | grep -q 'state ACTIVE'; }
+
+vm_membacked_disk() {
+	local count=$1 size_mib=$2 bs=${3:-512} i n d
+	[ -d "$VM_NULLB" ] || vm_modprobe null_blk nr_devices=0
+	for ((i = 0; i < count; i++)); do
+		n=0
+		while [ -e "$VM_NULLB/memdisk$n" ]; do n=$((n + 1)); done
+		d=$VM_NULLB/memdisk$n
+		mkdir "$d"
+		echo "$size_mib" > "$d/size"
+		echo 1 > "$d/memory_backed"
+		echo "$bs" > "$d/blocksize"
+		echo 1 > "$d/power"
+		# The disk is named after the configfs item on newer kernels,
+		# nullb<index> on older ones.
+		vm_wait_for 5 vm__nullb_dev "$d" > /dev/null
+		vm__nullb_dev "$d"
+	done
+}
+
+vm__nullb_dev() {
+	local name
+	name=$(basename "$1")
+	[ -b "/dev/$name" ] || name=nullb$(cat "$1/index")
+	[ -b "/dev/$name" ] && echo "/dev/$name"
+}
+
+# --- reference target (nvmet) -------------------------------------------------
+
+vm_nvmet_subsys() {
+	local nqn=$1 dev=$2 nsid=${3:-1} s
+	[ -d "$VM_NVMET" ] || vm_modprobe nvmet
+	s=$VM_NVMET/subsystems/$nqn
+	[ -d "$s" ] || mkdir "$s"
+	echo 1 > "$s/attr_allow_any_host"
+	mkdir "$s/namespaces/$nsid"
+	echo "$dev" > "$s/namespaces/$nsid/device_path"
+	echo 1 > "$s/namespaces/$nsid/enable"
+}
+
+vm_nvmet_port() {
+	local id=$1 traddr=$2 trsvcid=$3 trtype=${4:-rdma} p
+	[ -d "$VM_NVMET" ] || vm_modprobe nvmet
+	vm_modprobe "nvmet-$trtype"
+	p=$VM_NVMET/ports/$id
+	mkdir "$p"
+	echo "$trtype" > "$p/addr_trtype"
+	echo ipv4 > "$p/addr_adrfam"
+	echo "$traddr" > "$p/addr_traddr"
+	echo "$trsvcid" > "$p/addr_trsvcid"
+}
+
+vm_nvmet_link() { ln -s "$VM_NVMET/subsystems/$2" "$VM_NVMET/ports/$1/subsystems/$2"; }
+
+vm_nvmet_unlink() { rm "$VM_NVMET/ports/$1/subsystems/$2"; }
+
+vm_nvmet_teardown() {
+	local l p s ns
+	[ -d "$VM_NVMET" ] || return 0
+	for l in "$VM_NVMET"/ports/*/subsystems/*; do
+		[ -L "$l" ] && rm "$l"
+	done
+	for p in "$VM_NVMET"/ports/*; do
+		[ -d "$p" ] && rmdir "$p"
+	done
+	for s in "$VM_NVMET"/subsystems/*; do
+		[ -d "$s" ] || continue
+		for ns in "$s"/namespaces/*; do
+			[ -d "$ns" ] || continue
+			echo 0 > "$ns/enable"
+			rmdir "$ns"
+		done
+		rmdir "$s"
+	done
+}
+
+# --- reference initiator (nvme-rdma) ------------------------------------------
+
+# The head disk of NQN: with native multipath the per-path nvmeXcYnZ nodes
+# have no /dev entry, so only nvmeXnY names qualify.
+vm__nvme_disk_of() {
+	local b
+	for b in /sys/block/nvme*n*; do
+		[[ $(basename "$b") =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
+		[ "$(cat "$b/device/subsysnqn" 2> /dev/null)" = "$1" ] || continue
+		[ -b "/dev/$(basename "$b")" ] || continue
+		echo "/dev/$(basename "$b")"
+		return 0
+	done
+	return 1
+}
+
+vm_nvme_ref_connect() {
+	local nqn=$1 traddr=${2:-10.99.0.1} trsvcid=${3:-4420}
+	vm_modprobe nvme-rdma
+	nvme connect -t rdma -a "$traddr" -s "$trsvcid" -n "$nqn" > /dev/null ||
+		vm_fail "nvme connect -t rdma -a $traddr -s $trsvcid -n $nqn failed"
+	vm_wait_for 20 vm__nvme_disk_of "$nqn" > /dev/null
+	vm__nvme_disk_of "$nqn"
+}
+
+vm_nvme_ref_disconnect() {
+	nvme disconnect -n "$1" > /dev/null || vm_fail "nvme disconnect -n $1 failed"
+}
+
+# --- rblk -----------------------------------------------------------------------
+
+# shellcheck disable=SC2120 # parameters are optional
+vm_rblk_load() {
+	local ko=$RBLK_BUILD_DIR/kmod/rblk.ko dir
+	vm_require "$ko"
+	dir=/lib/modules/$(uname -r)/updates
+	mkdir -p "$dir"
+	cp "$ko" "$dir/rblk.ko"
+	depmod -a
+	vm_modprobe rblk "$@"
+	vm_assert_exists /sys/module/rblk
+}
+
+vm_rblk_unload() {
+	rmmod rblk || vm_fail "rmmod rblk failed"
+	vm_assert_not_exists /sys/module/rblk
+}

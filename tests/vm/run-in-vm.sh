@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Run SCRIPT as root inside a throwaway qemu VM (TCG) booting the Debian
+# kernel KVER with the host's / as a read-only root under a tmpfs overlay.
+#
+# Usage: run-in-vm.sh [--timeout SEC] [--mem MB] [--name NAME]
+#                     [--build-dir DIR] [--kver KVER] SCRIPT [ARGS...]
+#   --timeout SEC   wall-clock budget of the whole VM (default 600); the
+#                   script itself gets a little less, so a hang still
+#                   leaves dmesg behind
+#   --mem MB        guest memory (default 2048)
+#   --name NAME     results go to <out>/NAME (default: SCRIPT's basename)
+#   --build-dir DIR the cmake build dir (default $RBLK_BUILD_DIR, else ./build)
+#   --kver KVER     kernel release (default $RBLK_KVER, else the newest
+#                   /lib/modules/*/build that has a /boot/vmlinuz)
+# Inside, SCRIPT sees RBLK_SRC_DIR, RBLK_BUILD_DIR, RBLK_KVER, RBLK_VM_OUT
+# (a directory copied back to the host) and every RBLK_* variable of the
+# caller. Its output is printed here; the exit code is SCRIPT's, or
+#   97  the script passed but the kernel log has WARNING/BUG/Oops/...
+#   124 timeout (in the VM or of the VM)
+#   125 the VM did not boot or did not report (panic, harness failure)
+# Results: <build-dir>/vm-out/NAME/{output,console,dmesg}.log.
+# RBLK_VM_VERBOSE=1 streams the serial console while the VM runs.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src=$(cd "$here/../.." && pwd)
+timeout=600 mem=2048 name="" build_dir=${RBLK_BUILD_DIR:-$src/build} kver=${RBLK_KVER:-}
+
+die() { echo "run-in-vm: $*" >&2; exit 125; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--timeout) timeout=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
+	--build-dir) build_dir=$2; shift 2 ;;
+	--kver) kver=$2; shift 2 ;;
+	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	--) shift; break ;;
+	-*) die "unknown option $1 (see --help)" ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || die "usage: run-in-vm.sh [options] SCRIPT [ARGS...]"
+[[ $timeout =~ ^[0-9]+$ && $mem =~ ^[0-9]+$ ]] || die "--timeout and --mem take numbers"
+
+script=$(realpath -e -- "$1") || die "no such script: $1"
+shift
+case $script in
+/tmp/*|/run/*) die "$script is under /tmp or /run, which the VM mounts afresh: put it under the repo or /var/tmp" ;;
+esac
+name=${name:-$(basename "$script" .sh)}
+[ -d "$build_dir" ] && build_dir=$(realpath "$build_dir")
+
+if [ -z "$kver" ]; then
+	for d in $(printf '%s\n' /lib/modules/*/build | sort -rV); do
+		k=$(basename "$(dirname "$d")")
+		[ -e "/boot/vmlinuz-$k" ] && { kver=$k; break; }
+	done
+fi
+[ -n "$kver" ] || die "no kernel found: install linux-image-amd64 linux-headers-amd64"
+kernel=/boot/vmlinuz-$kver
+[ -r "$kernel" ] || die "$kernel is missing (apt-get install linux-image-$kver)"
+
+cache=${RBLK_VM_CACHE:-/var/tmp/rblk-vm}
+image=$("$here/mkinitramfs.sh" "$kver" "$cache") || die "cannot build the initramfs"
+
+if [ -d "$build_dir" ]; then out_base=$build_dir/vm-out; else out_base=$cache/out; fi
+out=$out_base/$name
+mkdir -p "$out_base"
+# Two runs of the same NAME take turns rather than mix their results.
+exec 9> "$out.lock"
+flock 9
+rm -rf -- "$out"
+mkdir -p "$out"
+
+# The script's share of the budget: what boot and shutdown leave over.
+margin=$(( timeout / 5 > 45 ? timeout / 5 : 45 ))
+script_timeout=$(( timeout - margin > 10 ? timeout - margin : 10 ))
+
+# The job: environment and command line for stage2.sh to source.
+cmd=("$script" "$@")
+[ -x "$script" ] || cmd=(/bin/bash "$script" "$@")
+{
+	while IFS='=' read -r var _; do
+		printf 'export %s=%q\n' "$var" "${!var}"
+	done < <(env | grep -E '^RBLK_[A-Za-z0-9_]*=' || true)
+	printf 'export %s=%q\n' RBLK_SRC_DIR "$src" RBLK_BUILD_DIR "$build_dir" \
+		RBLK_KVER "$kver" RBLK_VM_OUT /run/rblk-vm RBLK_VM_NAME "$name" \
+		RBLK_VM_SCRIPT_TIMEOUT "$script_timeout"
+	printf 'set --'
+	printf ' %q' "${cmd[@]}"
+	echo
+} > "$out/job.env"
+
+console=$out/console.log
+: > "$console"
+tail_pid=""
+if [ "${RBLK_VM_VERBOSE:-0}" = 1 ]; then
+	tail -n +1 -F "$console" 2> /dev/null &
+	tail_pid=$!
+fi
+
+echo "run-in-vm: $name: booting $kver (timeout ${timeout}s, ${mem} MiB)" >&2
+start=$(date +%s%N)
+qemu_rc=0
+timeout -k 10 "$timeout" qemu-system-x86_64 \
+	-accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
+	-nodefaults -no-user-config -display none -no-reboot \
+	-kernel "$kernel" -initrd "$image" \
+	-append "console=ttyS0 panic=-1 rdinit=/init" \
+	-serial "file:$console" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs "local,path=$out,mount_tag=rblkout,security_model=none,multidevs=remap" \
+	< /dev/null > "$out/qemu.log" 2>&1 || qemu_rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+wall=$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))
+[ -n "$tail_pid" ] && kill "$tail_pid" 2> /dev/null
+wait 2> /dev/null || true
+
+[ "${RBLK_VM_VERBOSE:-0}" = 1 ] || { [ -f "$out/output.log" ] && cat "$out/output.log"; }
+
+rc=""
+if [ -s "$out/exit_code" ]; then
+	rc=$(cat "$out/exit_code")
+elif marker=$(grep -a -o 'RBLK-VM-EXIT: [0-9]*' "$console" | tail -n 1) && [ -n "$marker" ]; then
+	rc=${marker#RBLK-VM-EXIT: }
+fi
+
+if [ -z "$rc" ]; then
+	if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then
+		echo "run-in-vm: $name: FAILED: the VM timed out after ${timeout}s (no exit code)" >&2
+		rc=124
+	elif grep -aq 'Kernel panic' "$console"; then
+		echo "run-in-vm: $name: FAILED: kernel panic" >&2
+		rc=125
+	else
+		echo "run-in-vm: $name: FAILED: the VM ended without an exit code (qemu exit $qemu_rc: boot failure?)" >&2
+		rc=125
+	fi
+	echo "run-in-vm: last console lines ($console):" >&2
+	tail -n 40 "$console" >&2
+	[ -s "$out/qemu.log" ] && { echo "run-in-vm: qemu said:" >&2; cat "$out/qemu.log" >&2; }
+fi
+
+if [ -f "$out/dmesg.log" ]; then
+	if ! "$here/check-dmesg.sh" "$out/dmesg.log" && [ "$rc" -eq 0 ]; then
+		rc=97
+	fi
+elif [ "$rc" -eq 0 ]; then
+	echo "run-in-vm: $name: FAILED: no dmesg came back" >&2
+	rc=125
+fi
+
+boot=$(cat "$out/boot_seconds" 2> /dev/null || echo "?")
+end=$(cat "$out/end_seconds" 2> /dev/null || echo "?")
+echo "run-in-vm: $name: exit $rc (guest boot ${boot}s, guest end ${end}s, wall ${wall}s; logs in $out)" >&2
+exit "$rc"
