@@ -42,9 +42,16 @@ echo "RBLK-VM-START: $*" > /dev/console
 cd "$RBLK_SRC_DIR" || cd /
 # The script's budget is shorter than the host's, so that a hang still
 # leaves dmesg (with the blocked tasks) and a clear message behind.
-timeout -k 10 "$RBLK_VM_SCRIPT_TIMEOUT" "$@" < /dev/null 2>&1 |
-	tee "$OUT/output.log" > /dev/console
-rc=${PIPESTATUS[0]}
+# Output goes straight to the share (it survives a panic) and is echoed to
+# the console by tail; not through a pipe, which a background process left
+# running by the script would keep open.
+: > "$OUT/output.log"
+tail -s 0.5 -n +1 -f "$OUT/output.log" > /dev/console &
+tail_pid=$!
+timeout -k 10 "$RBLK_VM_SCRIPT_TIMEOUT" "$@" < /dev/null > "$OUT/output.log" 2>&1
+rc=$?
+sleep 0.6
+kill "$tail_pid"
 if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 	echo "run-in-vm: script timed out after ${RBLK_VM_SCRIPT_TIMEOUT}s inside the VM" |
 		tee -a "$OUT/output.log" > /dev/console
