@@ -1,0 +1,258 @@
+// Round trips through the attribute encoder/decoders (rblk/attr_codec.hpp).
+#include "genl_test_msg.hpp"
+
+#include <rblk/attr_codec.hpp>
+#include <rblk/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstring>
+
+namespace rblk {
+namespace {
+
+using test::genl_msg;
+using test::put_namespace;
+using test::put_u64_padded;
+
+struct Parsed {
+    nlattr* tb[RBLK_ATTR_MAX + 1] = {};
+};
+
+Parsed parse_all(nl_msg* msg)
+{
+    Parsed p;
+    EXPECT_EQ(genlmsg_parse(nlmsg_hdr(msg), 0, p.tb, RBLK_ATTR_MAX, nullptr), 0);
+    return p;
+}
+
+std::string str(nlattr* a) { return a ? nla_get_string(a) : "<absent>"; }
+
+TEST(ConnectAttrs, EveryOptionRoundTrips)
+{
+    ConnectOptions o;
+    o.traddr = "fe80::1";
+    o.trsvcid = 4421;
+    o.subnqn = "nqn.2014-08.org.example:sub";
+    o.hostnqn = "nqn.2014-08.org.example:host";
+    o.hostid = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
+    o.nr_io_queues = 4;
+    o.queue_size = 256;
+    o.kato = 7;
+    o.reconnect_delay = 3;
+    o.ctrl_loss_tmo = -1;
+    o.fast_io_fail_tmo = 20;
+    o.duplicate_connect = true;
+
+    auto msg = genl_msg(RBLK_CMD_CONNECT);
+    put_connect_attrs(msg.get(), o);
+    Parsed p = parse_all(msg.get());
+
+    EXPECT_EQ(str(p.tb[RBLK_ATTR_TRANSPORT]), "rdma");
+    EXPECT_EQ(str(p.tb[RBLK_ATTR_TRADDR]), "fe80::1");
+    ASSERT_NE(p.tb[RBLK_ATTR_TRSVCID], nullptr);
+    EXPECT_EQ(nla_len(p.tb[RBLK_ATTR_TRSVCID]), 2);
+    EXPECT_EQ(nla_get_u16(p.tb[RBLK_ATTR_TRSVCID]), 4421);
+    EXPECT_EQ(str(p.tb[RBLK_ATTR_SUBNQN]), "nqn.2014-08.org.example:sub");
+    EXPECT_EQ(str(p.tb[RBLK_ATTR_HOSTNQN]), "nqn.2014-08.org.example:host");
+    ASSERT_NE(p.tb[RBLK_ATTR_HOSTID], nullptr);
+    ASSERT_EQ(nla_len(p.tb[RBLK_ATTR_HOSTID]), RBLK_HOSTID_LEN);
+    const std::array<std::uint8_t, 16> want = {0x0f, 0x1e, 0x2d, 0x3c, 0x4b, 0x5a, 0x69, 0x78,
+                                               0x87, 0x96, 0xa5, 0xb4, 0xc3, 0xd2, 0xe1, 0xf0};
+    EXPECT_EQ(std::memcmp(nla_data(p.tb[RBLK_ATTR_HOSTID]), want.data(), want.size()), 0);
+    EXPECT_EQ(nla_get_u32(p.tb[RBLK_ATTR_NR_IO_QUEUES]), 4u);
+    EXPECT_EQ(nla_get_u32(p.tb[RBLK_ATTR_QUEUE_SIZE]), 256u);
+    EXPECT_EQ(nla_get_u32(p.tb[RBLK_ATTR_KATO]), 7u);
+    EXPECT_EQ(nla_get_u32(p.tb[RBLK_ATTR_RECONNECT_DELAY]), 3u);
+    EXPECT_EQ(nla_get_s32(p.tb[RBLK_ATTR_CTRL_LOSS_TMO]), -1);
+    EXPECT_EQ(nla_get_s32(p.tb[RBLK_ATTR_FAST_IO_FAIL_TMO]), 20);
+    ASSERT_NE(p.tb[RBLK_ATTR_DUPLICATE_CONNECT], nullptr);
+    EXPECT_EQ(nla_len(p.tb[RBLK_ATTR_DUPLICATE_CONNECT]), 0);
+}
+
+TEST(ConnectAttrs, UnsetOptionsAreNotSentSoKernelDefaultsApply)
+{
+    ConnectOptions o;
+    o.traddr = "10.0.0.1";
+    o.subnqn = "nqn.x";
+    auto msg = genl_msg(RBLK_CMD_CONNECT);
+    put_connect_attrs(msg.get(), o);
+    Parsed p = parse_all(msg.get());
+    EXPECT_EQ(nla_get_u16(p.tb[RBLK_ATTR_TRSVCID]), RBLK_DEFAULT_TRSVCID);
+    for (int t : {RBLK_ATTR_HOSTNQN, RBLK_ATTR_HOSTID, RBLK_ATTR_NR_IO_QUEUES,
+                  RBLK_ATTR_QUEUE_SIZE, RBLK_ATTR_KATO, RBLK_ATTR_RECONNECT_DELAY,
+                  RBLK_ATTR_CTRL_LOSS_TMO, RBLK_ATTR_FAST_IO_FAIL_TMO,
+                  RBLK_ATTR_DUPLICATE_CONNECT})
+        EXPECT_EQ(p.tb[t], nullptr) << "attribute " << t;
+}
+
+// A controller message shaped like the kernel's GET_CTRL reply.
+NlMsgPtr kernel_controller_msg()
+{
+    auto msg = genl_msg(RBLK_CMD_GET_CTRL);
+    nl_msg* m = msg.get();
+    EXPECT_EQ(nla_put_u32(m, RBLK_ATTR_CTRL_ID, 3), 0);
+    EXPECT_EQ(nla_put_string(m, RBLK_ATTR_CTRL_NAME, "rblk3"), 0);
+    EXPECT_EQ(nla_put_u8(m, RBLK_ATTR_STATE, RBLK_CTRL_LIVE), 0);
+    EXPECT_EQ(nla_put_string(m, RBLK_ATTR_TRANSPORT, "rdma"), 0);
+    EXPECT_EQ(nla_put_string(m, RBLK_ATTR_TRADDR, "10.99.0.1"), 0);
+    EXPECT_EQ(nla_put_u16(m, RBLK_ATTR_TRSVCID, 4420), 0);
+    EXPECT_EQ(nla_put_string(m, RBLK_ATTR_SUBNQN, "nqn.sub"), 0);
+    EXPECT_EQ(nla_put_string(m, RBLK_ATTR_HOSTNQN, "nqn.host"), 0);
+    const std::uint8_t hostid[16] = {0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0,
+                                     0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef};
+    EXPECT_EQ(nla_put(m, RBLK_ATTR_HOSTID, sizeof(hostid), hostid), 0);
+    EXPECT_EQ(nla_put_u32(m, RBLK_ATTR_NR_IO_QUEUES, 2), 0);
+    EXPECT_EQ(nla_put_u32(m, RBLK_ATTR_QUEUE_SIZE, 128), 0);
+    EXPECT_EQ(nla_put_u32(m, RBLK_ATTR_KATO, 5), 0);
+    EXPECT_EQ(nla_put_u32(m, RBLK_ATTR_RECONNECT_DELAY, 10), 0);
+    EXPECT_EQ(nla_put_s32(m, RBLK_ATTR_CTRL_LOSS_TMO, 600), 0);
+    EXPECT_EQ(nla_put_s32(m, RBLK_ATTR_FAST_IO_FAIL_TMO, -1), 0);
+    EXPECT_EQ(nla_put_u16(m, RBLK_ATTR_CNTLID, 17), 0);
+    EXPECT_EQ(nla_put_string(m, RBLK_ATTR_MODEL, "Linux"), 0);
+    EXPECT_EQ(nla_put_string(m, RBLK_ATTR_SERIAL, "abc123"), 0);
+    EXPECT_EQ(nla_put_string(m, RBLK_ATTR_FIRMWARE, "6.1.0"), 0);
+    put_u64_padded(m, RBLK_ATTR_STATE_SINCE_MS, 1234, RBLK_ATTR_PAD);
+    nlattr* nss = nla_nest_start(m, RBLK_ATTR_NAMESPACES);
+    put_namespace(m, 1, "rblk3n1", 1ull << 30, 512);
+    put_namespace(m, 2, "rblk3n2", 5ull << 40, 4096);
+    nla_nest_end(m, nss);
+    return msg;
+}
+
+TEST(ControllerAttrs, KernelReplyDecodesEveryField)
+{
+    auto msg = kernel_controller_msg();
+    const ControllerInfo c = parse_controller(nlmsg_hdr(msg.get()));
+    EXPECT_EQ(c.id, 3u);
+    EXPECT_EQ(c.name, "rblk3");
+    EXPECT_EQ(c.state, CtrlState::Live);
+    EXPECT_EQ(c.transport, "rdma");
+    EXPECT_EQ(c.traddr, "10.99.0.1");
+    EXPECT_EQ(c.trsvcid, 4420);
+    EXPECT_EQ(c.subnqn, "nqn.sub");
+    EXPECT_EQ(c.hostnqn, "nqn.host");
+    EXPECT_EQ(c.hostid, "12345678-9abc-def0-0123-456789abcdef");
+    EXPECT_EQ(c.nr_io_queues, 2u);
+    EXPECT_EQ(c.queue_size, 128u);
+    EXPECT_EQ(c.kato, 5u);
+    EXPECT_EQ(c.reconnect_delay, 10u);
+    EXPECT_EQ(c.ctrl_loss_tmo, 600);
+    EXPECT_EQ(c.fast_io_fail_tmo, -1);
+    EXPECT_EQ(c.cntlid, 17);
+    EXPECT_EQ(c.model, "Linux");
+    EXPECT_EQ(c.serial, "abc123");
+    EXPECT_EQ(c.firmware, "6.1.0");
+    EXPECT_EQ(c.state_since_ms, 1234u);
+    EXPECT_FALSE(c.next_reconnect_ms.has_value());
+    EXPECT_FALSE(c.loss_deadline_ms.has_value());
+    EXPECT_FALSE(c.stats.has_value());
+    ASSERT_EQ(c.namespaces.size(), 2u);
+    EXPECT_EQ(c.namespaces[0].nsid, 1u);
+    EXPECT_EQ(c.namespaces[0].disk, "rblk3n1");
+    EXPECT_EQ(c.namespaces[0].device(), "/dev/rblk3n1");
+    EXPECT_EQ(c.namespaces[0].size_bytes, 1ull << 30);
+    EXPECT_EQ(c.namespaces[0].lba_size, 512u);
+    EXPECT_EQ(c.namespaces[1].nsid, 2u);
+    EXPECT_EQ(c.namespaces[1].size_bytes, 5ull << 40);
+    EXPECT_EQ(c.namespaces[1].lba_size, 4096u);
+}
+
+TEST(NamespaceAttrs, PadsAndForeignTypesBetweenEntriesAreSkipped)
+{
+    auto msg = genl_msg(RBLK_CMD_GET_CTRL);
+    nl_msg* m = msg.get();
+    nlattr* nss = nla_nest_start(m, RBLK_ATTR_NAMESPACES);
+    ASSERT_EQ(nla_put(m, RBLK_NS_ATTR_PAD, 0, nullptr), 0);
+    put_namespace(m, 9, "rblk0n9", 4096, 4096);
+    ASSERT_EQ(nla_put_u32(m, 99, 1), 0);  // a future attribute type
+    nla_nest_end(m, nss);
+    Parsed p = parse_all(m);
+    const auto ns = parse_namespaces(p.tb[RBLK_ATTR_NAMESPACES]);
+    ASSERT_EQ(ns.size(), 1u);
+    EXPECT_EQ(ns[0].nsid, 9u);
+    EXPECT_EQ(ns[0].disk, "rblk0n9");
+}
+
+TEST(NamespaceAttrs, EmptyNestIsNoNamespaces)
+{
+    auto msg = genl_msg(RBLK_CMD_GET_CTRL);
+    nlattr* nss = nla_nest_start(msg.get(), RBLK_ATTR_NAMESPACES);
+    ASSERT_EQ(nla_nest_end_keep_empty(msg.get(), nss), 0);  // as the kernel sends it
+    Parsed p = parse_all(msg.get());
+    ASSERT_NE(p.tb[RBLK_ATTR_NAMESPACES], nullptr);
+    EXPECT_TRUE(parse_namespaces(p.tb[RBLK_ATTR_NAMESPACES]).empty());
+}
+
+TEST(StatsAttrs, EveryCounterRoundTripsWithPads)
+{
+    auto msg = genl_msg(RBLK_CMD_GET_STATS);
+    nl_msg* m = msg.get();
+    ASSERT_EQ(nla_put_string(m, RBLK_ATTR_CTRL_NAME, "rblk0"), 0);
+    nlattr* st = nla_nest_start(m, RBLK_ATTR_STATS);
+    const std::uint64_t big = 0xfedcba9876543210ull;
+    put_u64_padded(m, RBLK_STAT_ATTR_READS, 1, RBLK_STAT_ATTR_PAD);
+    put_u64_padded(m, RBLK_STAT_ATTR_WRITES, 2, RBLK_STAT_ATTR_PAD);
+    put_u64_padded(m, RBLK_STAT_ATTR_READ_BYTES, big, RBLK_STAT_ATTR_PAD);
+    put_u64_padded(m, RBLK_STAT_ATTR_WRITE_BYTES, 4, RBLK_STAT_ATTR_PAD);
+    put_u64_padded(m, RBLK_STAT_ATTR_ERRORS, 5, RBLK_STAT_ATTR_PAD);
+    put_u64_padded(m, RBLK_STAT_ATTR_RECONNECTS, 6, RBLK_STAT_ATTR_PAD);
+    put_u64_padded(m, RBLK_STAT_ATTR_INFLIGHT, 7, RBLK_STAT_ATTR_PAD);
+    put_u64_padded(m, RBLK_STAT_ATTR_MAX + 1, 8, RBLK_STAT_ATTR_PAD);  // newer kernel
+    nla_nest_end(m, st);
+
+    const ControllerInfo c = parse_controller(nlmsg_hdr(m));
+    EXPECT_EQ(c.name, "rblk0");
+    ASSERT_TRUE(c.stats.has_value());
+    const CtrlStats want{1, 2, big, 4, 5, 6, 7};
+    EXPECT_EQ(*c.stats, want);
+}
+
+TEST(StatsAttrs, TruncatedCounterIsMalformed)
+{
+    auto msg = genl_msg(RBLK_CMD_GET_STATS);
+    nlattr* st = nla_nest_start(msg.get(), RBLK_ATTR_STATS);
+    ASSERT_EQ(nla_put_u32(msg.get(), RBLK_STAT_ATTR_READS, 1), 0);
+    nla_nest_end(msg.get(), st);
+    Parsed p = parse_all(msg.get());
+    try {
+        parse_stats(p.tb[RBLK_ATTR_STATS]);
+        FAIL() << "no exception";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.errnum(), EBADMSG);
+        EXPECT_NE(std::string(e.what()).find("malformed"), std::string::npos);
+    }
+}
+
+TEST(ControllerAttrs, WrongWidthAttributeIsMalformed)
+{
+    auto msg = genl_msg(RBLK_CMD_GET_CTRL);
+    const std::uint8_t one = 1;
+    ASSERT_EQ(nla_put(msg.get(), RBLK_ATTR_CTRL_ID, 1, &one), 0);  // u32 expected
+    EXPECT_THROW(parse_controller(nlmsg_hdr(msg.get())), Error);
+}
+
+TEST(ControllerAttrs, UnterminatedStringIsMalformed)
+{
+    auto msg = genl_msg(RBLK_CMD_GET_CTRL);
+    ASSERT_EQ(nla_put(msg.get(), RBLK_ATTR_CTRL_NAME, 5, "rblk0"), 0);  // no NUL
+    EXPECT_THROW(parse_controller(nlmsg_hdr(msg.get())), Error);
+}
+
+TEST(EventAttrs, StateChangeDecodes)
+{
+    auto msg = genl_msg(RBLK_CMD_EVENT);
+    ASSERT_EQ(nla_put_u32(msg.get(), RBLK_ATTR_CTRL_ID, 2), 0);
+    ASSERT_EQ(nla_put_string(msg.get(), RBLK_ATTR_CTRL_NAME, "rblk2"), 0);
+    ASSERT_EQ(nla_put_u8(msg.get(), RBLK_ATTR_STATE, RBLK_CTRL_RESETTING), 0);
+    ASSERT_EQ(nla_put_u8(msg.get(), RBLK_ATTR_OLD_STATE, RBLK_CTRL_LIVE), 0);
+    const StateEvent e = parse_event(nlmsg_hdr(msg.get()));
+    EXPECT_EQ(e.id, 2u);
+    EXPECT_EQ(e.name, "rblk2");
+    EXPECT_EQ(e.state, CtrlState::Resetting);
+    EXPECT_EQ(e.old_state, CtrlState::Live);
+}
+
+}  // namespace
+}  // namespace rblk

@@ -1,0 +1,220 @@
+// rblkctl command-line parsing: every option, defaults, and bad values.
+#include "cli.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+namespace rblkctl {
+namespace {
+
+// Parses argv (program name added) into a fresh Cli.
+std::unique_ptr<Cli> parse(std::vector<std::string> args)
+{
+    auto cli = std::make_unique<Cli>();
+    args.insert(args.begin(), "rblkctl");
+    cli->parse(args);
+    return cli;
+}
+
+// The one-line message a bad command line produces.
+std::string parse_error(std::vector<std::string> args)
+{
+    try {
+        parse(std::move(args));
+    } catch (const CLI::ParseError& e) {
+        EXPECT_NE(e.get_exit_code(), 0);
+        return e.what();
+    }
+    return "<parsed>";
+}
+
+const std::vector<std::string> kConnect = {"connect", "-a", "10.99.0.1", "-n", "nqn.sub"};
+
+std::vector<std::string> connect_with(std::vector<std::string> extra)
+{
+    std::vector<std::string> args = kConnect;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+}
+
+TEST(CliConnect, RequiredOptionsAndDefaults)
+{
+    auto cli = parse(kConnect);
+    const Request& r = cli->request();
+    EXPECT_EQ(r.command, Command::Connect);
+    EXPECT_EQ(r.connect.transport, "rdma");
+    EXPECT_EQ(r.connect.traddr, "10.99.0.1");
+    EXPECT_EQ(r.connect.trsvcid, 4420);
+    EXPECT_EQ(r.connect.subnqn, "nqn.sub");
+    EXPECT_FALSE(r.connect.hostnqn.has_value());
+    EXPECT_FALSE(r.connect.hostid.has_value());
+    EXPECT_FALSE(r.connect.nr_io_queues.has_value());
+    EXPECT_FALSE(r.connect.queue_size.has_value());
+    EXPECT_FALSE(r.connect.kato.has_value());
+    EXPECT_FALSE(r.connect.reconnect_delay.has_value());
+    EXPECT_FALSE(r.connect.ctrl_loss_tmo.has_value());
+    EXPECT_FALSE(r.connect.fast_io_fail_tmo.has_value());
+    EXPECT_FALSE(r.connect.duplicate_connect);
+    EXPECT_FALSE(r.json);
+}
+
+TEST(CliConnect, EveryShortOption)
+{
+    auto cli = parse({"connect", "-t", "rdma", "-a", "fd00::2", "-s", "4421", "-n", "nqn.sub",
+                      "-q", "nqn.host", "-I", "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", "-i", "3",
+                      "-Q", "64", "-k", "15", "-c", "2", "-l", "-1", "-D"});
+    const rblk::ConnectOptions& o = cli->request().connect;
+    EXPECT_EQ(o.traddr, "fd00::2");
+    EXPECT_EQ(o.trsvcid, 4421);
+    EXPECT_EQ(o.hostnqn, "nqn.host");
+    EXPECT_EQ(o.hostid, "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+    EXPECT_EQ(o.nr_io_queues, 3);
+    EXPECT_EQ(o.queue_size, 64);
+    EXPECT_EQ(o.kato, 15);
+    EXPECT_EQ(o.reconnect_delay, 2);
+    EXPECT_EQ(o.ctrl_loss_tmo, -1);
+    EXPECT_TRUE(o.duplicate_connect);
+}
+
+TEST(CliConnect, EveryLongOption)
+{
+    auto cli = parse({"connect", "--transport", "rdma", "--traddr", "10.0.0.2", "--trsvcid",
+                      "4422", "--nqn", "nqn.sub2", "--hostnqn", "nqn.h", "--hostid",
+                      "11111111-2222-3333-4444-555555555555", "--nr-io-queues", "8",
+                      "--queue-size", "1024", "--keep-alive-tmo", "0", "--reconnect-delay", "5",
+                      "--ctrl-loss-tmo", "60", "--fast-io-fail-tmo", "30",
+                      "--duplicate-connect", "--json"});
+    const Request& r = cli->request();
+    EXPECT_EQ(r.connect.traddr, "10.0.0.2");
+    EXPECT_EQ(r.connect.trsvcid, 4422);
+    EXPECT_EQ(r.connect.subnqn, "nqn.sub2");
+    EXPECT_EQ(r.connect.hostnqn, "nqn.h");
+    EXPECT_EQ(r.connect.hostid, "11111111-2222-3333-4444-555555555555");
+    EXPECT_EQ(r.connect.nr_io_queues, 8);
+    EXPECT_EQ(r.connect.queue_size, 1024);
+    EXPECT_EQ(r.connect.kato, 0);
+    EXPECT_EQ(r.connect.reconnect_delay, 5);
+    EXPECT_EQ(r.connect.ctrl_loss_tmo, 60);
+    EXPECT_EQ(r.connect.fast_io_fail_tmo, 30);
+    EXPECT_TRUE(r.connect.duplicate_connect);
+    EXPECT_TRUE(r.json);
+}
+
+TEST(CliConnect, MissingRequiredOptions)
+{
+    EXPECT_EQ(parse_error({"connect", "-n", "nqn.sub"}), "--traddr is required");
+    EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1"}), "--nqn is required");
+}
+
+TEST(CliConnect, BadValuesGetSpecificMessages)
+{
+    EXPECT_EQ(parse_error(connect_with({"-t", "tcp"})),
+              "transport 'tcp' is not supported (only 'rdma')");
+    EXPECT_EQ(parse_error({"connect", "-a", "host", "-n", "nqn.sub"}),
+              "traddr 'host' is not an IPv4 or IPv6 address literal");
+    EXPECT_EQ(parse_error(connect_with({"-s", "0"})), "trsvcid 0 is out of range (1..65535)");
+    EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1", "-n", "sub"}),
+              "subnqn 'sub' must start with 'nqn.'");
+    EXPECT_EQ(parse_error(connect_with({"-q", "h"})), "hostnqn 'h' must start with 'nqn.'");
+    EXPECT_EQ(parse_error(connect_with({"-I", "xyz"})),
+              "hostid 'xyz' is not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
+    EXPECT_EQ(parse_error(connect_with({"-i", "0"})), "nr-io-queues 0 is out of range (1..128)");
+    EXPECT_EQ(parse_error(connect_with({"-Q", "2048"})),
+              "queue-size 2048 is out of range (16..1024)");
+    EXPECT_EQ(parse_error(connect_with({"-k", "-5"})),
+              "keep-alive-tmo -5 is out of range (0..31536000, 0 = off)");
+    EXPECT_EQ(parse_error(connect_with({"-c", "0"})),
+              "reconnect-delay 0 is out of range (1..31536000)");
+    EXPECT_EQ(parse_error(connect_with({"-l", "-7"})),
+              "ctrl-loss-tmo -7 is out of range (-1..31536000, -1 = forever)");
+    EXPECT_EQ(parse_error(connect_with({"--fast-io-fail-tmo", "-3"})),
+              "fast-io-fail-tmo -3 is out of range (-1..31536000, -1 = off)");
+}
+
+TEST(CliConnect, NonNumbersAreRejected)
+{
+    EXPECT_NE(parse_error(connect_with({"-s", "http"})).find("--trsvcid"), std::string::npos);
+    EXPECT_NE(parse_error(connect_with({"-Q", "big"})).find("--queue-size"), std::string::npos);
+}
+
+TEST(CliDisconnect, ByNameByNqnOrAll)
+{
+    auto by_name = parse({"disconnect", "rblk3"});
+    EXPECT_EQ(by_name->request().command, Command::Disconnect);
+    EXPECT_EQ(by_name->request().name, "rblk3");
+    EXPECT_FALSE(by_name->request().all);
+
+    auto by_nqn = parse({"disconnect", "--nqn", "nqn.sub"});
+    EXPECT_EQ(by_nqn->request().nqn, "nqn.sub");
+    EXPECT_TRUE(by_nqn->request().name.empty());
+
+    auto all = parse({"disconnect", "--all"});
+    EXPECT_TRUE(all->request().all);
+}
+
+TEST(CliDisconnect, ExactlyOneTarget)
+{
+    EXPECT_EQ(parse_error({"disconnect"}),
+              "disconnect: give a controller NAME, --nqn NQN or --all");
+    EXPECT_NE(parse_error({"disconnect", "rblk0", "--all"}).find("excludes"), std::string::npos);
+    EXPECT_NE(parse_error({"disconnect", "--nqn", "nqn.a", "--all"}).find("excludes"),
+              std::string::npos);
+}
+
+TEST(CliList, PlainAndJson)
+{
+    EXPECT_EQ(parse({"list"})->request().command, Command::List);
+    EXPECT_FALSE(parse({"list"})->request().json);
+    EXPECT_TRUE(parse({"list", "--json"})->request().json);
+}
+
+TEST(CliShowStats, NameIsRequired)
+{
+    auto show = parse({"show", "rblk1", "--json"});
+    EXPECT_EQ(show->request().command, Command::Show);
+    EXPECT_EQ(show->request().name, "rblk1");
+    EXPECT_TRUE(show->request().json);
+    EXPECT_EQ(parse_error({"show"}), "name is required");
+
+    auto stats = parse({"stats", "rblk2"});
+    EXPECT_EQ(stats->request().command, Command::Stats);
+    EXPECT_EQ(stats->request().name, "rblk2");
+    EXPECT_EQ(stats->request().watch_interval, 0);
+    EXPECT_EQ(parse_error({"stats"}), "name is required");
+}
+
+TEST(CliStats, WatchDefaultsToOneSecond)
+{
+    EXPECT_EQ(parse({"stats", "rblk0", "--watch"})->request().watch_interval, 1);
+    EXPECT_EQ(parse({"stats", "rblk0", "--watch", "2.5"})->request().watch_interval, 2.5);
+    EXPECT_NE(parse_error({"stats", "rblk0", "--watch", "-1"}), "<parsed>");
+}
+
+TEST(CliMonitor, JsonLines)
+{
+    auto m = parse({"monitor", "--json"});
+    EXPECT_EQ(m->request().command, Command::Monitor);
+    EXPECT_TRUE(m->request().json);
+}
+
+TEST(Cli, SubcommandIsRequired)
+{
+    EXPECT_EQ(parse_error({}), "A subcommand is required");
+    EXPECT_NE(parse_error({"frobnicate"}), "<parsed>");
+}
+
+TEST(Cli, VersionFlag)
+{
+    EXPECT_EQ(version_string(), "rblkctl " RBLK_TEST_PROJECT_VERSION);
+    try {
+        parse({"--version"});
+        FAIL() << "--version did not stop parsing";
+    } catch (const CLI::CallForVersion& e) {
+        EXPECT_EQ(e.get_exit_code(), 0);
+        EXPECT_STREQ(e.what(), "rblkctl " RBLK_TEST_PROJECT_VERSION);
+    }
+}
+
+}  // namespace
+}  // namespace rblkctl

@@ -1,0 +1,161 @@
+// ConnectOptions validation: every rule and its message; UUIDs; host identity.
+#include <rblk/connect_options.hpp>
+#include <rblk/error.hpp>
+#include <rblk/host_identity.hpp>
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+namespace rblk {
+namespace {
+
+ConnectOptions valid()
+{
+    ConnectOptions o;
+    o.traddr = "10.99.0.1";
+    o.subnqn = "nqn.2014-08.org.nvmexpress:uuid:1";
+    return o;
+}
+
+std::string validation_message(const std::function<void(ConnectOptions&)>& change)
+{
+    ConnectOptions o = valid();
+    change(o);
+    try {
+        o.validate();
+    } catch (const InvalidOption& e) {
+        return e.what();
+    }
+    return "<valid>";
+}
+
+TEST(ConnectOptions, MinimalAndFullOptionsAreValid)
+{
+    EXPECT_NO_THROW(valid().validate());
+    ConnectOptions o = valid();
+    o.traddr = "fd00::1";
+    o.trsvcid = 65535;
+    o.hostnqn = "nqn.host";
+    o.hostid = "0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0";
+    o.nr_io_queues = RBLK_NR_IO_QUEUES_MAX;
+    o.queue_size = RBLK_QUEUE_SIZE_MIN;
+    o.kato = 0;
+    o.reconnect_delay = 1;
+    o.ctrl_loss_tmo = -1;
+    o.fast_io_fail_tmo = -1;
+    o.duplicate_connect = true;
+    EXPECT_NO_THROW(o.validate());
+}
+
+struct Rule {
+    const char* name;
+    std::function<void(ConnectOptions&)> change;
+    const char* message;
+};
+
+void PrintTo(const Rule& r, std::ostream* os) { *os << r.name; }
+
+class ConnectOptionsRule : public testing::TestWithParam<Rule> {};
+
+TEST_P(ConnectOptionsRule, RejectsWithItsMessage)
+{
+    EXPECT_EQ(validation_message(GetParam().change), GetParam().message);
+}
+
+const std::string kLongNqn = "nqn." + std::string(RBLK_NQN_MAX - 4, 'a');
+
+INSTANTIATE_TEST_SUITE_P(
+    Rules, ConnectOptionsRule,
+    testing::Values(
+        Rule{"transport", [](auto& o) { o.transport = "tcp"; },
+             "transport 'tcp' is not supported (only 'rdma')"},
+        Rule{"traddr_missing", [](auto& o) { o.traddr = ""; }, "traddr is required"},
+        Rule{"traddr_hostname", [](auto& o) { o.traddr = "target.example"; },
+             "traddr 'target.example' is not an IPv4 or IPv6 address literal"},
+        Rule{"traddr_short_ipv4", [](auto& o) { o.traddr = "10.1.2"; },
+             "traddr '10.1.2' is not an IPv4 or IPv6 address literal"},
+        Rule{"traddr_bad_ipv6", [](auto& o) { o.traddr = "fe80::1::2"; },
+             "traddr 'fe80::1::2' is not an IPv4 or IPv6 address literal"},
+        Rule{"trsvcid_zero", [](auto& o) { o.trsvcid = 0; },
+             "trsvcid 0 is out of range (1..65535)"},
+        Rule{"trsvcid_big", [](auto& o) { o.trsvcid = 65536; },
+             "trsvcid 65536 is out of range (1..65535)"},
+        Rule{"subnqn_missing", [](auto& o) { o.subnqn = ""; }, "subnqn is required"},
+        Rule{"subnqn_prefix", [](auto& o) { o.subnqn = "iqn.2001-04.com.example"; },
+             "subnqn 'iqn.2001-04.com.example' must start with 'nqn.'"},
+        Rule{"subnqn_long", [](auto& o) { o.subnqn = kLongNqn + "a"; },
+             "subnqn is 224 characters long, the maximum is 223"},
+        Rule{"hostnqn_prefix", [](auto& o) { o.hostnqn = "host1"; },
+             "hostnqn 'host1' must start with 'nqn.'"},
+        Rule{"hostnqn_empty", [](auto& o) { o.hostnqn = ""; },
+             "hostnqn '' must start with 'nqn.'"},
+        Rule{"hostid", [](auto& o) { o.hostid = "not-a-uuid"; },
+             "hostid 'not-a-uuid' is not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)"},
+        Rule{"nr_io_queues_zero", [](auto& o) { o.nr_io_queues = 0; },
+             "nr-io-queues 0 is out of range (1..128)"},
+        Rule{"nr_io_queues_big", [](auto& o) { o.nr_io_queues = 129; },
+             "nr-io-queues 129 is out of range (1..128)"},
+        Rule{"queue_size_small", [](auto& o) { o.queue_size = 15; },
+             "queue-size 15 is out of range (16..1024)"},
+        Rule{"queue_size_big", [](auto& o) { o.queue_size = 1025; },
+             "queue-size 1025 is out of range (16..1024)"},
+        Rule{"kato_negative", [](auto& o) { o.kato = -1; },
+             "keep-alive-tmo -1 is out of range (0..31536000, 0 = off)"},
+        Rule{"reconnect_delay_zero", [](auto& o) { o.reconnect_delay = 0; },
+             "reconnect-delay 0 is out of range (1..31536000)"},
+        Rule{"ctrl_loss_tmo", [](auto& o) { o.ctrl_loss_tmo = -2; },
+             "ctrl-loss-tmo -2 is out of range (-1..31536000, -1 = forever)"},
+        Rule{"fast_io_fail_tmo", [](auto& o) { o.fast_io_fail_tmo = kMaxTimeoutSeconds + 1; },
+             "fast-io-fail-tmo 31536001 is out of range (-1..31536000, -1 = off)"}),
+    [](const testing::TestParamInfo<Rule>& info) { return std::string(info.param.name); });
+
+TEST(ConnectOptions, LongestAllowedNqnIsValid)
+{
+    ASSERT_EQ(kLongNqn.size(), static_cast<std::size_t>(RBLK_NQN_MAX));
+    EXPECT_EQ(validation_message([](auto& o) { o.subnqn = kLongNqn; }), "<valid>");
+}
+
+TEST(Uuid, ParsesAndFormatsRoundTrip)
+{
+    const auto u = parse_uuid("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+    ASSERT_TRUE(u.has_value());
+    EXPECT_EQ((*u)[0], 0x0f);
+    EXPECT_EQ((*u)[15], 0xf0);
+    EXPECT_EQ(format_uuid(*u), "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+}
+
+TEST(Uuid, RejectsMalformedText)
+{
+    for (const char* bad : {"", "0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+                            "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0x",
+                            "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f", "0f1e2d3c-4b5a-6978-8796_a5b4c3d2e1f0",
+                            "gf1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", " f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"})
+        EXPECT_FALSE(parse_uuid(bad).has_value()) << bad;
+}
+
+TEST(HostIdentity, FillsOnlyUnsetFields)
+{
+    const HostIdentity host{"nqn.file-host", "11111111-2222-3333-4444-555555555555"};
+    ConnectOptions o = valid();
+    apply_host_identity(o, host);
+    EXPECT_EQ(o.hostnqn, "nqn.file-host");
+    EXPECT_EQ(o.hostid, "11111111-2222-3333-4444-555555555555");
+
+    ConnectOptions given = valid();
+    given.hostnqn = "nqn.cli-host";
+    apply_host_identity(given, host);
+    EXPECT_EQ(given.hostnqn, "nqn.cli-host");
+    EXPECT_EQ(given.hostid, "11111111-2222-3333-4444-555555555555");
+}
+
+TEST(HostIdentity, AbsentFilesLeaveFieldsUnsetForTheKernelDefault)
+{
+    ConnectOptions o = valid();
+    apply_host_identity(o, HostIdentity{});
+    EXPECT_FALSE(o.hostnqn.has_value());
+    EXPECT_FALSE(o.hostid.has_value());
+}
+
+}  // namespace
+}  // namespace rblk

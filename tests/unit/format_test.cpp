@@ -1,0 +1,78 @@
+// rblkctl's human-readable output (format.hpp).
+#include "format.hpp"
+
+#include <gtest/gtest.h>
+
+namespace rblkctl {
+namespace {
+
+rblk::ControllerInfo sample()
+{
+    rblk::ControllerInfo c;
+    c.id = 0;
+    c.name = "rblk0";
+    c.state = rblk::CtrlState::Live;
+    c.transport = "rdma";
+    c.traddr = "10.99.0.1";
+    c.trsvcid = 4420;
+    c.subnqn = "nqn.sub";
+    c.nr_io_queues = 2;
+    c.queue_size = 128;
+    c.namespaces = {{1, "rblk0n1", 1 << 20, 512}, {2, "rblk0n2", 1 << 21, 4096}};
+    return c;
+}
+
+TEST(Format, AlignTablePadsColumnsToTheWidestCell)
+{
+    EXPECT_EQ(align_table({{"A", "BB", "C"}, {"aaa", "b", "c"}}),
+              "A    BB  C\n"
+              "aaa  b   c\n");
+}
+
+TEST(Format, ListHasAHeaderAndOneRowPerController)
+{
+    EXPECT_EQ(format_list({}),
+              "NAME  STATE  TRANSPORT  TRADDR  TRSVCID  QUEUES  QSIZE  SUBNQN  DEVICES\n");
+    const std::string out = format_list({sample()});
+    EXPECT_EQ(out,
+              "NAME   STATE  TRANSPORT  TRADDR     TRSVCID  QUEUES  QSIZE  SUBNQN   DEVICES\n"
+              "rblk0  live   rdma       10.99.0.1  4420     2       128    nqn.sub  "
+              "/dev/rblk0n1,/dev/rblk0n2\n");
+}
+
+TEST(Format, ConnectedPrintsNameThenDevices)
+{
+    EXPECT_EQ(format_connected(sample()), "rblk0\n/dev/rblk0n1\n/dev/rblk0n2\n");
+    rblk::ControllerInfo bare = sample();
+    bare.namespaces.clear();
+    EXPECT_EQ(format_connected(bare), "rblk0\n");
+}
+
+TEST(Format, ShowListsFieldsAndNamespaces)
+{
+    const std::string out = format_show(sample());
+    EXPECT_NE(out.find("state:             live\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("hostnqn:           -\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("NSID  DEVICE        SIZE_BYTES  LBA_SIZE\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("2     /dev/rblk0n2  2097152     4096\n"), std::string::npos) << out;
+}
+
+TEST(Format, StatsShowsEveryCounter)
+{
+    rblk::ControllerInfo c = sample();
+    c.stats = rblk::CtrlStats{10, 20, 4096, 8192, 1, 2, 3};
+    const std::string out = format_stats(c);
+    for (const char* line : {"reads:        10\n", "writes:       20\n", "read_bytes:   4096\n",
+                             "write_bytes:  8192\n", "errors:       1\n", "reconnects:   2\n",
+                             "inflight:     3\n"})
+        EXPECT_NE(out.find(line), std::string::npos) << line << " in\n" << out;
+}
+
+TEST(Format, EventLine)
+{
+    rblk::StateEvent e{4, "rblk4", rblk::CtrlState::Resetting, rblk::CtrlState::Live};
+    EXPECT_EQ(format_event(e), "rblk4: live -> resetting");
+}
+
+}  // namespace
+}  // namespace rblkctl

@@ -1,0 +1,55 @@
+// rblkctl connect: nvme-cli-like options mapped onto rblk::ConnectOptions.
+#include "commands.hpp"
+#include "format.hpp"
+
+#include <rblk/error.hpp>
+#include <rblk/host_identity.hpp>
+#include <rblk/json.hpp>
+
+namespace rblkctl {
+
+void add_connect(CLI::App& app, Request& req)
+{
+    rblk::ConnectOptions& o = req.connect;
+    CLI::App* sub = app.add_subcommand("connect", "Connect to an NVMe-oF subsystem over RDMA");
+    sub->add_option("-t,--transport", o.transport, "Transport type")->capture_default_str();
+    sub->add_option("-a,--traddr", o.traddr, "Target address (IPv4 or IPv6 literal)")
+        ->required();
+    sub->add_option("-s,--trsvcid", o.trsvcid, "Target port")->capture_default_str();
+    sub->add_option("-n,--nqn", o.subnqn, "Subsystem NQN")->required();
+    sub->add_option("-q,--hostnqn", o.hostnqn, "Host NQN (default: /etc/nvme/hostnqn)");
+    sub->add_option("-I,--hostid", o.hostid, "Host UUID (default: /etc/nvme/hostid)");
+    sub->add_option("-i,--nr-io-queues", o.nr_io_queues, "Number of I/O queues");
+    sub->add_option("-Q,--queue-size", o.queue_size, "I/O queue depth");
+    sub->add_option("-k,--keep-alive-tmo", o.kato, "Keep-alive timeout, seconds (0: off)");
+    sub->add_option("-c,--reconnect-delay", o.reconnect_delay, "Seconds between reconnects");
+    sub->add_option("-l,--ctrl-loss-tmo", o.ctrl_loss_tmo,
+                    "Seconds to keep reconnecting (-1: forever)");
+    sub->add_option("--fast-io-fail-tmo", o.fast_io_fail_tmo,
+                    "Seconds after which I/O fails while reconnecting (-1: off)");
+    sub->add_flag("-D,--duplicate-connect", o.duplicate_connect,
+                  "Allow a second identical connection");
+    sub->add_flag("--json", req.json, "Print the controller as JSON");
+    sub->callback([&req] {
+        req.command = Command::Connect;
+        try {
+            req.connect.validate();
+        } catch (const rblk::InvalidOption& e) {
+            throw CLI::ValidationError(e.what());
+        }
+    });
+}
+
+int run_connect(const Request& req, rblk::Client& client, std::ostream& out)
+{
+    rblk::ConnectOptions opts = req.connect;
+    rblk::apply_host_identity(opts, rblk::read_host_identity());
+    const rblk::ControllerInfo c = client.connect(opts);
+    if (req.json)
+        out << rblk::controller_json(c).dump(2) << '\n';
+    else
+        out << format_connected(c);
+    return 0;
+}
+
+}  // namespace rblkctl

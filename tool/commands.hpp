@@ -1,0 +1,31 @@
+// One add_*/run_* pair per subcommand family (one .cpp each): add_* declares
+// the subcommand's options on the app, run_* carries out a parsed Request.
+#pragma once
+
+#include "request.hpp"
+
+#include <rblk/client.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <ostream>
+
+namespace rblkctl {
+
+void add_connect(CLI::App& app, Request& req);     // cmd_connect.cpp
+void add_disconnect(CLI::App& app, Request& req);  // cmd_disconnect.cpp
+void add_list(CLI::App& app, Request& req);        // cmd_list.cpp: list, show
+void add_stats(CLI::App& app, Request& req);       // cmd_stats.cpp
+void add_monitor(CLI::App& app, Request& req);     // cmd_monitor.cpp
+
+int run_connect(const Request& req, rblk::Client& client, std::ostream& out);
+int run_disconnect(const Request& req, rblk::Client& client, std::ostream& out);
+int run_list(const Request& req, rblk::Client& client, std::ostream& out);
+int run_show(const Request& req, rblk::Client& client, std::ostream& out);
+int run_stats(const Request& req, rblk::Client& client, std::ostream& out);
+int run_monitor(const Request& req, rblk::Client& client, std::ostream& out);
+
+// Dispatches on req.command, opening the netlink client only when needed.
+int run(const Request& req, std::ostream& out);
+
+}  // namespace rblkctl

@@ -1,0 +1,117 @@
+#include "format.hpp"
+
+#include <rblk/json.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+namespace rblkctl {
+namespace {
+
+std::string devices(const rblk::ControllerInfo& c)
+{
+    std::string s;
+    for (const rblk::NamespaceInfo& ns : c.namespaces)
+        s += (s.empty() ? "" : ",") + ns.device();
+    return s.empty() ? "-" : s;
+}
+
+std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
+
+}  // namespace
+
+std::string align_table(const std::vector<std::vector<std::string>>& rows)
+{
+    std::vector<std::size_t> width;
+    for (const auto& row : rows) {
+        width.resize(std::max(width.size(), row.size()));
+        for (std::size_t i = 0; i < row.size(); ++i)
+            width[i] = std::max(width[i], row[i].size());
+    }
+    std::string out;
+    for (const auto& row : rows) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            line += row[i];
+            if (i + 1 < row.size())
+                line.append(width[i] - row[i].size() + 2, ' ');
+        }
+        out += line + '\n';
+    }
+    return out;
+}
+
+std::string format_list(const std::vector<rblk::ControllerInfo>& controllers)
+{
+    std::vector<std::vector<std::string>> rows = {
+        {"NAME", "STATE", "TRANSPORT", "TRADDR", "TRSVCID", "QUEUES", "QSIZE", "SUBNQN",
+         "DEVICES"}};
+    for (const rblk::ControllerInfo& c : controllers)
+        rows.push_back({c.name, rblk::state_name(c.state), c.transport, c.traddr,
+                        std::to_string(c.trsvcid), std::to_string(c.nr_io_queues),
+                        std::to_string(c.queue_size), c.subnqn, devices(c)});
+    return align_table(rows);
+}
+
+std::string format_connected(const rblk::ControllerInfo& c)
+{
+    std::string s = c.name + '\n';
+    for (const rblk::NamespaceInfo& ns : c.namespaces)
+        s += ns.device() + '\n';
+    return s;
+}
+
+std::string format_show(const rblk::ControllerInfo& c)
+{
+    const auto opt_ms = [](const std::optional<std::uint64_t>& v) {
+        return v ? std::to_string(*v) + " ms" : std::string("-");
+    };
+    std::vector<std::vector<std::string>> rows = {
+        {"name:", c.name},
+        {"id:", std::to_string(c.id)},
+        {"state:", rblk::state_name(c.state)},
+        {"state since:", opt_ms(c.state_since_ms)},
+        {"transport:", c.transport},
+        {"traddr:", c.traddr},
+        {"trsvcid:", std::to_string(c.trsvcid)},
+        {"subnqn:", c.subnqn},
+        {"hostnqn:", or_dash(c.hostnqn)},
+        {"hostid:", or_dash(c.hostid)},
+        {"cntlid:", std::to_string(c.cntlid)},
+        {"model:", or_dash(c.model)},
+        {"serial:", or_dash(c.serial)},
+        {"firmware:", or_dash(c.firmware)},
+        {"nr_io_queues:", std::to_string(c.nr_io_queues)},
+        {"queue_size:", std::to_string(c.queue_size)},
+        {"kato:", std::to_string(c.kato) + " s"},
+        {"reconnect_delay:", std::to_string(c.reconnect_delay) + " s"},
+        {"ctrl_loss_tmo:", std::to_string(c.ctrl_loss_tmo) + " s"},
+        {"fast_io_fail_tmo:", std::to_string(c.fast_io_fail_tmo) + " s"},
+        {"next reconnect:", opt_ms(c.next_reconnect_ms)},
+        {"loss deadline:", opt_ms(c.loss_deadline_ms)},
+    };
+    std::string s = align_table(rows);
+    std::vector<std::vector<std::string>> ns_rows = {{"NSID", "DEVICE", "SIZE_BYTES", "LBA_SIZE"}};
+    for (const rblk::NamespaceInfo& ns : c.namespaces)
+        ns_rows.push_back({std::to_string(ns.nsid), ns.device(), std::to_string(ns.size_bytes),
+                           std::to_string(ns.lba_size)});
+    return s + '\n' + align_table(ns_rows);
+}
+
+std::string format_stats(const rblk::ControllerInfo& c)
+{
+    std::vector<std::vector<std::string>> rows = {{"name:", c.name},
+                                                  {"state:", rblk::state_name(c.state)}};
+    // Same counter names and order as the JSON form.
+    const nlohmann::json counters = rblk::stats_json(c.stats.value_or(rblk::CtrlStats{}));
+    for (const auto& [key, value] : counters.items())
+        rows.push_back({key + ":", value.dump()});
+    return align_table(rows);
+}
+
+std::string format_event(const rblk::StateEvent& e)
+{
+    return e.name + ": " + rblk::state_name(e.old_state) + " -> " + rblk::state_name(e.state);
+}
+
+}  // namespace rblkctl

@@ -1,0 +1,26 @@
+// Human-readable output of rblkctl (the --json forms live in rblk/json.hpp).
+// Pure functions returning text, so tests check them without a kernel.
+#pragma once
+
+#include <rblk/controller.hpp>
+
+#include <string>
+#include <vector>
+
+namespace rblkctl {
+
+// Columns padded to their widest cell, two spaces apart, one row a line.
+std::string align_table(const std::vector<std::vector<std::string>>& rows);
+
+// `list`: a header and one row per controller.
+std::string format_list(const std::vector<rblk::ControllerInfo>& controllers);
+// `connect`: the controller name, then one device path a line.
+std::string format_connected(const rblk::ControllerInfo& c);
+// `show`: "key: value" lines, then the namespace table.
+std::string format_show(const rblk::ControllerInfo& c);
+// `stats`: "counter: value" lines.
+std::string format_stats(const rblk::ControllerInfo& c);
+// `monitor`: "rblk0: connecting -> live".
+std::string format_event(const rblk::StateEvent& e);
+
+}  // namespace rblkctl

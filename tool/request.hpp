@@ -1,0 +1,23 @@
+// What one rblkctl invocation asks for, as filled in by the CLI11 parser
+// (cli.hpp) and carried out by run.hpp. Plain data so tests can inspect it.
+#pragma once
+
+#include <rblk/connect_options.hpp>
+
+#include <string>
+
+namespace rblkctl {
+
+enum class Command { None, List, Connect, Disconnect, Show, Stats, Monitor };
+
+struct Request {
+    Command command = Command::None;
+    bool json = false;
+    rblk::ConnectOptions connect;
+    std::string name;  // disconnect/show/stats: controller name "rblk0"
+    std::string nqn;   // disconnect --nqn
+    bool all = false;  // disconnect --all
+    double watch_interval = 0;  // stats --watch: seconds between samples, 0 = once
+};
+
+}  // namespace rblkctl

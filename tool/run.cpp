@@ -1,0 +1,22 @@
+#include "commands.hpp"
+
+namespace rblkctl {
+
+int run(const Request& req, std::ostream& out)
+{
+    if (req.command == Command::None)
+        return 0;
+    rblk::Client client;  // throws ModuleNotLoaded without rblk.ko
+    switch (req.command) {
+    case Command::Connect: return run_connect(req, client, out);
+    case Command::Disconnect: return run_disconnect(req, client, out);
+    case Command::List: return run_list(req, client, out);
+    case Command::Show: return run_show(req, client, out);
+    case Command::Stats: return run_stats(req, client, out);
+    case Command::Monitor: return run_monitor(req, client, out);
+    case Command::None: break;
+    }
+    return 0;
+}
+
+}  // namespace rblkctl

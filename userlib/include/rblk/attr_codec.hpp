@@ -1,0 +1,30 @@
+// Encoding and decoding of "rblk" netlink attributes (uapi/rblk.h). Pure
+// functions over libnl messages: no socket, so tests build a message and
+// parse it back without a kernel.
+#pragma once
+
+#include "rblk/connect_options.hpp"
+#include "rblk/controller.hpp"
+
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include <vector>
+
+namespace rblk {
+
+// Appends the RBLK_CMD_CONNECT attributes for (validated) opts to msg:
+// always transport, traddr, trsvcid, subnqn; the rest only when set.
+void put_connect_attrs(nl_msg* msg, const ConnectOptions& opts);
+
+// A GET_CTRL/CONNECT/GET_STATS reply (a generic netlink message).
+ControllerInfo parse_controller(nlmsghdr* hdr);
+// An RBLK_CMD_EVENT message.
+StateEvent parse_event(nlmsghdr* hdr);
+
+// RBLK_ATTR_NAMESPACES: repeated RBLK_NS_ATTR_ENTRY nests; pads are skipped.
+std::vector<NamespaceInfo> parse_namespaces(nlattr* nest);
+// RBLK_ATTR_STATS: u64 counters; unknown counters are ignored.
+CtrlStats parse_stats(nlattr* nest);
+
+}  // namespace rblk

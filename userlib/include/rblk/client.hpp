@@ -1,0 +1,46 @@
+// The typed client of the "rblk" generic netlink family: what rblkctl and
+// other programs call to create, inspect and delete controllers.
+#pragma once
+
+#include "rblk/connect_options.hpp"
+#include "rblk/controller.hpp"
+#include "rblk/genl_socket.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace rblk {
+
+class Client {
+public:
+    // Throws ModuleNotLoaded when rblk.ko is not loaded.
+    Client();
+
+    // Validates opts (InvalidOption), then creates a controller; returns it as
+    // the kernel reports it, namespaces included.
+    ControllerInfo connect(const ConnectOptions& opts);
+    void disconnect(const std::string& name);
+    // Deletes every controller connected to subsystem `nqn`.
+    void disconnect_nqn(const std::string& nqn);
+    // Deletes every controller; returns their names.
+    std::vector<std::string> disconnect_all();
+    std::vector<ControllerInfo> list();
+    ControllerInfo show(const std::string& name);
+    // The controller with its counters (ControllerInfo::stats set).
+    ControllerInfo stats(const std::string& name);
+    // Blocks, calling on_event for each state change until it returns false.
+    void subscribe(const std::function<bool(const StateEvent&)>& on_event);
+
+    // Raw entry point: a request of `cmd` whose attributes put_attrs writes,
+    // with librblk's error handling (extack, attribute names). For tools and
+    // tests that must send exactly what they are told.
+    using AttrWriter = std::function<void(nl_msg*)>;
+    void request(std::uint8_t cmd, int flags, const AttrWriter& put_attrs,
+                 const ReplyHandler& on_reply, std::string_view context);
+
+private:
+    GenlSocket sock_;
+};
+
+}  // namespace rblk

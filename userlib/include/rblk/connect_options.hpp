@@ -1,0 +1,41 @@
+// Parameters of RBLK_CMD_CONNECT. Unset optionals are not sent, so the
+// kernel's defaults (RBLK_DEFAULT_* in uapi/rblk.h) apply. Integers are wide
+// so that out-of-range input reaches validate() and gets its own message.
+#pragma once
+
+#include <uapi/rblk.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace rblk {
+
+struct ConnectOptions {
+    std::string transport = "rdma";
+    std::string traddr;
+    std::int64_t trsvcid = RBLK_DEFAULT_TRSVCID;
+    std::string subnqn;
+    std::optional<std::string> hostnqn;
+    std::optional<std::string> hostid;  // UUID text
+    std::optional<std::int64_t> nr_io_queues;
+    std::optional<std::int64_t> queue_size;
+    std::optional<std::int64_t> kato;              // seconds, 0 = off
+    std::optional<std::int64_t> reconnect_delay;   // seconds
+    std::optional<std::int64_t> ctrl_loss_tmo;     // seconds, -1 = forever
+    std::optional<std::int64_t> fast_io_fail_tmo;  // seconds, -1 = off
+    bool duplicate_connect = false;
+
+    // Throws InvalidOption naming the first bad field and the accepted range/format.
+    void validate() const;
+};
+
+// Binary form of a UUID text "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"; nullopt if malformed.
+std::optional<std::array<std::uint8_t, RBLK_HOSTID_LEN>> parse_uuid(const std::string& text);
+std::string format_uuid(const std::array<std::uint8_t, RBLK_HOSTID_LEN>& uuid);
+
+// Limits enforced by validate(), shared with the CLI's help text.
+inline constexpr std::int64_t kMaxTimeoutSeconds = 86400 * 365;
+
+}  // namespace rblk

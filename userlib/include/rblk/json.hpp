@@ -1,0 +1,39 @@
+// The JSON view of controllers, namespaces, counters and events: the
+// machine-readable output of rblkctl. The schema is stable; add keys, never
+// rename or remove them.
+//
+// list:  {"controllers": [CONTROLLER, ...]}
+// CONTROLLER: {"name": "rblk0", "id": 0, "state": "live", "transport": "rdma",
+//              "traddr": "10.0.0.1", "trsvcid": 4420, "subnqn": "nqn...",
+//              "hostnqn": "nqn...", "cntlid": 1, "nr_io_queues": 2,
+//              "queue_size": 128, "namespaces": [NAMESPACE, ...]}
+// NAMESPACE:  {"nsid": 1, "device": "/dev/rblk0n1", "size_bytes": 1073741824,
+//              "lba_size": 512}
+// show:  CONTROLLER plus "hostid", "kato", "reconnect_delay", "ctrl_loss_tmo",
+//        "fast_io_fail_tmo", "model", "serial", "firmware", and, when the
+//        kernel reports them, "state_since_ms", "next_reconnect_ms",
+//        "loss_deadline_ms".
+// stats: {"name": "rblk0", "id": 0, "state": "live", "stats": STATS}
+// STATS: {"reads", "writes", "read_bytes", "write_bytes", "errors",
+//         "reconnects", "inflight"} (integers)
+// event: {"event": "state", "id": 0, "name": "rblk0", "state": "live",
+//         "old_state": "connecting"}
+#pragma once
+
+#include "rblk/controller.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace rblk {
+
+nlohmann::json namespace_json(const NamespaceInfo& ns);
+nlohmann::json controller_json(const ControllerInfo& c);         // list entry
+nlohmann::json controller_detail_json(const ControllerInfo& c);  // show
+nlohmann::json list_json(const std::vector<ControllerInfo>& controllers);
+nlohmann::json stats_json(const CtrlStats& s);
+nlohmann::json controller_stats_json(const ControllerInfo& c);  // c.stats must be set
+nlohmann::json event_json(const StateEvent& e);
+
+}  // namespace rblk

@@ -1,0 +1,232 @@
+#include "rblk/attr_codec.hpp"
+
+#include "rblk/error.hpp"
+
+#include <netlink/genl/genl.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+namespace rblk {
+namespace {
+
+[[noreturn]] void malformed(const char* what)
+{
+    throw Error(EBADMSG, std::string("malformed rblk reply (") + what + ")");
+}
+
+void check_put(int rc, int type)
+{
+    if (rc < 0)
+        throw Error(EMSGSIZE, "cannot add netlink attribute " + std::to_string(type));
+}
+
+// libnl's policies check type widths and NUL-terminated strings for us.
+const nla_policy* ctrl_policy()
+{
+    static const auto p = [] {
+        std::array<nla_policy, RBLK_ATTR_MAX + 1> t{};
+        for (int a : {RBLK_ATTR_CTRL_ID, RBLK_ATTR_NR_IO_QUEUES, RBLK_ATTR_QUEUE_SIZE,
+                      RBLK_ATTR_KATO, RBLK_ATTR_RECONNECT_DELAY, RBLK_ATTR_CTRL_LOSS_TMO,
+                      RBLK_ATTR_FAST_IO_FAIL_TMO})
+            t[a].type = NLA_U32;
+        for (int a : {RBLK_ATTR_CTRL_NAME, RBLK_ATTR_TRANSPORT, RBLK_ATTR_TRADDR,
+                      RBLK_ATTR_SUBNQN, RBLK_ATTR_HOSTNQN, RBLK_ATTR_MODEL, RBLK_ATTR_SERIAL,
+                      RBLK_ATTR_FIRMWARE})
+            t[a].type = NLA_STRING;
+        for (int a : {RBLK_ATTR_STATE, RBLK_ATTR_OLD_STATE})
+            t[a].type = NLA_U8;
+        for (int a : {RBLK_ATTR_TRSVCID, RBLK_ATTR_CNTLID})
+            t[a].type = NLA_U16;
+        for (int a : {RBLK_ATTR_STATE_SINCE_MS, RBLK_ATTR_NEXT_RECONNECT_MS,
+                      RBLK_ATTR_LOSS_DEADLINE_MS})
+            t[a].type = NLA_U64;
+        for (int a : {RBLK_ATTR_NAMESPACES, RBLK_ATTR_STATS})
+            t[a].type = NLA_NESTED;
+        t[RBLK_ATTR_HOSTID].minlen = RBLK_HOSTID_LEN;
+        return t;
+    }();
+    return p.data();
+}
+
+std::string get_string(nlattr* a)
+{
+    if (!a)
+        return {};
+    const char* s = static_cast<const char*>(nla_data(a));
+    return std::string(s, strnlen(s, static_cast<std::size_t>(nla_len(a))));
+}
+
+template <typename T, typename Get>
+T get_or(nlattr* a, Get get, T fallback = {})
+{
+    return a ? static_cast<T>(get(a)) : fallback;
+}
+
+std::optional<std::uint64_t> get_opt_u64(nlattr* a)
+{
+    return a ? std::optional<std::uint64_t>(nla_get_u64(a)) : std::nullopt;
+}
+
+// Where counter `type` lands in CtrlStats; nullptr for pads and unknown counters.
+std::uint64_t* stat_field(CtrlStats& s, int type)
+{
+    switch (type) {
+    case RBLK_STAT_ATTR_READS: return &s.reads;
+    case RBLK_STAT_ATTR_WRITES: return &s.writes;
+    case RBLK_STAT_ATTR_READ_BYTES: return &s.read_bytes;
+    case RBLK_STAT_ATTR_WRITE_BYTES: return &s.write_bytes;
+    case RBLK_STAT_ATTR_ERRORS: return &s.errors;
+    case RBLK_STAT_ATTR_RECONNECTS: return &s.reconnects;
+    case RBLK_STAT_ATTR_INFLIGHT: return &s.inflight;
+    default: return nullptr;
+    }
+}
+
+const nla_policy* ns_policy()
+{
+    static const auto p = [] {
+        std::array<nla_policy, RBLK_NS_ATTR_MAX + 1> t{};
+        t[RBLK_NS_ATTR_NSID].type = NLA_U32;
+        t[RBLK_NS_ATTR_DISK].type = NLA_STRING;
+        t[RBLK_NS_ATTR_SIZE_BYTES].type = NLA_U64;
+        t[RBLK_NS_ATTR_LBA_SIZE].type = NLA_U32;
+        return t;
+    }();
+    return p.data();
+}
+
+void parse_genl(nlmsghdr* hdr, nlattr** tb)
+{
+    if (genlmsg_parse(hdr, 0, tb, RBLK_ATTR_MAX, const_cast<nla_policy*>(ctrl_policy())) < 0)
+        malformed("attributes");
+}
+
+}  // namespace
+
+void put_connect_attrs(nl_msg* msg, const ConnectOptions& o)
+{
+    check_put(nla_put_string(msg, RBLK_ATTR_TRANSPORT, o.transport.c_str()), RBLK_ATTR_TRANSPORT);
+    check_put(nla_put_string(msg, RBLK_ATTR_TRADDR, o.traddr.c_str()), RBLK_ATTR_TRADDR);
+    check_put(nla_put_u16(msg, RBLK_ATTR_TRSVCID, static_cast<std::uint16_t>(o.trsvcid)),
+              RBLK_ATTR_TRSVCID);
+    check_put(nla_put_string(msg, RBLK_ATTR_SUBNQN, o.subnqn.c_str()), RBLK_ATTR_SUBNQN);
+    if (o.hostnqn)
+        check_put(nla_put_string(msg, RBLK_ATTR_HOSTNQN, o.hostnqn->c_str()), RBLK_ATTR_HOSTNQN);
+    if (o.hostid) {
+        const auto uuid = parse_uuid(*o.hostid);
+        if (!uuid)
+            throw InvalidOption("hostid '" + *o.hostid + "' is not a UUID");
+        check_put(nla_put(msg, RBLK_ATTR_HOSTID, RBLK_HOSTID_LEN, uuid->data()),
+                  RBLK_ATTR_HOSTID);
+    }
+    const std::pair<int, const std::optional<std::int64_t>*> u32s[] = {
+        {RBLK_ATTR_NR_IO_QUEUES, &o.nr_io_queues},
+        {RBLK_ATTR_QUEUE_SIZE, &o.queue_size},
+        {RBLK_ATTR_KATO, &o.kato},
+        {RBLK_ATTR_RECONNECT_DELAY, &o.reconnect_delay},
+    };
+    for (const auto& [type, value] : u32s)
+        if (*value)
+            check_put(nla_put_u32(msg, type, static_cast<std::uint32_t>(**value)), type);
+    const std::pair<int, const std::optional<std::int64_t>*> s32s[] = {
+        {RBLK_ATTR_CTRL_LOSS_TMO, &o.ctrl_loss_tmo},
+        {RBLK_ATTR_FAST_IO_FAIL_TMO, &o.fast_io_fail_tmo},
+    };
+    for (const auto& [type, value] : s32s)
+        if (*value)
+            check_put(nla_put_s32(msg, type, static_cast<std::int32_t>(**value)), type);
+    if (o.duplicate_connect)
+        check_put(nla_put_flag(msg, RBLK_ATTR_DUPLICATE_CONNECT), RBLK_ATTR_DUPLICATE_CONNECT);
+}
+
+std::vector<NamespaceInfo> parse_namespaces(nlattr* nest)
+{
+    std::vector<NamespaceInfo> out;
+    nlattr* entry;
+    int rem;
+    nla_for_each_nested(entry, nest, rem) {
+        if (nla_type(entry) != RBLK_NS_ATTR_ENTRY)
+            continue;
+        nlattr* tb[RBLK_NS_ATTR_MAX + 1];
+        if (nla_parse_nested(tb, RBLK_NS_ATTR_MAX, entry, const_cast<nla_policy*>(ns_policy())) < 0)
+            malformed("namespace entry");
+        NamespaceInfo ns;
+        ns.nsid = get_or<std::uint32_t>(tb[RBLK_NS_ATTR_NSID], nla_get_u32);
+        ns.disk = get_string(tb[RBLK_NS_ATTR_DISK]);
+        ns.size_bytes = get_or<std::uint64_t>(tb[RBLK_NS_ATTR_SIZE_BYTES], nla_get_u64);
+        ns.lba_size = get_or<std::uint32_t>(tb[RBLK_NS_ATTR_LBA_SIZE], nla_get_u32);
+        out.push_back(std::move(ns));
+    }
+    return out;
+}
+
+CtrlStats parse_stats(nlattr* nest)
+{
+    CtrlStats s;
+    nlattr* a;
+    int rem;
+    nla_for_each_nested(a, nest, rem) {
+        std::uint64_t* field = stat_field(s, nla_type(a));
+        if (!field)
+            continue;
+        if (nla_len(a) < static_cast<int>(sizeof(std::uint64_t)))
+            malformed("counter");
+        *field = nla_get_u64(a);
+    }
+    return s;
+}
+
+ControllerInfo parse_controller(nlmsghdr* hdr)
+{
+    nlattr* tb[RBLK_ATTR_MAX + 1];
+    parse_genl(hdr, tb);
+
+    ControllerInfo c;
+    c.id = get_or<std::uint32_t>(tb[RBLK_ATTR_CTRL_ID], nla_get_u32);
+    c.name = get_string(tb[RBLK_ATTR_CTRL_NAME]);
+    c.state = get_or<CtrlState>(tb[RBLK_ATTR_STATE], nla_get_u8);
+    c.transport = get_string(tb[RBLK_ATTR_TRANSPORT]);
+    c.traddr = get_string(tb[RBLK_ATTR_TRADDR]);
+    c.trsvcid = get_or<std::uint16_t>(tb[RBLK_ATTR_TRSVCID], nla_get_u16);
+    c.subnqn = get_string(tb[RBLK_ATTR_SUBNQN]);
+    c.hostnqn = get_string(tb[RBLK_ATTR_HOSTNQN]);
+    if (nlattr* a = tb[RBLK_ATTR_HOSTID]) {
+        std::array<std::uint8_t, RBLK_HOSTID_LEN> uuid;
+        std::memcpy(uuid.data(), nla_data(a), uuid.size());
+        c.hostid = format_uuid(uuid);
+    }
+    c.nr_io_queues = get_or<std::uint32_t>(tb[RBLK_ATTR_NR_IO_QUEUES], nla_get_u32);
+    c.queue_size = get_or<std::uint32_t>(tb[RBLK_ATTR_QUEUE_SIZE], nla_get_u32);
+    c.kato = get_or<std::uint32_t>(tb[RBLK_ATTR_KATO], nla_get_u32);
+    c.reconnect_delay = get_or<std::uint32_t>(tb[RBLK_ATTR_RECONNECT_DELAY], nla_get_u32);
+    c.ctrl_loss_tmo = get_or<std::int32_t>(tb[RBLK_ATTR_CTRL_LOSS_TMO], nla_get_s32);
+    c.fast_io_fail_tmo = get_or<std::int32_t>(tb[RBLK_ATTR_FAST_IO_FAIL_TMO], nla_get_s32);
+    c.cntlid = get_or<std::uint16_t>(tb[RBLK_ATTR_CNTLID], nla_get_u16);
+    c.model = get_string(tb[RBLK_ATTR_MODEL]);
+    c.serial = get_string(tb[RBLK_ATTR_SERIAL]);
+    c.firmware = get_string(tb[RBLK_ATTR_FIRMWARE]);
+    c.state_since_ms = get_opt_u64(tb[RBLK_ATTR_STATE_SINCE_MS]);
+    c.next_reconnect_ms = get_opt_u64(tb[RBLK_ATTR_NEXT_RECONNECT_MS]);
+    c.loss_deadline_ms = get_opt_u64(tb[RBLK_ATTR_LOSS_DEADLINE_MS]);
+    if (tb[RBLK_ATTR_NAMESPACES])
+        c.namespaces = parse_namespaces(tb[RBLK_ATTR_NAMESPACES]);
+    if (tb[RBLK_ATTR_STATS])
+        c.stats = parse_stats(tb[RBLK_ATTR_STATS]);
+    return c;
+}
+
+StateEvent parse_event(nlmsghdr* hdr)
+{
+    nlattr* tb[RBLK_ATTR_MAX + 1];
+    parse_genl(hdr, tb);
+    StateEvent e;
+    e.id = get_or<std::uint32_t>(tb[RBLK_ATTR_CTRL_ID], nla_get_u32);
+    e.name = get_string(tb[RBLK_ATTR_CTRL_NAME]);
+    e.state = get_or<CtrlState>(tb[RBLK_ATTR_STATE], nla_get_u8);
+    e.old_state = get_or<CtrlState>(tb[RBLK_ATTR_OLD_STATE], nla_get_u8);
+    return e;
+}
+
+}  // namespace rblk

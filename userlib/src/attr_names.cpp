@@ -1,0 +1,50 @@
+#include "rblk/attr_names.hpp"
+
+#include <uapi/rblk.h>
+
+#include <array>
+#include <string_view>
+
+namespace rblk {
+namespace {
+
+// Indexed by the enum value; the static_asserts make a new uapi attribute
+// without a name here a build error rather than an "attr#N" at run time.
+constexpr std::array<std::string_view, RBLK_ATTR_MAX + 1> kAttrNames = {
+    "unspec", "pad", "ctrl_id", "ctrl_name", "state", "transport", "traddr", "trsvcid",
+    "subnqn", "hostnqn", "hostid", "nr_io_queues", "queue_size", "kato", "reconnect_delay",
+    "ctrl_loss_tmo", "fast_io_fail_tmo", "duplicate_connect", "cntlid", "model", "serial",
+    "firmware", "namespaces", "stats", "old_state", "state_since_ms", "next_reconnect_ms",
+    "loss_deadline_ms",
+};
+static_assert(kAttrNames[RBLK_ATTR_LOSS_DEADLINE_MS] == "loss_deadline_ms");
+static_assert(kAttrNames.back().size() > 0, "name every enum rblk_attr value");
+
+constexpr std::array<std::string_view, RBLK_NS_ATTR_MAX + 1> kNsAttrNames = {
+    "unspec", "pad", "entry", "nsid", "disk", "size_bytes", "lba_size",
+};
+static_assert(kNsAttrNames[RBLK_NS_ATTR_LBA_SIZE] == "lba_size");
+static_assert(kNsAttrNames.back().size() > 0, "name every enum rblk_ns_attr value");
+
+constexpr std::array<std::string_view, RBLK_STAT_ATTR_MAX + 1> kStatAttrNames = {
+    "unspec", "pad", "reads", "writes", "read_bytes", "write_bytes", "errors", "reconnects",
+    "inflight",
+};
+static_assert(kStatAttrNames[RBLK_STAT_ATTR_INFLIGHT] == "inflight");
+static_assert(kStatAttrNames.back().size() > 0, "name every enum rblk_stat_attr value");
+
+template <std::size_t N>
+std::string lookup(const std::array<std::string_view, N>& table, int type)
+{
+    if (type >= 0 && static_cast<std::size_t>(type) < N)
+        return std::string(table[static_cast<std::size_t>(type)]);
+    return "attr#" + std::to_string(type);
+}
+
+}  // namespace
+
+std::string attr_name(int type) { return lookup(kAttrNames, type); }
+std::string ns_attr_name(int type) { return lookup(kNsAttrNames, type); }
+std::string stat_attr_name(int type) { return lookup(kStatAttrNames, type); }
+
+}  // namespace rblk

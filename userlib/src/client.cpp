@@ -1,0 +1,116 @@
+#include "rblk/client.hpp"
+
+#include "rblk/attr_codec.hpp"
+#include "rblk/error.hpp"
+
+#include <uapi/rblk.h>
+
+#include <cerrno>
+
+namespace rblk {
+namespace {
+
+Client::AttrWriter by_name(const std::string& name)
+{
+    return [name](nl_msg* msg) {
+        if (nla_put_string(msg, RBLK_ATTR_CTRL_NAME, name.c_str()) < 0)
+            throw Error(EMSGSIZE, "controller name too long");
+    };
+}
+
+const Client::AttrWriter kNoAttrs = [](nl_msg*) {};
+const ReplyHandler kIgnoreReplies = [](nlmsghdr*) {};
+
+}  // namespace
+
+Client::Client() : sock_(RBLK_GENL_NAME, RBLK_GENL_VERSION) {}
+
+void Client::request(std::uint8_t cmd, int flags, const AttrWriter& put_attrs,
+                     const ReplyHandler& on_reply, std::string_view context)
+{
+    NlMsgPtr msg = sock_.new_request(cmd, flags);
+    put_attrs(msg.get());
+    sock_.transact(msg.get(), on_reply, context);
+}
+
+ControllerInfo Client::connect(const ConnectOptions& opts)
+{
+    opts.validate();
+    std::optional<ControllerInfo> created;
+    request(RBLK_CMD_CONNECT, 0, [&](nl_msg* msg) { put_connect_attrs(msg, opts); },
+            [&](nlmsghdr* hdr) { created = parse_controller(hdr); }, "connect");
+    if (!created)
+        throw Error(EPROTO, "connect: the kernel acknowledged but sent no controller");
+    return *created;
+}
+
+void Client::disconnect(const std::string& name)
+{
+    request(RBLK_CMD_DISCONNECT, 0, by_name(name), kIgnoreReplies, "disconnect " + name);
+}
+
+void Client::disconnect_nqn(const std::string& nqn)
+{
+    request(RBLK_CMD_DISCONNECT, 0,
+            [&](nl_msg* msg) {
+                if (nla_put_string(msg, RBLK_ATTR_SUBNQN, nqn.c_str()) < 0)
+                    throw Error(EMSGSIZE, "subnqn too long");
+            },
+            kIgnoreReplies, "disconnect " + nqn);
+}
+
+std::vector<std::string> Client::disconnect_all()
+{
+    std::vector<std::string> names;
+    for (const ControllerInfo& c : list()) {
+        try {
+            disconnect(c.name);
+            names.push_back(c.name);
+        } catch (const Error& e) {
+            if (e.errnum() != ENOENT)  // already gone: someone else deleted it
+                throw;
+        }
+    }
+    return names;
+}
+
+std::vector<ControllerInfo> Client::list()
+{
+    std::vector<ControllerInfo> out;
+    request(RBLK_CMD_GET_CTRL, NLM_F_DUMP, kNoAttrs,
+            [&](nlmsghdr* hdr) { out.push_back(parse_controller(hdr)); }, "list");
+    return out;
+}
+
+ControllerInfo Client::show(const std::string& name)
+{
+    std::optional<ControllerInfo> found;
+    request(RBLK_CMD_GET_CTRL, 0, by_name(name),
+            [&](nlmsghdr* hdr) { found = parse_controller(hdr); }, "show " + name);
+    if (!found)
+        throw Error(EPROTO, "show " + name + ": the kernel sent no controller");
+    return *found;
+}
+
+ControllerInfo Client::stats(const std::string& name)
+{
+    std::optional<ControllerInfo> found;
+    request(RBLK_CMD_GET_STATS, 0, by_name(name),
+            [&](nlmsghdr* hdr) { found = parse_controller(hdr); }, "stats " + name);
+    if (!found || !found->stats)
+        throw Error(EPROTO, "stats " + name + ": the kernel sent no counters");
+    return *found;
+}
+
+void Client::subscribe(const std::function<bool(const StateEvent&)>& on_event)
+{
+    // A socket of its own: multicast traffic must not mix with request replies.
+    GenlSocket events(RBLK_GENL_NAME, RBLK_GENL_VERSION);
+    events.listen(RBLK_GENL_MCGRP_EVENTS, [&](nlmsghdr* hdr) {
+        if (genlmsg_hdr(hdr)->cmd != RBLK_CMD_EVENT)
+            return true;
+        return on_event(parse_event(hdr));
+    });
+}
+
+}  // namespace rblk

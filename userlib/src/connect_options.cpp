@@ -1,0 +1,93 @@
+#include "rblk/connect_options.hpp"
+
+#include "rblk/error.hpp"
+
+#include <arpa/inet.h>
+#include <cctype>
+extern "C" {  // libnvme 1.3 headers lack C++ linkage guards
+#include <nvme/util.h>
+}
+
+namespace rblk {
+namespace {
+
+[[noreturn]] void fail(const std::string& msg) { throw InvalidOption(msg); }
+
+void check_range(const char* what, const std::optional<std::int64_t>& v, std::int64_t lo,
+                 std::int64_t hi, const char* note = "")
+{
+    if (v && (*v < lo || *v > hi))
+        fail(std::string(what) + " " + std::to_string(*v) + " is out of range (" +
+             std::to_string(lo) + ".." + std::to_string(hi) + note + ")");
+}
+
+void check_nqn(const char* what, const std::string& nqn)
+{
+    if (nqn.rfind("nqn.", 0) != 0)
+        fail(std::string(what) + " '" + nqn + "' must start with 'nqn.'");
+    if (nqn.size() > RBLK_NQN_MAX)
+        fail(std::string(what) + " is " + std::to_string(nqn.size()) +
+             " characters long, the maximum is " + std::to_string(RBLK_NQN_MAX));
+}
+
+bool is_ip_literal(const std::string& addr)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+    return inet_pton(AF_INET, addr.c_str(), buf) == 1 ||
+           inet_pton(AF_INET6, addr.c_str(), buf) == 1;
+}
+
+}  // namespace
+
+std::optional<std::array<std::uint8_t, RBLK_HOSTID_LEN>> parse_uuid(const std::string& text)
+{
+    // libnvme's parser is sscanf-based and ignores what follows, so pin the shape first.
+    static constexpr std::size_t kDashes[] = {8, 13, 18, 23};
+    if (text.size() != 36)
+        return std::nullopt;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const bool dash_here = i == kDashes[0] || i == kDashes[1] || i == kDashes[2] ||
+                               i == kDashes[3];
+        if (dash_here ? text[i] != '-' : !std::isxdigit(static_cast<unsigned char>(text[i])))
+            return std::nullopt;
+    }
+    std::array<std::uint8_t, RBLK_HOSTID_LEN> out{};
+    if (nvme_uuid_from_string(text.c_str(), out.data()) != 0)
+        return std::nullopt;
+    return out;
+}
+
+std::string format_uuid(const std::array<std::uint8_t, RBLK_HOSTID_LEN>& uuid)
+{
+    char buf[NVME_UUID_LEN_STRING];
+    auto copy = uuid;
+    nvme_uuid_to_string(copy.data(), buf);
+    return buf;
+}
+
+void ConnectOptions::validate() const
+{
+    if (transport != "rdma")
+        fail("transport '" + transport + "' is not supported (only 'rdma')");
+    if (traddr.empty())
+        fail("traddr is required");
+    if (traddr.size() > RBLK_TRADDR_MAX || !is_ip_literal(traddr))
+        fail("traddr '" + traddr + "' is not an IPv4 or IPv6 address literal");
+    check_range("trsvcid", trsvcid, 1, 65535);
+    if (subnqn.empty())
+        fail("subnqn is required");
+    check_nqn("subnqn", subnqn);
+    if (hostnqn)
+        check_nqn("hostnqn", *hostnqn);
+    if (hostid && !parse_uuid(*hostid))
+        fail("hostid '" + *hostid +
+             "' is not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
+    check_range("nr-io-queues", nr_io_queues, 1, RBLK_NR_IO_QUEUES_MAX);
+    check_range("queue-size", queue_size, RBLK_QUEUE_SIZE_MIN, RBLK_QUEUE_SIZE_MAX);
+    check_range("keep-alive-tmo", kato, 0, kMaxTimeoutSeconds, ", 0 = off");
+    check_range("reconnect-delay", reconnect_delay, 1, kMaxTimeoutSeconds);
+    check_range("ctrl-loss-tmo", ctrl_loss_tmo, -1, kMaxTimeoutSeconds, ", -1 = forever");
+    check_range("fast-io-fail-tmo", fast_io_fail_tmo, -1, kMaxTimeoutSeconds, ", -1 = off");
+}
+
+}  // namespace rblk

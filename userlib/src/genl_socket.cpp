@@ -1,0 +1,162 @@
+#include "rblk/genl_socket.hpp"
+
+#include "rblk/error.hpp"
+#include "rblk/extack.hpp"
+
+#include <netlink/errno.h>
+#include <netlink/genl/ctrl.h>
+
+#include <linux/netlink.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <exception>
+#include <optional>
+
+namespace rblk {
+namespace {
+
+[[noreturn]] void fail_local(std::string_view context, int nlerr)
+{
+    throw Error(EIO, std::string(context) + ": " + nl_geterror(nlerr));
+}
+
+NlCbPtr new_cb()
+{
+    NlCbPtr cb(nl_cb_alloc(NL_CB_CUSTOM));
+    if (!cb)
+        throw Error(ENOMEM, "cannot allocate a netlink callback set");
+    return cb;
+}
+
+// State of one request while libnl dispatches its replies to the callbacks.
+struct Transaction {
+    const nlmsghdr* request;
+    const ReplyHandler* on_reply;
+    bool done = false;
+    std::optional<KernelAck> failure;
+    std::exception_ptr handler_error;
+};
+
+int on_valid(nl_msg* msg, void* arg)
+{
+    auto* t = static_cast<Transaction*>(arg);
+    if (t->handler_error)
+        return NL_SKIP;
+    try {
+        (*t->on_reply)(nlmsg_hdr(msg));
+    } catch (...) {
+        t->handler_error = std::current_exception();  // keep reading up to the ack
+    }
+    return NL_OK;
+}
+
+int on_finish(nl_msg* msg, void* arg)
+{
+    auto* t = static_cast<Transaction*>(arg);
+    KernelAck ack = parse_ack(nlmsg_hdr(msg));  // a dump's error rides in NLMSG_DONE
+    if (ack.error < 0)
+        t->failure = std::move(ack);
+    t->done = true;
+    return NL_STOP;
+}
+
+int on_ack(nl_msg*, void* arg)
+{
+    static_cast<Transaction*>(arg)->done = true;
+    return NL_STOP;
+}
+
+int on_error(sockaddr_nl*, nlmsgerr* err, void* arg)
+{
+    auto* t = static_cast<Transaction*>(arg);
+    // libnl passes the payload; the header with its flags and length sits just before it.
+    const auto* hdr = reinterpret_cast<const nlmsghdr*>(reinterpret_cast<char*>(err) - NLMSG_HDRLEN);
+    t->failure = parse_ack(hdr);
+    t->done = true;
+    return NL_STOP;
+}
+
+struct Listener {
+    const EventHandler* handler;
+    bool running = true;
+};
+
+int on_event(nl_msg* msg, void* arg)
+{
+    auto* l = static_cast<Listener*>(arg);
+    l->running = (*l->handler)(nlmsg_hdr(msg));
+    return l->running ? NL_OK : NL_STOP;
+}
+
+}  // namespace
+
+GenlSocket::GenlSocket(std::string family, std::uint8_t version)
+    : sock_(nl_socket_alloc()), family_(std::move(family)), version_(version)
+{
+    if (!sock_)
+        throw Error(ENOMEM, "cannot allocate a netlink socket");
+    if (int rc = genl_connect(sock_.get()); rc < 0)
+        fail_local("generic netlink connect", rc);
+    // Ask for the kernel's error strings and the offending attribute's offset,
+    // and no echo of our request in error replies (we keep it ourselves).
+    const int one = 1;
+    setsockopt(fd(), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+    setsockopt(fd(), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+    family_id_ = genl_ctrl_resolve(sock_.get(), family_.c_str());
+    if (family_id_ == -NLE_OBJ_NOTFOUND)
+        throw ModuleNotLoaded();
+    if (family_id_ < 0)
+        fail_local("resolving generic netlink family " + family_, family_id_);
+}
+
+NlMsgPtr GenlSocket::new_request(std::uint8_t cmd, int flags) const
+{
+    NlMsgPtr msg(nlmsg_alloc());
+    if (!msg || !genlmsg_put(msg.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family_id_, 0, flags, cmd,
+                             version_))
+        throw Error(ENOMEM, "cannot allocate a netlink message");
+    return msg;
+}
+
+void GenlSocket::transact(nl_msg* msg, const ReplyHandler& on_reply, std::string_view context)
+{
+    if (int rc = nl_send_auto(sock_.get(), msg); rc < 0)
+        fail_local(context, rc);
+    Transaction t{nlmsg_hdr(msg), &on_reply, false, std::nullopt, nullptr};
+    NlCbPtr cb = new_cb();
+    nl_cb_set(cb.get(), NL_CB_VALID, NL_CB_CUSTOM, on_valid, &t);
+    nl_cb_set(cb.get(), NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &t);
+    nl_cb_set(cb.get(), NL_CB_ACK, NL_CB_CUSTOM, on_ack, &t);
+    nl_cb_err(cb.get(), NL_CB_CUSTOM, on_error, &t);
+    while (!t.done) {
+        const int rc = nl_recvmsgs(sock_.get(), cb.get());
+        if (rc < 0 && !t.failure)
+            fail_local(context, rc);
+    }
+    if (t.failure)
+        throw error_from_ack(*t.failure, t.request, context);
+    if (t.handler_error)
+        std::rethrow_exception(t.handler_error);
+}
+
+void GenlSocket::listen(const std::string& group, const EventHandler& on_event_msg)
+{
+    const int grp = genl_ctrl_resolve_grp(sock_.get(), family_.c_str(), group.c_str());
+    if (grp < 0)
+        fail_local("resolving multicast group " + group, grp);
+    if (int rc = nl_socket_add_membership(sock_.get(), grp); rc < 0)
+        fail_local("joining multicast group " + group, rc);
+    nl_socket_disable_seq_check(sock_.get());  // events are unsolicited
+
+    Listener listener{&on_event_msg, true};
+    NlCbPtr cb = new_cb();
+    nl_cb_set(cb.get(), NL_CB_VALID, NL_CB_CUSTOM, on_event, &listener);
+    while (listener.running) {
+        const int rc = nl_recvmsgs(sock_.get(), cb.get());
+        if (rc < 0)
+            fail_local("receiving events", rc);
+    }
+}
+
+}  // namespace rblk
