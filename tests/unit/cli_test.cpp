@@ -123,9 +123,9 @@ TEST(CliConnect, BadValuesGetSpecificMessages)
     EXPECT_EQ(parse_error(connect_with({"-Q", "2048"})),
               "queue-size 2048 is out of range (16..1024)");
     EXPECT_EQ(parse_error(connect_with({"-k", "-5"})),
-              "keep-alive-tmo -5 is out of range (0..31536000, 0 = off)");
+              "keep-alive-tmo -5 is out of range (0..3600, 0 = off)");
     EXPECT_EQ(parse_error(connect_with({"-c", "0"})),
-              "reconnect-delay 0 is out of range (1..31536000)");
+              "reconnect-delay 0 is out of range (1..3600)");
     EXPECT_EQ(parse_error(connect_with({"-l", "-7"})),
               "ctrl-loss-tmo -7 is out of range (-1..31536000, -1 = forever)");
     EXPECT_EQ(parse_error(connect_with({"--fast-io-fail-tmo", "-3"})),

@@ -101,14 +101,39 @@ INSTANTIATE_TEST_SUITE_P(
         Rule{"queue_size_big", [](auto& o) { o.queue_size = 1025; },
              "queue-size 1025 is out of range (16..1024)"},
         Rule{"kato_negative", [](auto& o) { o.kato = -1; },
-             "keep-alive-tmo -1 is out of range (0..31536000, 0 = off)"},
+             "keep-alive-tmo -1 is out of range (0..3600, 0 = off)"},
+        Rule{"kato_big", [](auto& o) { o.kato = RBLK_KATO_MAX + 1; },
+             "keep-alive-tmo 3601 is out of range (0..3600, 0 = off)"},
         Rule{"reconnect_delay_zero", [](auto& o) { o.reconnect_delay = 0; },
-             "reconnect-delay 0 is out of range (1..31536000)"},
+             "reconnect-delay 0 is out of range (1..3600)"},
+        Rule{"reconnect_delay_big", [](auto& o) { o.reconnect_delay = RBLK_RECONNECT_DELAY_MAX + 1; },
+             "reconnect-delay 3601 is out of range (1..3600)"},
+        Rule{"reconnect_delay_beyond_loss", [](auto& o) {
+                 o.reconnect_delay = 30;
+                 o.ctrl_loss_tmo = 20;
+             },
+             "reconnect-delay 30 exceeds ctrl-loss-tmo 20"},
+        Rule{"default_reconnect_delay_beyond_loss", [](auto& o) { o.ctrl_loss_tmo = 5; },
+             "reconnect-delay 10 exceeds ctrl-loss-tmo 5"},
         Rule{"ctrl_loss_tmo", [](auto& o) { o.ctrl_loss_tmo = -2; },
              "ctrl-loss-tmo -2 is out of range (-1..31536000, -1 = forever)"},
         Rule{"fast_io_fail_tmo", [](auto& o) { o.fast_io_fail_tmo = kMaxTimeoutSeconds + 1; },
              "fast-io-fail-tmo 31536001 is out of range (-1..31536000, -1 = off)"}),
     [](const testing::TestParamInfo<Rule>& info) { return std::string(info.param.name); });
+
+TEST(ConnectOptions, ReconnectDelayIsFreeWhenLossIsForever)
+{
+    EXPECT_EQ(validation_message([](auto& o) {
+                  o.reconnect_delay = RBLK_RECONNECT_DELAY_MAX;
+                  o.ctrl_loss_tmo = -1;
+              }),
+              "<valid>");
+    EXPECT_EQ(validation_message([](auto& o) {
+                  o.reconnect_delay = 5;
+                  o.ctrl_loss_tmo = 5;
+              }),
+              "<valid>");
+}
 
 TEST(ConnectOptions, LongestAllowedNqnIsValid)
 {

@@ -66,8 +66,8 @@ std::vector<std::string> Client::disconnect_all()
         try {
             disconnect(c.name);
             names.push_back(c.name);
-        } catch (const Error& e) {
-            if (e.errnum() != ENOENT)  // already gone: someone else deleted it
+        } catch (const KernelError& e) {
+            if (e.errnum() != ENODEV)  // already gone: someone else deleted it
                 throw;
         }
     }

@@ -84,10 +84,17 @@ void ConnectOptions::validate() const
              "' is not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
     check_range("nr-io-queues", nr_io_queues, 1, RBLK_NR_IO_QUEUES_MAX);
     check_range("queue-size", queue_size, RBLK_QUEUE_SIZE_MIN, RBLK_QUEUE_SIZE_MAX);
-    check_range("keep-alive-tmo", kato, 0, kMaxTimeoutSeconds, ", 0 = off");
-    check_range("reconnect-delay", reconnect_delay, 1, kMaxTimeoutSeconds);
+    check_range("keep-alive-tmo", kato, 0, RBLK_KATO_MAX, ", 0 = off");
+    check_range("reconnect-delay", reconnect_delay, 1, RBLK_RECONNECT_DELAY_MAX);
     check_range("ctrl-loss-tmo", ctrl_loss_tmo, -1, kMaxTimeoutSeconds, ", -1 = forever");
     check_range("fast-io-fail-tmo", fast_io_fail_tmo, -1, kMaxTimeoutSeconds, ", -1 = off");
+    // As the kernel checks it, with its defaults for what is not sent:
+    // a reconnect delay beyond the loss timeout would never reconnect.
+    const std::int64_t delay = reconnect_delay.value_or(RBLK_DEFAULT_RECONNECT_DELAY);
+    const std::int64_t loss = ctrl_loss_tmo.value_or(RBLK_DEFAULT_CTRL_LOSS_TMO);
+    if (loss >= 0 && delay > loss)
+        fail("reconnect-delay " + std::to_string(delay) + " exceeds ctrl-loss-tmo " +
+             std::to_string(loss));
 }
 
 }  // namespace rblk
