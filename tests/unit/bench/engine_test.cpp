@@ -1,0 +1,212 @@
+#include "temp_target.hpp"
+
+#include <rblk/bench/engine.hpp>
+#include <rblk/bench/target.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace rblk::bench {
+namespace {
+
+using testing::quick;
+using testing::TempDir;
+
+constexpr std::uint64_t kBlocks = 256;  // quick()'s 1 MiB in 4k blocks
+
+std::string error_of(const BenchOptions& o)
+{
+    try {
+        run_bench(o);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "";
+}
+
+void expect_clean(const RunResult& r)
+{
+    EXPECT_EQ(r.first_error(), "");
+    EXPECT_EQ(r.mismatch_count(), 0u);
+}
+
+class EngineModes : public ::testing::TestWithParam<Mode> {};
+
+TEST_P(EngineModes, OnePassOverATempFile)
+{
+    TempDir dir;
+    const Mode mode = GetParam();
+    const RunResult r = run_bench(quick(dir.path("f"), mode));
+    expect_clean(r);
+    EXPECT_TRUE(r.target_created);
+    EXPECT_EQ(r.target_kind, "file");
+    EXPECT_EQ(std::filesystem::file_size(dir.path("f")), 1u << 20);
+    ASSERT_EQ(r.jobs.size(), 1u);
+    const JobResult& j = r.jobs[0];
+    // Without --runtime a job transfers its range exactly once.
+    EXPECT_EQ(j.read.ios + j.write.ios, kBlocks);
+    EXPECT_EQ(j.read.bytes + j.write.bytes, 1u << 20);
+    EXPECT_EQ(j.read.ios > 0, mode_reads(mode));
+    EXPECT_EQ(j.write.ios > 0, mode_writes(mode));
+    EXPECT_EQ(j.read.lat.count(), j.read.ios);
+    EXPECT_EQ(j.write.lat.count(), j.write.ios);
+    EXPECT_GT(j.runtime_ns, 0u);
+    const auto& lat = j.read.ios ? j.read.lat : j.write.lat;
+    EXPECT_GT(lat.min(), 0u);
+    EXPECT_LE(lat.percentile(50), lat.max());
+}
+
+INSTANTIATE_TEST_SUITE_P(AllModes, EngineModes,
+                         ::testing::Values(Mode::read, Mode::write, Mode::randread,
+                                           Mode::randwrite, Mode::randrw),
+                         [](const auto& info) { return std::string(mode_name(info.param)); });
+
+TEST(Engine, RandrwHonoursTheMix)
+{
+    TempDir dir;
+    BenchOptions o = quick(dir.path("f"), Mode::randrw);
+    o.io_limit = 4000 * 4096;
+    o.rwmixread = 90;
+    const RunResult r = run_bench(o);
+    expect_clean(r);
+    const double reads = static_cast<double>(r.jobs[0].read.ios);
+    EXPECT_NEAR(reads / 4000.0, 0.9, 0.03);
+}
+
+TEST(Engine, IoLimitIsExact)
+{
+    TempDir dir;
+    BenchOptions o = quick(dir.path("f"), Mode::randread);
+    o.io_limit = 64 << 10;
+    const RunResult r = run_bench(o);
+    expect_clean(r);
+    EXPECT_EQ(r.jobs[0].read.ios, 16u);
+    EXPECT_EQ(r.jobs[0].read.bytes, 64u << 10);
+}
+
+TEST(Engine, RuntimeBoundsTheMeasuredPhaseAfterRamp)
+{
+    TempDir dir;
+    BenchOptions o = quick(dir.path("f"), Mode::randread);
+    o.runtime = std::chrono::milliseconds(200);
+    o.ramp = std::chrono::milliseconds(200);
+    const RunResult r = run_bench(o);
+    expect_clean(r);
+    const JobResult& j = r.jobs[0];
+    EXPECT_GE(j.runtime_ns, 200'000'000u);
+    EXPECT_LT(j.runtime_ns, 390'000'000u);  // the ramp is not counted
+    EXPECT_GT(j.read.ios, kBlocks);        // looped over the file
+}
+
+TEST(Engine, JobsRunInParallelWithTheirOwnResults)
+{
+    TempDir dir;
+    BenchOptions o = quick(dir.path("f"), Mode::read);
+    o.numjobs = 3;
+    const RunResult r = run_bench(o);
+    expect_clean(r);
+    ASSERT_EQ(r.jobs.size(), 3u);
+    for (unsigned i = 0; i < 3; ++i) {
+        EXPECT_EQ(r.jobs[i].id, i);
+        EXPECT_EQ(r.jobs[i].read.ios, kBlocks);
+    }
+    EXPECT_EQ(r.total().read.ios, 3 * kBlocks);
+    EXPECT_EQ(r.total().read.lat.count(), 3 * kBlocks);
+}
+
+TEST(Engine, DirectIoPinningAndSqpoll)
+{
+    TempDir dir;
+    BenchOptions o = quick(dir.path("f"), Mode::randwrite);
+    o.direct = true;
+    o.cpus = {0};
+    o.sqpoll = true;
+    const RunResult r = run_bench(o);
+    expect_clean(r);
+    EXPECT_TRUE(r.target_direct);
+    EXPECT_EQ(r.jobs[0].write.ios, kBlocks);
+}
+
+TEST(Engine, BadCpuFailsTheJobWithAReason)
+{
+    TempDir dir;
+    BenchOptions o = quick(dir.path("f"), Mode::read);
+    o.cpus = {1023};
+    const RunResult r = run_bench(o);
+    EXPECT_EQ(r.first_error(), "--cpus: cannot run job 0 on CPU 1023: Invalid argument");
+}
+
+TEST(Engine, MissingFileNeedsSize)
+{
+    TempDir dir;
+    BenchOptions o = quick(dir.path("absent"), Mode::read);
+    o.size.reset();
+    EXPECT_EQ(error_of(o), dir.path("absent") + " does not exist: give --size to create it");
+}
+
+TEST(Engine, ExistingFileSizeIsUsed)
+{
+    TempDir dir;
+    run_bench(quick(dir.path("f"), Mode::write, 64 << 10));
+    BenchOptions o = quick(dir.path("f"), Mode::read);
+    o.size.reset();
+    const RunResult r = run_bench(o);
+    EXPECT_FALSE(r.target_created);
+    EXPECT_EQ(r.target_size, 64u << 10);
+    EXPECT_EQ(r.jobs[0].read.ios, 16u);
+}
+
+TEST(Engine, NotAFileOrBlockDevice)
+{
+    EXPECT_EQ(error_of(quick("/dev/null", Mode::read)),
+              "/dev/null is neither a block device nor a regular file");
+}
+
+TEST(Engine, HipriNeedsDirect)
+{
+    TempDir dir;
+    BenchOptions o = quick(dir.path("f"), Mode::read);
+    o.hipri = true;
+    EXPECT_EQ(error_of(o), "--hipri needs O_DIRECT: add --direct, or use a block device");
+}
+
+TEST(Engine, HipriOnAFileWithoutPollSupportSaysSo)
+{
+    TempDir dir;
+    BenchOptions o = quick(dir.path("f"), Mode::read);
+    o.hipri = true;
+    o.direct = true;
+    // Either the device has poll queues and it runs, or the reason names --hipri.
+    std::string err;
+    try {
+        err = run_bench(o).first_error();
+    } catch (const std::exception& e) {
+        err = e.what();
+    }
+    if (!err.empty()) {
+        EXPECT_EQ(err.rfind("--hipri: ", 0), 0u) << err;
+    }
+}
+
+TEST(Engine, PollQueueMessage)
+{
+    EXPECT_FALSE(read_io_poll(0, 0));  // no such device in sysfs
+    EXPECT_EQ(no_poll_queues_message("/dev/rblk0n1"),
+              "--hipri: /dev/rblk0n1 has no poll queues (queue/io_poll is 0), so completions "
+              "cannot be polled; drop --hipri or give the driver poll queues "
+              "(e.g. nvme.poll_queues=N)");
+}
+
+TEST(Engine, ExistingFileSmallerThanABlock)
+{
+    TempDir dir;
+    std::ofstream(dir.path("tiny")) << "not even a sector";
+    BenchOptions o = quick(dir.path("tiny"), Mode::read);
+    o.size.reset();
+    EXPECT_EQ(error_of(o), dir.path("tiny") + " is smaller than --bs (4k): give --size");
+}
+
+}  // namespace
+}  // namespace rblk::bench
