@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rblk: SCSI -> NVMe translation as pure logic (no I/O, no allocation, no
+ * locking), after the NVM Express "NVMe to SCSI Translation Reference".
+ *
+ * The same source builds in the kernel (scsi.c is the SG_IO glue) and in
+ * userspace against tests/unit/scsi/shim, where GoogleTest covers it.
+ *
+ * Flow for one SG_IO request:
+ *   1. rblk_xlate_param_len(): how much of the data-out buffer the
+ *      translation itself must see (UNMAP / MODE SELECT parameter lists,
+ *      the WRITE SAME block); the caller copies that much in.
+ *   2. rblk_xlate_cmd(): validates and plans. The plan is either
+ *      RBLK_XLATE_DONE (answered locally: data in out->buf, or a CHECK
+ *      CONDITION with sense), or RBLK_XLATE_NVME (one NVMe command in
+ *      out->nvme, described neutrally, to execute on the namespace).
+ *   3. For RBLK_XLATE_NVME, rblk_xlate_complete() turns the NVMe status
+ *      into SCSI status, sense data and residual.
+ *   4. On GOOD status, out->effects says which cached namespace facts the
+ *      caller must update (D_SENSE, volatile write cache enable).
+ *
+ * Transfers larger than the namespace's maximum transfer size are
+ * rejected (INVALID FIELD IN CDB on the transfer length), not split: VPD
+ * page 0xB0 advertises the limit, a split command would lose its atomic
+ * completion status, and sd's SG_IO refuses oversized transfers as well.
+ */
+#ifndef _RBLK_SCSI_XLATE_H
+#define _RBLK_SCSI_XLATE_H
+
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/types.h>
+#else
+#include "rblk_shim.h"
+#endif
+
+/* Sizes of the caller-provided buffers. */
+#define RBLK_XLATE_BUF_LEN	4096	/* out->buf: local data, DSM ranges */
+#define RBLK_XLATE_SENSE_LEN	32	/* out->sense */
+#define RBLK_XLATE_WWID_LEN	160	/* rblk_xlate_wwid() incl. the NUL */
+#define RBLK_XLATE_MAX_DSM_RANGES 256	/* NVMe: at most 256 DSM ranges */
+#define RBLK_XLATE_MAX_NLB	65536	/* NVMe: 16-bit, 0's based NLB */
+
+/* SAM status codes that the translation produces. */
+#define RBLK_SAM_GOOD			0x00
+#define RBLK_SAM_CHECK_CONDITION	0x02
+#define RBLK_SAM_RESERVATION_CONFLICT	0x18
+
+/* NVMe opcodes the plan may carry (NVM command set, and one admin). */
+#define RBLK_NVME_CMD_FLUSH		0x00
+#define RBLK_NVME_CMD_WRITE		0x01
+#define RBLK_NVME_CMD_READ		0x02
+#define RBLK_NVME_CMD_COMPARE		0x05
+#define RBLK_NVME_CMD_WRITE_ZEROES	0x08
+#define RBLK_NVME_CMD_DSM		0x09
+#define RBLK_NVME_CMD_VERIFY		0x0c
+#define RBLK_NVME_ADMIN_SET_FEATURES	0x09
+#define RBLK_NVME_FEAT_VWC		0x06
+
+/* Bits of the NVMe command dwords the plan sets. */
+#define RBLK_NVME_RW_FUA		BIT(30)	/* CDW12 */
+#define RBLK_NVME_WZ_DEAC		BIT(25)	/* CDW12 */
+#define RBLK_NVME_DSM_AD		BIT(2)	/* CDW11 */
+
+/*
+ * What the translation knows of the namespace and its controller. The core
+ * fills it from Identify Controller / Namespace and its own limits.
+ */
+struct rblk_xlate_ns {
+	u32	nsid;
+	u64	nr_lbas;		/* NSZE */
+	u8	lba_shift;		/* log2 of the LBA data size, 9..16 */
+	u32	max_xfer_bytes;		/* min(MDTS, queue limit); 0: none */
+	u32	max_wz_lbas;		/* Write Zeroes limit; 0: 65536 */
+	u16	max_dsm_ranges;		/* DSM ranges per command; 0: 256 */
+	u16	vid;			/* PCI vendor id, for the fallback id */
+	bool	vwc_present;		/* Identify Controller VWC bit 0 */
+	bool	vwc_enabled;		/* Volatile Write Cache feature */
+	bool	dsm_supported;		/* ONCS bit 2 */
+	bool	write_zeroes_supported;	/* ONCS bit 3 */
+	bool	verify_supported;	/* ONCS bit 7 */
+	bool	compare_supported;	/* ONCS bit 0 */
+	bool	dealloc_zeroes;		/* DLFEAT: deallocated LBAs read 0 */
+	bool	read_only;		/* write protected */
+	bool	offline;		/* controller not live: TUR NOT READY */
+	bool	d_sense;		/* control mode page D_SENSE */
+	char	model[40];		/* Identify Controller MN, space padded */
+	char	serial[20];		/* SN */
+	char	firmware[8];		/* FR */
+	u8	nguid[16];		/* all zero: absent */
+	u8	eui64[8];
+	u8	uuid[16];
+};
+
+enum rblk_xlate_dir {
+	RBLK_XLATE_DIR_NONE,
+	RBLK_XLATE_DIR_TO_DEV,		/* data-out (SG_DXFER_TO_DEV) */
+	RBLK_XLATE_DIR_FROM_DEV,	/* data-in (FROM_DEV, TO_FROM_DEV) */
+};
+
+struct rblk_xlate_req {
+	const u8		*cdb;
+	unsigned int		cdb_len;
+	enum rblk_xlate_dir	dir;
+	u32			dxfer_len;
+	/* The first rblk_xlate_param_len() bytes of data-out, or fewer. */
+	const u8		*param;
+	u32			param_len;
+};
+
+enum rblk_xlate_kind {
+	RBLK_XLATE_DONE,	/* status, sense, data and resid are final */
+	RBLK_XLATE_NVME,	/* execute out->nvme, then rblk_xlate_complete */
+};
+
+/* Where the data of the NVMe command lives. */
+enum rblk_xlate_data {
+	RBLK_XLATE_DATA_NONE,
+	RBLK_XLATE_DATA_USER,		/* the SG_IO buffer, data_len bytes */
+	RBLK_XLATE_DATA_BUF,		/* out->buf (DSM ranges) */
+	RBLK_XLATE_DATA_DISCARD,	/* read into scratch, then dropped */
+};
+
+struct rblk_xlate_nvme {
+	u8			opcode;
+	bool			admin;		/* admin queue, not the I/O */
+	bool			write;		/* host -> controller data */
+	enum rblk_xlate_data	data;
+	u32			data_len;
+	u32			nsid;
+	u32			cdw10, cdw11, cdw12, cdw13, cdw14, cdw15;
+};
+
+/* out->effects: to apply to the namespace facts after GOOD status. */
+#define RBLK_XLATE_FX_WCE_ON	BIT(0)
+#define RBLK_XLATE_FX_WCE_OFF	BIT(1)
+#define RBLK_XLATE_FX_DSENSE_ON	BIT(2)
+#define RBLK_XLATE_FX_DSENSE_OFF BIT(3)
+
+struct rblk_xlate_out {
+	u8			*buf;		/* caller's, RBLK_XLATE_BUF_LEN */
+	enum rblk_xlate_kind	kind;
+	u8			status;		/* SAM status */
+	u8			sense_len;
+	u8			sense[RBLK_XLATE_SENSE_LEN];
+	u32			data_len;	/* DONE: bytes of buf for the user */
+	u32			resid;		/* dxfer_len - bytes transferred */
+	u32			effects;
+	struct rblk_xlate_nvme	nvme;
+	/* private to the translation */
+	u32			dxfer_len;
+	bool			d_sense;
+};
+
+/* Who may send a CDB through SG_IO, as scsi_cmd_allowed() decides. */
+enum rblk_xlate_access {
+	RBLK_XLATE_ACC_READ,	/* any opener */
+	RBLK_XLATE_ACC_WRITE,	/* an opener with write access */
+	RBLK_XLATE_ACC_RAWIO,	/* CAP_SYS_RAWIO only */
+};
+
+enum rblk_xlate_access rblk_xlate_access(u8 opcode);
+
+/* Bytes of data-out the translation needs in req->param (0: none). */
+u32 rblk_xlate_param_len(const struct rblk_xlate_ns *ns, const u8 *cdb,
+			 unsigned int cdb_len);
+
+/*
+ * Plans one CDB. Returns 0 with *out filled, or -EINVAL when the request
+ * itself is malformed (CDB shorter than its opcode needs or longer than 16
+ * bytes, data direction contradicting the opcode, a buffer without a
+ * direction). out->buf must be set by the caller.
+ */
+int rblk_xlate_cmd(const struct rblk_xlate_ns *ns,
+		   const struct rblk_xlate_req *req, struct rblk_xlate_out *out);
+
+/*
+ * Finishes an RBLK_XLATE_NVME plan with the NVMe status as the kernel keeps
+ * it in nvme_req(rq)->status: the CQE status field shifted right by one
+ * (SC in bits 7:0, SCT in bits 10:8, DNR in bit 14).
+ */
+void rblk_xlate_complete(struct rblk_xlate_out *out, u16 nvme_status);
+
+/* Fills out with CHECK CONDITION for an NVMe status (also used above). */
+void rblk_xlate_nvme_status(struct rblk_xlate_out *out, u16 nvme_status);
+
+/*
+ * The namespace's world wide identifier, as VPD page 0x83 reports it in its
+ * SCSI name string designator and as /sys/block/.../wwid should show it:
+ * "uuid.<UUID>", else "eui.<NGUID>", else "eui.<EUI64>", else
+ * "nvme.<vid>-<serial hex>-<model hex>-<nsid>" (the nvme driver's rules).
+ * Returns the length without the NUL; len must be RBLK_XLATE_WWID_LEN.
+ */
+int rblk_xlate_wwid(const struct rblk_xlate_ns *ns, char *buf, unsigned int len);
+
+#endif /* _RBLK_SCSI_XLATE_H */
