@@ -82,6 +82,7 @@
 #define XL_MP_WCE		0x04	/* caching page byte 2 */
 #define XL_MP_D_SENSE		0x04	/* control page byte 2 */
 #define XL_DSM_RANGE_LEN	16
+#define XL_NQN_MAX		223	/* NVMe-oF NQN, without the NUL */
 #define XL_UNMAP_HDR_LEN	8
 #define XL_UNMAP_DESC_LEN	16
 
@@ -371,6 +372,20 @@ static char *xl_hex(char *d, const u8 *p, unsigned int len, bool upper)
 		*d++ = digits[p[i] >> 4];
 		*d++ = digits[p[i] & 0xf];
 	}
+	return d;
+}
+
+static char *xl_dec(char *d, u32 v)
+{
+	char tmp[10];
+	unsigned int n = 0;
+
+	do {
+		tmp[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	while (n)
+		*d++ = tmp[--n];
 	return d;
 }
 
@@ -958,7 +973,8 @@ static u32 xl_mp_control(const struct rblk_xlate_ns *ns, enum xl_pc pc,
 	p[0] = XL_MP_CONTROL;
 	p[1] = XL_MP_CONTROL_LEN - 2;
 	if (pc == XL_PC_CHANGEABLE) {
-		p[2] = XL_MP_D_SENSE;
+		if (!ns->d_sense_fixed)
+			p[2] = XL_MP_D_SENSE;
 		return XL_MP_CONTROL_LEN;
 	}
 	p[2] = 0x02;				/* GLTSD: no log pages */
@@ -1057,7 +1073,7 @@ static int xl_select_page(struct xl_ctx *c, const u8 *p, u32 off, bool *wce,
 		break;
 	case XL_MP_CONTROL:
 		len = xl_mp_control(c->ns, XL_PC_CURRENT, cur);
-		mask = XL_MP_D_SENSE;
+		mask = c->ns->d_sense_fixed ? 0 : XL_MP_D_SENSE;
 		break;
 	default:
 		return xl_bad_param(c, off, 5);
@@ -1445,16 +1461,13 @@ int rblk_xlate_wwid(const struct rblk_xlate_ns *ns, char *buf,
 		memcpy(s, "eui.", 4);
 		s = xl_hex(s + 4, ns->eui64, sizeof(ns->eui64), false);
 	} else {
-		memcpy(s, "nvme.", 5);
-		s = xl_hex32(s + 5, ns->vid, 4);
-		*s++ = '-';
-		s = xl_hex(s, (const u8 *)ns->serial,
-			   xl_trim(ns->serial, sizeof(ns->serial)), false);
-		*s++ = '-';
-		s = xl_hex(s, (const u8 *)ns->model,
-			   xl_trim(ns->model, sizeof(ns->model)), false);
-		*s++ = '-';
-		s = xl_hex32(s, ns->nsid, 8);
+		memcpy(s, "rblk.", 5);
+		s += 5;
+		for (i = 0; ns->subnqn && ns->subnqn[i] &&
+			    i < XL_NQN_MAX; i++)
+			*s++ = ns->subnqn[i];
+		memcpy(s, "-nsid", 5);
+		s = xl_dec(s + 5, ns->nsid);
 	}
 	*s = '\0';
 	return s - buf;

@@ -37,7 +37,7 @@
 /* Sizes of the caller-provided buffers. */
 #define RBLK_XLATE_BUF_LEN	4096	/* out->buf: local data, DSM ranges */
 #define RBLK_XLATE_SENSE_LEN	32	/* out->sense */
-#define RBLK_XLATE_WWID_LEN	160	/* rblk_xlate_wwid() incl. the NUL */
+#define RBLK_XLATE_WWID_LEN	256	/* rblk_xlate_wwid() incl. the NUL */
 #define RBLK_XLATE_MAX_DSM_RANGES 256	/* NVMe: at most 256 DSM ranges */
 #define RBLK_XLATE_MAX_NLB	65536	/* NVMe: 16-bit, 0's based NLB */
 
@@ -73,7 +73,6 @@ struct rblk_xlate_ns {
 	u32	max_xfer_bytes;		/* min(MDTS, queue limit); 0: none */
 	u32	max_wz_lbas;		/* Write Zeroes limit; 0: 65536 */
 	u16	max_dsm_ranges;		/* DSM ranges per command; 0: 256 */
-	u16	vid;			/* PCI vendor id, for the fallback id */
 	bool	vwc_present;		/* Identify Controller VWC bit 0 */
 	bool	vwc_enabled;		/* Volatile Write Cache feature */
 	bool	dsm_supported;		/* ONCS bit 2 */
@@ -84,6 +83,8 @@ struct rblk_xlate_ns {
 	bool	read_only;		/* write protected */
 	bool	offline;		/* controller not live: TUR NOT READY */
 	bool	d_sense;		/* control mode page D_SENSE */
+	bool	d_sense_fixed;		/* D_SENSE not changeable */
+	const char *subnqn;		/* NUL terminated, for the fallback id */
 	char	model[40];		/* Identify Controller MN, space padded */
 	char	serial[20];		/* SN */
 	char	firmware[8];		/* FR */
@@ -187,9 +188,10 @@ void rblk_xlate_nvme_status(struct rblk_xlate_out *out, u16 nvme_status);
 /*
  * The namespace's world wide identifier, as VPD page 0x83 reports it in its
  * SCSI name string designator and as /sys/block/.../wwid should show it:
- * "uuid.<UUID>", else "eui.<NGUID>", else "eui.<EUI64>", else
- * "nvme.<vid>-<serial hex>-<model hex>-<nsid>" (the nvme driver's rules).
- * Returns the length without the NUL; len must be RBLK_XLATE_WWID_LEN.
+ * "uuid.<UUID>", else "eui.<NGUID>", else "eui.<EUI64>" (the nvme
+ * driver's order), else "rblk.<subsystem NQN>-nsid<NSID>": stable across
+ * reconnects. Returns the length without the NUL, or -EINVAL when len is
+ * below RBLK_XLATE_WWID_LEN.
  */
 int rblk_xlate_wwid(const struct rblk_xlate_ns *ns, char *buf, unsigned int len);
 

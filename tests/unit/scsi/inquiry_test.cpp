@@ -204,10 +204,9 @@ TEST_F(InquiryTest, DeviceIdentificationWithoutIdsHasNameStringOnly)
 	EXPECT_EQ(d[0], 0x03);
 	EXPECT_EQ(d[1], 0x08);
 	EXPECT_EQ(len, 4 + d[3]);
+	EXPECT_EQ(d[3], 48);		// 45 + NUL, padded
 	EXPECT_EQ(std::string(reinterpret_cast<const char *>(&d[4])),
-		  "nvme.1b36-534e30313233343536373839-"
-		  "52424c4b2054657374204d6f64656c204e756d6265722034303030-"
-		  "00000001");
+		  "rblk.nqn.2014-08.org.example:rblk-test-nsid1");
 }
 
 TEST_F(InquiryTest, DeviceIdentificationIsStable)
@@ -232,36 +231,52 @@ TEST_F(InquiryTest, WwidOrderFollowsTheNvmeDriver)
 		     "eui.e0e1e2e3e4e5e6e7");
 }
 
-TEST_F(InquiryTest, WwidFallbackTrimsSpacesAndNuls)
-{
-	char w[RBLK_XLATE_WWID_LEN];
+class WwidFallbackTest : public InquiryTest {
+protected:
+	WwidFallbackTest()
+	{
+		memset(ns.nguid, 0, sizeof(ns.nguid));
+		memset(ns.eui64, 0, sizeof(ns.eui64));
+		memset(ns.uuid, 0, sizeof(ns.uuid));
+	}
 
-	memset(ns.nguid, 0, sizeof(ns.nguid));
-	memset(ns.eui64, 0, sizeof(ns.eui64));
-	memset(ns.uuid, 0, sizeof(ns.uuid));
-	memset(ns.serial, 0, sizeof(ns.serial));
-	memcpy(ns.serial, "AB ", 3);
-	memset(ns.model, ' ', sizeof(ns.model));
-	ns.model[0] = 'M';
-	ns.nsid = 0xffffffff;
-	ns.vid = 0xabcd;
-	EXPECT_EQ(rblk_xlate_wwid(&ns, w, sizeof(w)), 26);
-	EXPECT_STREQ(w, "nvme.abcd-4142-4d-ffffffff");
+	std::string wwid()
+	{
+		char w[RBLK_XLATE_WWID_LEN];
+		int len = rblk_xlate_wwid(&ns, w, sizeof(w));
+
+		EXPECT_EQ(size_t(len), strlen(w));
+		return w;
+	}
+};
+
+TEST_F(WwidFallbackTest, SubsystemNqnAndDecimalNsid)
+{
+	ns.nsid = 4294967295u;
+	EXPECT_EQ(wwid(), "rblk.nqn.2014-08.org.example:rblk-test-nsid4294967295");
+	ns.nsid = 0;
+	EXPECT_EQ(wwid(), "rblk.nqn.2014-08.org.example:rblk-test-nsid0");
 }
 
-TEST_F(InquiryTest, WwidLongestFallbackFits)
+TEST_F(WwidFallbackTest, NoNqn)
 {
-	char w[RBLK_XLATE_WWID_LEN];
+	ns.subnqn = nullptr;
+	EXPECT_EQ(wwid(), "rblk.-nsid1");
+}
 
-	memset(ns.nguid, 0, sizeof(ns.nguid));
-	memset(ns.eui64, 0, sizeof(ns.eui64));
-	memset(ns.uuid, 0, sizeof(ns.uuid));
-	memset(ns.serial, 'S', sizeof(ns.serial));
-	memset(ns.model, 'M', sizeof(ns.model));
-	EXPECT_EQ(rblk_xlate_wwid(&ns, w, sizeof(w)), 140);
-	EXPECT_EQ(strlen(w), 140u);
+TEST_F(WwidFallbackTest, LongestNqnFitsAndLongerIsCut)
+{
+	std::string nqn(223, 'q');
+	std::string longer(300, 'q');
+
+	ns.subnqn = nqn.c_str();
+	ns.nsid = 4294967295u;
+	EXPECT_EQ(wwid(), "rblk." + nqn + "-nsid4294967295");
 	vpd(0x83);
-	EXPECT_EQ(data()[4 + 3], 144);
+	EXPECT_EQ(data()[4 + 3], 244);	// 243 + NUL, a multiple of 4
+	EXPECT_EQ(be16(&data()[2]), 4 + 244);
+	ns.subnqn = longer.c_str();
+	EXPECT_EQ(wwid(), "rblk." + nqn + "-nsid4294967295");
 }
 
 TEST_F(InquiryTest, WwidRefusesShortBuffer)

@@ -324,6 +324,20 @@ TEST_F(ModeTest, SelectDescriptorSense)
 	EXPECT_EQ(out.effects, 0u);
 }
 
+TEST_F(ModeTest, FixedDescriptorSenseIsNotChangeable)
+{
+	ns.d_sense_fixed = true;
+	ASSERT_EQ(run_in(sense6(1, 0x0a, 0, 255, true), 255), 0);
+	EXPECT_EQ(data()[4 + 2], 0x00);
+	ASSERT_EQ(select(false, select_list(false, {}, control_page(true))),
+		  0);
+	expect_bad_param(4 + 2, -1);
+	ASSERT_EQ(select(false, select_list(false, {}, control_page(false))),
+		  0);
+	expect_good(0, 0);
+	EXPECT_EQ(out.effects, 0u);
+}
+
 TEST_F(ModeTest, SelectOtherControlFieldIsInvalid)
 {
 	Bytes page = control_page(false);

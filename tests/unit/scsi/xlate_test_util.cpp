@@ -117,7 +117,7 @@ XlateTest::XlateTest()
 	ns.nr_lbas = 2097152;			// 1 GiB of 512-byte blocks
 	ns.lba_shift = 9;
 	ns.max_xfer_bytes = 128 * 1024;		// 256 blocks
-	ns.vid = 0x1b36;
+	ns.subnqn = "nqn.2014-08.org.example:rblk-test";
 	ns.vwc_present = true;
 	ns.vwc_enabled = true;
 	ns.dsm_supported = true;
