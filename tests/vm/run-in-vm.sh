@@ -74,6 +74,12 @@ flock 9
 rm -rf -- "$out"
 mkdir -p "$out"
 
+# The module index vm_rblk_load installs (depmod -a is slow in the VM).
+if [ -f "$build_dir/kmod/rblk.ko" ]; then
+	"$here/prep-depmod.sh" "$kver" "$build_dir/kmod/rblk.ko" "$out/depmod" ||
+		die "depmod for $build_dir/kmod/rblk.ko failed"
+fi
+
 # The script's share of the budget: what boot and shutdown leave over.
 margin=$(( timeout / 5 > 45 ? timeout / 5 : 45 ))
 script_timeout=$(( timeout - margin > 10 ? timeout - margin : 10 ))
