@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include "cmd_bench.hpp"
 #include "commands.hpp"
 
 namespace rblkctl {
@@ -15,6 +16,7 @@ Cli::Cli() : app_("rblkctl: control rblk NVMe-oF/RDMA block devices", "rblkctl")
     add_list(app_, request_);
     add_stats(app_, request_);
     add_monitor(app_, request_);
+    add_bench_command(app_);
 }
 
 void Cli::parse(const std::vector<std::string>& argv)
