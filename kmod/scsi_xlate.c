@@ -1463,8 +1463,7 @@ int rblk_xlate_wwid(const struct rblk_xlate_ns *ns, char *buf,
 	} else {
 		memcpy(s, "rblk.", 5);
 		s += 5;
-		for (i = 0; ns->subnqn && ns->subnqn[i] &&
-			    i < XL_NQN_MAX; i++)
+		for (i = 0; ns->subnqn && i < XL_NQN_MAX && ns->subnqn[i]; i++)
 			*s++ = ns->subnqn[i];
 		memcpy(s, "-nsid", 5);
 		s = xl_dec(s + 5, ns->nsid);

@@ -195,4 +195,16 @@ void rblk_xlate_nvme_status(struct rblk_xlate_out *out, u16 nvme_status);
  */
 int rblk_xlate_wwid(const struct rblk_xlate_ns *ns, char *buf, unsigned int len);
 
+#ifdef __KERNEL__
+struct block_device;
+
+/*
+ * scsi.c: SG_IO, SG_GET_VERSION_NUM and SG_GET_RESERVED_SIZE on a namespace
+ * block device (its .ioctl; .compat_ioctl is blkdev_compat_ptr_ioctl).
+ * Returns -ENOTTY for other commands.
+ */
+int rblk_scsi_ioctl(struct block_device *bdev, fmode_t mode,
+		    unsigned int cmd, unsigned long arg);
+#endif
+
 #endif /* _RBLK_SCSI_XLATE_H */
