@@ -37,7 +37,13 @@ struct rblk_ctrl;
 
 enum rblk_queue_flag {
 	RBLK_Q_ALLOCATED,	/* QP, CQ and buffers exist */
+	RBLK_Q_CONNECTED,	/* RC connection up and not yet drained */
 	RBLK_Q_LIVE,		/* Fabrics Connect done: all commands allowed */
+};
+
+enum rblk_ctrl_flag {
+	RBLK_CTRL_FAILFAST,	/* fast_io_fail_tmo expired: fail, don't wait */
+	RBLK_CTRL_NS_QUIESCED,	/* namespace queues held by recovery */
 };
 
 struct rblk_recv {
@@ -66,6 +72,10 @@ struct rblk_queue {
 	int			cm_error;
 	const char		*cm_msg;	/* static text for extack */
 	struct completion	cm_done;
+	struct ib_cqe		drain_sq_cqe;
+	struct ib_cqe		drain_rq_cqe;
+	struct completion	drain_sq;
+	struct completion	drain_rq;
 };
 
 enum rblk_req_flag {
@@ -81,6 +91,7 @@ struct rblk_req {
 	unsigned long		flags;
 	atomic_t		pending;	/* send completion + response */
 	u8			gen;
+	u8			retries;
 	u16			status;		/* NVMe status, DNR/MORE kept */
 	union nvme_result	result;
 	struct ib_cqe		send_cqe;
@@ -128,6 +139,7 @@ struct rblk_ctrl {
 	struct rblk_ctrl_opts	opts;
 	struct device		*dev;		/* /sys/class/rblk/rblkN */
 
+	unsigned long		flags;		/* enum rblk_ctrl_flag */
 	spinlock_t		lock;		/* state and its timestamps */
 	enum rblk_ctrl_state	state;
 	unsigned long		state_since;	/* jiffies */
@@ -156,6 +168,7 @@ struct rblk_ctrl {
 	u16			cntlid;
 	u32			max_hw_sectors;
 	u32			ioccsz;		/* bytes of command capsule */
+	u32			max_cmds;	/* MAXCMD, 0 = no limit */
 	u16			oncs;
 	u8			vwc;
 	u32			nn;
@@ -168,6 +181,7 @@ struct rblk_ctrl {
 	struct delayed_work	ka_work;
 	struct work_struct	err_work;
 	struct delayed_work	reconnect_work;
+	struct delayed_work	failfast_work;
 	struct work_struct	delete_work;
 
 	struct mutex		ns_lock;	/* namespaces list */
@@ -176,6 +190,14 @@ struct rblk_ctrl {
 	struct rblk_pcpu_stats __percpu *stats;
 	atomic64_t		reconnects;
 };
+
+/* @msg must be static: extack keeps the pointer. */
+static inline void rblk_set_err(struct netlink_ext_ack *extack,
+				const char *msg)
+{
+	if (extack && msg)
+		extack->_msg = msg;
+}
 
 static inline struct rblk_req *rblk_req(struct request *rq)
 {
@@ -206,12 +228,15 @@ void rblk_ctrl_init_works(struct rblk_ctrl *ctrl);
 void rblk_ctrl_stop_works(struct rblk_ctrl *ctrl);
 void rblk_ka_start(struct rblk_ctrl *ctrl);
 void rblk_ka_stop(struct rblk_ctrl *ctrl);
+unsigned int rblk_sync_timeout(struct rblk_ctrl *ctrl);
 
 /* fabrics.c */
-int rblk_fabrics_connect(struct rblk_ctrl *ctrl, u16 qid);
-int rblk_fabrics_enable(struct rblk_ctrl *ctrl);
+int rblk_fabrics_connect(struct rblk_ctrl *ctrl, u16 qid,
+			 struct netlink_ext_ack *extack);
+int rblk_fabrics_enable(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack);
 void rblk_fabrics_shutdown(struct rblk_ctrl *ctrl);
-int rblk_fabrics_identify(struct rblk_ctrl *ctrl);
+int rblk_fabrics_identify(struct rblk_ctrl *ctrl,
+			  struct netlink_ext_ack *extack);
 int rblk_fabrics_set_queue_count(struct rblk_ctrl *ctrl, u32 *count);
 int rblk_fabrics_identify_ns(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
 			     struct nvme_id_ns *id);
@@ -238,6 +263,7 @@ void rblk_blk_free_admin(struct rblk_ctrl *ctrl);
 int rblk_blk_alloc_io(struct rblk_ctrl *ctrl);
 void rblk_blk_free_io(struct rblk_ctrl *ctrl);
 void rblk_blk_cancel_all(struct blk_mq_tag_set *set);
+void rblk_blk_set_limits(struct rblk_ctrl *ctrl, struct request_queue *q);
 void rblk_req_done(struct request *rq);
 int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 		     void *buf, unsigned int len, union nvme_result *result,
@@ -250,7 +276,6 @@ int rblk_ns_scan(struct rblk_ctrl *ctrl);
 void rblk_ns_remove_all(struct rblk_ctrl *ctrl);
 void rblk_ns_quiesce(struct rblk_ctrl *ctrl);
 void rblk_ns_unquiesce(struct rblk_ctrl *ctrl);
-void rblk_ns_mark_dead(struct rblk_ctrl *ctrl);
 void rblk_ns_revalidate(struct rblk_ctrl *ctrl);
 
 #endif /* _RBLK_CORE_H */

@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rblk: blk-mq glue. The admin tag set carries Connect, properties,
+ * Identify and keep-alive; the I/O tag set has one hardware queue per
+ * granted NVMe I/O queue. Both complete through the same path, which is
+ * the only place a request is ever ended.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blk-mq.h>
+#include <linux/slab.h>
+
+#include "core.h"
+
+#define RBLK_MAX_RETRIES	5
+#define RBLK_SC_MASK		0x7ff	/* status code type + status code */
+
+static bool rblk_is_connect(struct request *rq)
+{
+	struct nvme_command *c = &rblk_req(rq)->cmd;
+
+	return blk_rq_is_passthrough(rq) &&
+	       c->common.opcode == nvme_fabrics_command &&
+	       c->fabrics.fctype == nvme_fabrics_type_connect;
+}
+
+static bool rblk_ctrl_gone(struct rblk_ctrl *ctrl)
+{
+	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
+
+	return st == RBLK_CTRL_DELETING || st == RBLK_CTRL_DEAD;
+}
+
+/* Should a request that met a dead or missing queue wait for reconnect? */
+static bool rblk_may_wait(struct rblk_ctrl *ctrl, struct request *rq)
+{
+	return !blk_rq_is_passthrough(rq) && !rblk_ctrl_gone(ctrl) &&
+	       !test_bit(RBLK_CTRL_FAILFAST, &ctrl->flags) &&
+	       !(rq->cmd_flags & REQ_FAILFAST_MASK);
+}
+
+static blk_status_t rblk_error_status(u16 status)
+{
+	switch (status & RBLK_SC_MASK) {
+	case NVME_SC_SUCCESS:
+		return BLK_STS_OK;
+	case NVME_SC_CAP_EXCEEDED:
+		return BLK_STS_NOSPC;
+	case NVME_SC_LBA_RANGE:
+	case NVME_SC_NS_NOT_READY:
+		return BLK_STS_TARGET;
+	case NVME_SC_INVALID_OPCODE:
+	case NVME_SC_INVALID_FIELD:
+	case NVME_SC_INVALID_NS:
+	case NVME_SC_ONCS_NOT_SUPPORTED:
+	case NVME_SC_BAD_ATTRIBUTES:
+		return BLK_STS_NOTSUPP;
+	case NVME_SC_READ_ERROR:
+	case NVME_SC_WRITE_FAULT:
+	case NVME_SC_UNWRITTEN_BLOCK:
+	case NVME_SC_READ_ONLY:
+	case NVME_SC_ACCESS_DENIED:
+	case NVME_SC_COMPARE_FAILED:
+		return BLK_STS_MEDIUM;
+	case NVME_SC_GUARD_CHECK:
+	case NVME_SC_APPTAG_CHECK:
+	case NVME_SC_REFTAG_CHECK:
+		return BLK_STS_PROTECTION;
+	case NVME_SC_HOST_PATH_ERROR:
+	case NVME_SC_HOST_ABORTED_CMD:
+		return BLK_STS_TRANSPORT;
+	default:
+		return BLK_STS_IOERR;
+	}
+}
+
+void rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
+			blk_status_t sts)
+{
+	struct rblk_pcpu_stats *s;
+	unsigned long flags;
+
+	s = get_cpu_ptr(ctrl->stats);
+	flags = u64_stats_update_begin_irqsave(&s->syncp);
+	u64_stats_inc(&s->completed);
+	if (sts != BLK_STS_OK) {
+		u64_stats_inc(&s->errors);
+	} else if (req_op(rq) == REQ_OP_READ) {
+		u64_stats_inc(&s->reads);
+		u64_stats_add(&s->read_bytes, blk_rq_bytes(rq));
+	} else if (req_op(rq) == REQ_OP_WRITE) {
+		u64_stats_inc(&s->writes);
+		u64_stats_add(&s->write_bytes, blk_rq_bytes(rq));
+	}
+	u64_stats_update_end_irqrestore(&s->syncp, flags);
+	put_cpu_ptr(ctrl->stats);
+}
+
+static void rblk_stats_started(struct rblk_ctrl *ctrl)
+{
+	struct rblk_pcpu_stats *s;
+	unsigned long flags;
+
+	s = get_cpu_ptr(ctrl->stats);
+	flags = u64_stats_update_begin_irqsave(&s->syncp);
+	u64_stats_inc(&s->started);
+	u64_stats_update_end_irqrestore(&s->syncp, flags);
+	put_cpu_ptr(ctrl->stats);
+}
+
+/* The single gate to blk_mq_complete_request(): first caller wins. */
+void rblk_req_done(struct request *rq)
+{
+	if (!test_and_set_bit(RBLK_REQ_DONE, &rblk_req(rq)->flags))
+		blk_mq_complete_request(rq);
+}
+
+static void rblk_complete_rq(struct request *rq)
+{
+	struct rblk_req *req = rblk_req(rq);
+	struct rblk_ctrl *ctrl = req->queue->ctrl;
+	blk_status_t sts = rblk_error_status(req->status);
+
+	rblk_rdma_unmap_data(req->queue, rq);
+	if (rq->rq_flags & RQF_SPECIAL_PAYLOAD) {
+		kfree(bvec_virt(&rq->special_vec));
+		rq->rq_flags &= ~RQF_SPECIAL_PAYLOAD;
+	}
+
+	if (blk_rq_is_passthrough(rq)) {
+		blk_mq_end_request(rq, sts);
+		return;
+	}
+
+	if (unlikely(sts != BLK_STS_OK) && !(req->status & NVME_STATUS_DNR) &&
+	    req->retries < RBLK_MAX_RETRIES && rblk_may_wait(ctrl, rq)) {
+		req->retries++;
+		blk_mq_requeue_request(rq, true);
+		return;
+	}
+	rblk_stats_account(ctrl, rq, sts);
+	blk_mq_end_request(rq, sts);
+}
+
+static blk_status_t rblk_setup_rw(struct rblk_ns *ns, struct request *rq,
+				  struct nvme_command *c, u8 opcode)
+{
+	u16 control = 0;
+
+	if (rq->cmd_flags & REQ_FUA)
+		control |= NVME_RW_FUA;
+	if (rq->cmd_flags & (REQ_FAILFAST_DEV | REQ_RAHEAD))
+		control |= NVME_RW_LR;
+
+	c->rw.opcode = opcode;
+	c->rw.nsid = cpu_to_le32(ns->nsid);
+	c->rw.slba = cpu_to_le64(blk_rq_pos(rq) >> (ns->lba_shift - SECTOR_SHIFT));
+	c->rw.length = cpu_to_le16((blk_rq_bytes(rq) >> ns->lba_shift) - 1);
+	c->rw.control = cpu_to_le16(control);
+	return BLK_STS_OK;
+}
+
+/* Discard becomes DSM deallocate, one range per bio of the request. */
+static blk_status_t rblk_setup_discard(struct rblk_ns *ns, struct request *rq,
+				       struct nvme_command *c)
+{
+	unsigned short segs = blk_rq_nr_discard_segments(rq);
+	struct nvme_dsm_range *range;
+	unsigned int n = 0;
+	struct bio *bio;
+
+	if (segs > NVME_DSM_MAX_RANGES)
+		return BLK_STS_IOERR;
+	range = kmalloc_array(segs, sizeof(*range), GFP_ATOMIC | __GFP_NOWARN);
+	if (!range)
+		return BLK_STS_RESOURCE;
+
+	__rq_for_each_bio(bio, rq) {
+		u64 slba = bio->bi_iter.bi_sector >> (ns->lba_shift - SECTOR_SHIFT);
+		u32 nlb = bio->bi_iter.bi_size >> ns->lba_shift;
+
+		if (n < segs) {
+			range[n].cattr = 0;
+			range[n].nlb = cpu_to_le32(nlb);
+			range[n].slba = cpu_to_le64(slba);
+		}
+		n++;
+	}
+	if (n != segs) {
+		kfree(range);
+		return BLK_STS_IOERR;
+	}
+
+	c->dsm.opcode = nvme_cmd_dsm;
+	c->dsm.nsid = cpu_to_le32(ns->nsid);
+	c->dsm.nr = cpu_to_le32(segs - 1);
+	c->dsm.attributes = cpu_to_le32(NVME_DSMGMT_AD);
+
+	rq->special_vec.bv_page = virt_to_page(range);
+	rq->special_vec.bv_offset = offset_in_page(range);
+	rq->special_vec.bv_len = sizeof(*range) * segs;
+	rq->rq_flags |= RQF_SPECIAL_PAYLOAD;
+	return BLK_STS_OK;
+}
+
+static blk_status_t rblk_setup_cmd(struct rblk_ns *ns, struct request *rq,
+				   struct nvme_command *c)
+{
+	memset(c, 0, sizeof(*c));
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		return rblk_setup_rw(ns, rq, c, nvme_cmd_read);
+	case REQ_OP_WRITE:
+		return rblk_setup_rw(ns, rq, c, nvme_cmd_write);
+	case REQ_OP_FLUSH:
+		c->common.opcode = nvme_cmd_flush;
+		c->common.nsid = cpu_to_le32(ns->nsid);
+		return BLK_STS_OK;
+	case REQ_OP_DISCARD:
+		return rblk_setup_discard(ns, rq, c);
+	case REQ_OP_WRITE_ZEROES:
+		c->write_zeroes.opcode = nvme_cmd_write_zeroes;
+		c->write_zeroes.nsid = cpu_to_le32(ns->nsid);
+		c->write_zeroes.slba = cpu_to_le64(blk_rq_pos(rq) >>
+						   (ns->lba_shift - SECTOR_SHIFT));
+		c->write_zeroes.length =
+			cpu_to_le16((blk_rq_bytes(rq) >> ns->lba_shift) - 1);
+		return BLK_STS_OK;
+	default:
+		return BLK_STS_NOTSUPP;
+	}
+}
+
+static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
+				  const struct blk_mq_queue_data *bd)
+{
+	struct rblk_queue *queue = hctx->driver_data;
+	struct rblk_ctrl *ctrl = queue->ctrl;
+	struct request *rq = bd->rq;
+	struct rblk_req *req = rblk_req(rq);
+	blk_status_t sts;
+	int ret;
+
+	if (unlikely(!test_bit(RBLK_Q_LIVE, &queue->flags)) &&
+	    !(rblk_is_connect(rq) &&
+	      test_bit(RBLK_Q_ALLOCATED, &queue->flags)))
+		return rblk_may_wait(ctrl, rq) ? BLK_STS_RESOURCE :
+						 BLK_STS_IOERR;
+
+	if (!(rq->rq_flags & RQF_DONTPREP)) {
+		req->retries = 0;
+		rq->rq_flags |= RQF_DONTPREP;
+	}
+	if (!blk_rq_is_passthrough(rq)) {
+		sts = rblk_setup_cmd(hctx->queue->queuedata, rq, &req->cmd);
+		if (sts)
+			return sts;
+	}
+
+	req->queue = queue;
+	req->gen = (req->gen + 1) & RBLK_CID_GEN_MASK;
+	req->cmd.common.command_id = rq->tag | req->gen << RBLK_CID_TAG_BITS;
+	req->status = 0;
+	req->result.u64 = 0;
+	req->flags = 0;
+	/* The SEND completion and the response; LOCAL_INV reuses the latter. */
+	atomic_set(&req->pending, 2);
+
+	blk_mq_start_request(rq);
+
+	ret = rblk_rdma_map_data(queue, rq);
+	if (unlikely(ret)) {
+		sts = ret == -ENOMEM || ret == -EAGAIN ? BLK_STS_RESOURCE :
+							 BLK_STS_IOERR;
+		goto out_fail;
+	}
+	ret = rblk_rdma_post_cmd(queue, rq);
+	if (unlikely(ret)) {
+		rblk_rdma_unmap_data(queue, rq);
+		/* The QP is broken and recovery is on its way. */
+		sts = rblk_may_wait(ctrl, rq) ? BLK_STS_RESOURCE : BLK_STS_IOERR;
+		goto out_fail;
+	}
+	if (!blk_rq_is_passthrough(rq))
+		rblk_stats_started(ctrl);
+	return BLK_STS_OK;
+
+out_fail:
+	set_bit(RBLK_REQ_DONE, &req->flags);
+	if (rq->rq_flags & RQF_SPECIAL_PAYLOAD) {
+		kfree(bvec_virt(&rq->special_vec));
+		rq->rq_flags &= ~RQF_SPECIAL_PAYLOAD;
+	}
+	return sts;
+}
+
+static enum blk_eh_timer_return rblk_timeout(struct request *rq)
+{
+	struct rblk_req *req = rblk_req(rq);
+	struct rblk_queue *queue = req->queue;
+	struct rblk_ctrl *ctrl = queue->ctrl;
+	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
+
+	dev_warn(ctrl->dev, "qid %u: command %#x (opcode %#x) timed out\n",
+		 queue->qid, req->cmd.common.command_id,
+		 req->cmd.common.opcode);
+
+	/* Recovery cancels every request of the association. */
+	if (st == RBLK_CTRL_LIVE || st == RBLK_CTRL_RESETTING) {
+		rblk_ctrl_error(ctrl);
+		return BLK_EH_RESET_TIMER;
+	}
+
+	/*
+	 * Connecting or deleting: nobody else will end it. Once the queue is
+	 * stopped no completion can race with ending it here.
+	 */
+	rblk_rdma_stop_queue(queue);
+	if (!test_and_set_bit(RBLK_REQ_DONE, &req->flags)) {
+		req->status = NVME_SC_HOST_ABORTED_CMD | NVME_STATUS_DNR;
+		blk_mq_complete_request(rq);
+	}
+	return BLK_EH_DONE;
+}
+
+static bool rblk_cancel_rq(struct request *rq, void *data)
+{
+	struct rblk_req *req = rblk_req(rq);
+
+	if (!test_and_set_bit(RBLK_REQ_DONE, &req->flags)) {
+		req->status = NVME_SC_HOST_ABORTED_CMD;
+		blk_mq_complete_request(rq);
+	}
+	return true;
+}
+
+/* Only after the queues are stopped: no completion can race any more. */
+void rblk_blk_cancel_all(struct blk_mq_tag_set *set)
+{
+	blk_mq_tagset_busy_iter(set, rblk_cancel_rq, NULL);
+	blk_mq_tagset_wait_completed_request(set);
+}
+
+static int rblk_init_request(struct blk_mq_tag_set *set, struct request *rq,
+			     unsigned int hctx_idx, unsigned int numa_node)
+{
+	struct rblk_req *req = rblk_req(rq);
+
+	memset(req, 0, sizeof(*req));
+	/* Idle: a response naming this tag is refused. */
+	set_bit(RBLK_REQ_DONE, &req->flags);
+	return 0;
+}
+
+static int rblk_init_admin_hctx(struct blk_mq_hw_ctx *hctx, void *data,
+				unsigned int hctx_idx)
+{
+	struct rblk_ctrl *ctrl = data;
+
+	hctx->driver_data = &ctrl->queues[0];
+	return 0;
+}
+
+static int rblk_init_io_hctx(struct blk_mq_hw_ctx *hctx, void *data,
+			     unsigned int hctx_idx)
+{
+	struct rblk_ctrl *ctrl = data;
+
+	if (hctx_idx + 1 >= ctrl->max_queues)
+		return -EINVAL;
+	hctx->driver_data = &ctrl->queues[hctx_idx + 1];
+	return 0;
+}
+
+const struct blk_mq_ops rblk_admin_mq_ops = {
+	.queue_rq	= rblk_queue_rq,
+	.complete	= rblk_complete_rq,
+	.init_request	= rblk_init_request,
+	.init_hctx	= rblk_init_admin_hctx,
+	.timeout	= rblk_timeout,
+};
+
+const struct blk_mq_ops rblk_io_mq_ops = {
+	.queue_rq	= rblk_queue_rq,
+	.complete	= rblk_complete_rq,
+	.init_request	= rblk_init_request,
+	.init_hctx	= rblk_init_io_hctx,
+	.timeout	= rblk_timeout,
+};
+
+/* Limits every queue of a tag set shares: one MR maps one request. */
+void rblk_blk_set_limits(struct rblk_ctrl *ctrl, struct request_queue *q)
+{
+	blk_queue_max_hw_sectors(q, ctrl->max_hw_sectors);
+	blk_queue_max_segments(q, ctrl->max_fr_pages);
+	/* ib_map_mr_sg() needs a page list: no gaps inside a 4k page. */
+	blk_queue_virt_boundary(q, SZ_4K - 1);
+}
+
+/*
+ * A tag set and one request queue of it for our own commands: the admin
+ * queue, or the queue I/O Connect uses to reach each hardware context.
+ */
+static int rblk_alloc_set(struct rblk_ctrl *ctrl, struct blk_mq_tag_set *set,
+			  const struct blk_mq_ops *ops, unsigned int nr_hw,
+			  unsigned int depth, unsigned int reserved,
+			  unsigned int flags, unsigned int timeout,
+			  struct request_queue **q)
+{
+	int ret;
+
+	memset(set, 0, sizeof(*set));
+	set->ops = ops;
+	set->nr_hw_queues = nr_hw;
+	set->queue_depth = depth;
+	set->reserved_tags = reserved;
+	set->flags = flags;
+	set->timeout = timeout;
+	set->numa_node = NUMA_NO_NODE;
+	set->cmd_size = sizeof(struct rblk_req) +
+			sizeof(struct scatterlist) * RBLK_INLINE_SG_CNT;
+	set->driver_data = ctrl;
+	ret = blk_mq_alloc_tag_set(set);
+	if (ret)
+		return ret;
+
+	*q = blk_mq_init_queue(set);
+	if (IS_ERR(*q)) {
+		ret = PTR_ERR(*q);
+		*q = NULL;
+		blk_mq_free_tag_set(set);
+		return ret;
+	}
+	/* Identify data and the Connect payload: a page at most. */
+	blk_queue_max_hw_sectors(*q, PAGE_SIZE >> SECTOR_SHIFT);
+	blk_queue_virt_boundary(*q, SZ_4K - 1);
+	return 0;
+}
+
+static void rblk_free_set(struct blk_mq_tag_set *set, struct request_queue **q)
+{
+	blk_mq_destroy_queue(*q);
+	blk_put_queue(*q);
+	*q = NULL;
+	blk_mq_free_tag_set(set);
+}
+
+int rblk_blk_alloc_admin(struct rblk_ctrl *ctrl)
+{
+	int ret;
+
+	ret = rblk_alloc_set(ctrl, &ctrl->admin_set, &rblk_admin_mq_ops, 1,
+			     RBLK_AQ_SIZE - 1, RBLK_ADMIN_RESERVED,
+			     BLK_MQ_F_NO_SCHED, RBLK_ADMIN_TIMEOUT,
+			     &ctrl->admin_q);
+	ctrl->has_admin_set = !ret;
+	return ret;
+}
+
+void rblk_blk_free_admin(struct rblk_ctrl *ctrl)
+{
+	if (ctrl->has_admin_set)
+		rblk_free_set(&ctrl->admin_set, &ctrl->admin_q);
+	ctrl->has_admin_set = false;
+}
+
+int rblk_blk_alloc_io(struct rblk_ctrl *ctrl)
+{
+	int ret;
+
+	ret = rblk_alloc_set(ctrl, &ctrl->io_set, &rblk_io_mq_ops,
+			     ctrl->nr_io_queues, ctrl->queue_size - 1,
+			     RBLK_IO_RESERVED, BLK_MQ_F_SHOULD_MERGE,
+			     RBLK_IO_TIMEOUT, &ctrl->connect_q);
+	ctrl->has_io_set = !ret;
+	return ret;
+}
+
+void rblk_blk_free_io(struct rblk_ctrl *ctrl)
+{
+	if (ctrl->has_io_set)
+		rblk_free_set(&ctrl->io_set, &ctrl->connect_q);
+	ctrl->has_io_set = false;
+}
+
+/*
+ * Returns 0, a positive NVMe status from the target, or a negative errno
+ * when the command never got a response.
+ */
+int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
+		     void *buf, unsigned int len, union nvme_result *result,
+		     bool reserved)
+{
+	blk_opf_t op = nvme_is_write(cmd) ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN;
+	blk_mq_req_flags_t flags = reserved ? BLK_MQ_REQ_RESERVED : 0;
+	struct request *rq;
+	struct rblk_req *req;
+	blk_status_t sts;
+	int ret;
+
+	if (qid)
+		rq = blk_mq_alloc_request_hctx(ctrl->connect_q, op,
+					       flags | BLK_MQ_REQ_NOWAIT,
+					       qid - 1);
+	else
+		rq = blk_mq_alloc_request(ctrl->admin_q, op, flags);
+	if (IS_ERR(rq))
+		return PTR_ERR(rq);
+
+	req = rblk_req(rq);
+	memcpy(&req->cmd, cmd, sizeof(*cmd));
+	req->status = 0;
+	req->result.u64 = 0;
+	rq->timeout = rblk_sync_timeout(ctrl);
+	if (buf && len) {
+		ret = blk_rq_map_kern(rq->q, rq, buf, len, GFP_KERNEL);
+		if (ret)
+			goto out;
+	}
+
+	sts = blk_execute_rq(rq, false);
+	if (result)
+		*result = req->result;
+	if (req->status)
+		ret = req->status;
+	else
+		ret = blk_status_to_errno(sts);
+out:
+	blk_mq_free_request(rq);
+	return ret;
+}

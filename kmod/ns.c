@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rblk: namespaces. One gendisk /dev/rblk<C>n<NSID> per active namespace,
+ * its limits derived from Identify Controller/Namespace, plus a wwid.
+ */
+#include <linux/blkdev.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "core.h"
+
+#define RBLK_MAX_NAMESPACES	1024
+#define RBLK_NS_LIST_LEN	(NVME_IDENTIFY_DATA_SIZE / sizeof(__le32))
+
+static void rblk_free_disk(struct gendisk *disk)
+{
+	kfree(disk->private_data);
+}
+
+static const struct block_device_operations rblk_bdev_ops = {
+	.owner		= THIS_MODULE,
+	.free_disk	= rblk_free_disk,
+};
+
+static struct rblk_ns *dev_to_ns(struct device *dev)
+{
+	return dev_to_disk(dev)->private_data;
+}
+
+static ssize_t wwid_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct rblk_ns *ns = dev_to_ns(dev);
+
+	if (!uuid_is_null(&ns->uuid))
+		return sysfs_emit(buf, "uuid.%pU\n", &ns->uuid);
+	if (memchr_inv(ns->nguid, 0, sizeof(ns->nguid)))
+		return sysfs_emit(buf, "eui.%16phN\n", ns->nguid);
+	if (memchr_inv(ns->eui64, 0, sizeof(ns->eui64)))
+		return sysfs_emit(buf, "eui.%8phN\n", ns->eui64);
+	return sysfs_emit(buf, "rblk.%s-nsid%u\n", ns->ctrl->opts.subnqn,
+			  ns->nsid);
+}
+static DEVICE_ATTR_RO(wwid);
+
+static ssize_t nsid_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%u\n", dev_to_ns(dev)->nsid);
+}
+static DEVICE_ATTR_RO(nsid);
+
+static ssize_t nguid_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%pU\n", dev_to_ns(dev)->nguid);
+}
+static DEVICE_ATTR_RO(nguid);
+
+static ssize_t eui_show(struct device *dev, struct device_attribute *attr,
+			char *buf)
+{
+	return sysfs_emit(buf, "%8ph\n", dev_to_ns(dev)->eui64);
+}
+static DEVICE_ATTR_RO(eui);
+
+static ssize_t uuid_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%pU\n", &dev_to_ns(dev)->uuid);
+}
+static DEVICE_ATTR_RO(uuid);
+
+static struct attribute *rblk_ns_attrs[] = {
+	&dev_attr_wwid.attr,
+	&dev_attr_nsid.attr,
+	&dev_attr_nguid.attr,
+	&dev_attr_eui.attr,
+	&dev_attr_uuid.attr,
+	NULL,
+};
+
+static umode_t rblk_ns_attr_visible(struct kobject *kobj,
+				    struct attribute *a, int n)
+{
+	struct rblk_ns *ns = dev_to_ns(kobj_to_dev(kobj));
+
+	if (a == &dev_attr_nguid.attr)
+		return memchr_inv(ns->nguid, 0, sizeof(ns->nguid)) ? a->mode : 0;
+	if (a == &dev_attr_eui.attr)
+		return memchr_inv(ns->eui64, 0, sizeof(ns->eui64)) ? a->mode : 0;
+	if (a == &dev_attr_uuid.attr)
+		return uuid_is_null(&ns->uuid) ? 0 : a->mode;
+	return a->mode;
+}
+
+static const struct attribute_group rblk_ns_attr_group = {
+	.attrs		= rblk_ns_attrs,
+	.is_visible	= rblk_ns_attr_visible,
+};
+
+const struct attribute_group *rblk_ns_attr_groups[] = {
+	&rblk_ns_attr_group,
+	NULL,
+};
+
+static void rblk_ns_set_limits(struct rblk_ns *ns, struct nvme_id_ns *id)
+{
+	struct rblk_ctrl *ctrl = ns->ctrl;
+	struct request_queue *q = ns->disk->queue;
+	u32 bs = 1U << ns->lba_shift, phys = bs, opt = 0;
+	bool vwc = ctrl->vwc & NVME_CTRL_VWC_PRESENT;
+	/* NLB is a 16-bit 0's based count. */
+	u32 max_lbas = 0x10000U << (ns->lba_shift - SECTOR_SHIFT);
+
+	if (id->nsfeat & NVME_NS_FEAT_IO_OPT) {
+		u32 npwg = bs * (1 + le16_to_cpu(id->npwg));
+
+		if (is_power_of_2(npwg) && npwg <= SZ_64K)
+			phys = npwg;
+		opt = bs * (1 + le16_to_cpu(id->nows));
+	}
+
+	rblk_blk_set_limits(ctrl, q);
+	blk_queue_max_hw_sectors(q, min(ctrl->max_hw_sectors, max_lbas));
+	blk_queue_logical_block_size(q, bs);
+	blk_queue_physical_block_size(q, phys);
+	blk_queue_io_min(q, phys);
+	if (opt && opt <= (ctrl->max_hw_sectors << SECTOR_SHIFT))
+		blk_queue_io_opt(q, opt);
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	blk_queue_write_cache(q, vwc, vwc);
+
+	if (ctrl->oncs & NVME_CTRL_ONCS_DSM) {
+		q->limits.discard_granularity = bs;
+		blk_queue_max_discard_sectors(q, UINT_MAX);
+		blk_queue_max_discard_segments(q, NVME_DSM_MAX_RANGES);
+	}
+	if (ctrl->oncs & NVME_CTRL_ONCS_WRITE_ZEROES)
+		blk_queue_max_write_zeroes_sectors(q, min(ctrl->max_hw_sectors,
+							  max_lbas));
+}
+
+static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
+{
+	struct nvme_id_ns *id;
+	struct gendisk *disk;
+	struct rblk_ns *ns;
+	int ret;
+
+	ns = kzalloc(sizeof(*ns), GFP_KERNEL);
+	id = kzalloc(sizeof(*id), GFP_KERNEL);
+	if (!ns || !id) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ns->ctrl = ctrl;
+	ns->nsid = nsid;
+	ret = rblk_fabrics_identify_ns(ctrl, ns, id);
+	if (ret)
+		goto out_free;
+	rblk_fabrics_ns_ids(ctrl, ns);
+
+	disk = blk_mq_alloc_disk(&ctrl->io_set, ns);
+	if (IS_ERR(disk)) {
+		ret = PTR_ERR(disk);
+		goto out_free;
+	}
+	/* From here the disk owns ns: rblk_free_disk() frees it. */
+	ns->disk = disk;
+	disk->fops = &rblk_bdev_ops;
+	disk->private_data = ns;
+	snprintf(disk->disk_name, DISK_NAME_LEN, "rblk%un%u", ctrl->id, nsid);
+	rblk_ns_set_limits(ns, id);
+	set_capacity(disk, ns->nsze << (ns->lba_shift - SECTOR_SHIFT));
+	kfree(id);
+
+	mutex_lock(&ctrl->ns_lock);
+	list_add_tail(&ns->entry, &ctrl->namespaces);
+	mutex_unlock(&ctrl->ns_lock);
+
+	ret = device_add_disk(ctrl->dev, disk, rblk_ns_attr_groups);
+	if (ret) {
+		mutex_lock(&ctrl->ns_lock);
+		list_del(&ns->entry);
+		mutex_unlock(&ctrl->ns_lock);
+		put_disk(disk);
+		return ret;
+	}
+	mutex_lock(&ctrl->ns_lock);
+	ns->added = true;
+	mutex_unlock(&ctrl->ns_lock);
+	return 0;
+
+out_free:
+	kfree(id);
+	kfree(ns);
+	return ret;
+}
+
+/* Walks the active namespace list; ids must ascend and respect NN. */
+int rblk_ns_scan(struct rblk_ctrl *ctrl)
+{
+	unsigned int added = 0, i;
+	u32 start = 0, nsid;
+	__le32 *list;
+	int ret;
+
+	list = kmalloc(NVME_IDENTIFY_DATA_SIZE, GFP_KERNEL);
+	if (!list)
+		return -ENOMEM;
+	for (;;) {
+		ret = rblk_fabrics_active_ns(ctrl, start, list);
+		if (ret) {
+			dev_err(ctrl->dev, "Identify active namespaces failed: %d\n",
+				ret);
+			break;
+		}
+		for (i = 0; i < RBLK_NS_LIST_LEN; i++) {
+			nsid = le32_to_cpu(list[i]);
+			if (!nsid)
+				goto out;
+			if (nsid <= start || (ctrl->nn && nsid > ctrl->nn) ||
+			    nsid >= NVME_NSID_ALL) {
+				dev_err(ctrl->dev, "bogus namespace id %u in active list\n",
+					nsid);
+				goto out;
+			}
+			start = nsid;
+			if (added >= RBLK_MAX_NAMESPACES) {
+				dev_warn(ctrl->dev, "more than %u namespaces: ignoring the rest\n",
+					 RBLK_MAX_NAMESPACES);
+				goto out;
+			}
+			ret = rblk_ns_add(ctrl, nsid);
+			if (ret)
+				dev_err(ctrl->dev, "nsid %u: not added: %d\n",
+					nsid, ret);
+			else
+				added++;
+		}
+	}
+out:
+	kfree(list);
+	return ret;
+}
+
+/* Capacity may have changed while we were away. */
+void rblk_ns_revalidate(struct rblk_ctrl *ctrl)
+{
+	struct nvme_id_ns *id;
+	struct rblk_ns *ns;
+
+	id = kmalloc(sizeof(*id), GFP_KERNEL);
+	if (!id)
+		return;
+	mutex_lock(&ctrl->ns_lock);
+	list_for_each_entry(ns, &ctrl->namespaces, entry) {
+		struct rblk_ns tmp = { .ctrl = ctrl, .nsid = ns->nsid };
+
+		if (rblk_fabrics_identify_ns(ctrl, &tmp, id))
+			continue;
+		if (tmp.lba_shift != ns->lba_shift) {
+			dev_warn(ctrl->dev, "nsid %u: LBA size changed: keeping the old one\n",
+				 ns->nsid);
+			continue;
+		}
+		ns->nsze = tmp.nsze;
+		set_capacity_and_notify(ns->disk,
+					ns->nsze << (ns->lba_shift - SECTOR_SHIFT));
+	}
+	mutex_unlock(&ctrl->ns_lock);
+	kfree(id);
+}
+
+void rblk_ns_quiesce(struct rblk_ctrl *ctrl)
+{
+	struct rblk_ns *ns;
+
+	if (test_and_set_bit(RBLK_CTRL_NS_QUIESCED, &ctrl->flags))
+		return;
+	mutex_lock(&ctrl->ns_lock);
+	list_for_each_entry(ns, &ctrl->namespaces, entry)
+		blk_mq_quiesce_queue(ns->disk->queue);
+	mutex_unlock(&ctrl->ns_lock);
+}
+
+void rblk_ns_unquiesce(struct rblk_ctrl *ctrl)
+{
+	struct rblk_ns *ns;
+
+	if (!test_and_clear_bit(RBLK_CTRL_NS_QUIESCED, &ctrl->flags))
+		return;
+	mutex_lock(&ctrl->ns_lock);
+	list_for_each_entry(ns, &ctrl->namespaces, entry) {
+		blk_mq_unquiesce_queue(ns->disk->queue);
+		blk_mq_kick_requeue_list(ns->disk->queue);
+	}
+	mutex_unlock(&ctrl->ns_lock);
+}
+
+/*
+ * Waiting requests must fail rather than block del_gendisk(), so the
+ * queues run again first; with the state DELETING they end with an error
+ * unless the association is still live, in which case they complete.
+ */
+void rblk_ns_remove_all(struct rblk_ctrl *ctrl)
+{
+	struct rblk_ns *ns, *next;
+	LIST_HEAD(gone);
+
+	rblk_ns_unquiesce(ctrl);
+	mutex_lock(&ctrl->ns_lock);
+	list_splice_init(&ctrl->namespaces, &gone);
+	mutex_unlock(&ctrl->ns_lock);
+
+	list_for_each_entry_safe(ns, next, &gone, entry) {
+		list_del(&ns->entry);
+		del_gendisk(ns->disk);
+		put_disk(ns->disk);
+	}
+}

@@ -1,0 +1,873 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rblk: the RDMA transport. One rdma_cm id, RC QP and CQ per NVMe queue.
+ * Commands leave as SEND capsules, responses land in posted receive
+ * buffers, and data moves by the target's RDMA READ/WRITE on memory that
+ * is registered per request (FRWR) and invalidated before the request
+ * completes, so the target can never reach a page it no longer owns.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <asm/unaligned.h>
+#include <rdma/mr_pool.h>
+
+#include "core.h"
+
+#include <linux/nvme-rdma.h>	/* needs the types core.h pulls in */
+
+#define RBLK_DRAIN_TIMEOUT	(10 * HZ)
+
+static void rblk_req_put(struct rblk_req *req)
+{
+	if (atomic_dec_and_test(&req->pending))
+		rblk_req_done(blk_mq_rq_from_pdu(req));
+}
+
+static void rblk_wr_error(struct ib_cq *cq, struct ib_wc *wc, const char *op)
+{
+	struct rblk_queue *queue = cq->cq_context;
+
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_err_ratelimited("%s: qid %u: %s failed: %s (%d)\n",
+				   queue->ctrl->name, queue->qid, op,
+				   ib_wc_status_msg(wc->status), wc->status);
+	rblk_ctrl_error(queue->ctrl);
+}
+
+static void rblk_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rblk_req *req = container_of(wc->wr_cqe, struct rblk_req,
+					    send_cqe);
+
+	/* A failed request is left to error recovery to cancel. */
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		rblk_wr_error(cq, wc, "SEND");
+		return;
+	}
+	rblk_req_put(req);
+}
+
+/* REG_MR is posted unsignaled: only its failures end up here. */
+static void rblk_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		rblk_wr_error(cq, wc, "REG_MR");
+}
+
+static void rblk_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rblk_req *req = container_of(wc->wr_cqe, struct rblk_req,
+					    inv_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		rblk_wr_error(cq, wc, "LOCAL_INV");
+		return;
+	}
+	clear_bit(RBLK_REQ_MR_VALID, &req->flags);
+	rblk_req_put(req);
+}
+
+static int rblk_post_inv(struct rblk_queue *queue, struct rblk_req *req)
+{
+	struct ib_send_wr wr = {
+		.opcode		    = IB_WR_LOCAL_INV,
+		.send_flags	    = IB_SEND_SIGNALED,
+		.ex.invalidate_rkey = req->mr->rkey,
+		.wr_cqe		    = &req->inv_cqe,
+	};
+
+	req->inv_cqe.done = rblk_inv_done;
+	return ib_post_send(queue->qp, &wr, NULL);
+}
+
+static struct request *rblk_cid_to_rq(struct rblk_queue *queue, u16 cid)
+{
+	struct rblk_ctrl *ctrl = queue->ctrl;
+	struct blk_mq_tags *tags;
+
+	if (queue->qid)
+		tags = ctrl->io_set.tags[queue->qid - 1];
+	else
+		tags = ctrl->admin_set.tags[0];
+	/* Bounds-checked against the tag map; NULL for a tag never used. */
+	return blk_mq_tag_to_rq(tags, cid & RBLK_CID_TAG_MASK);
+}
+
+/* Never trusts the CQE: unknown, stale or repeated ids reset the ctrl. */
+static void rblk_process_cqe(struct rblk_queue *queue,
+			     struct nvme_completion *cqe, struct ib_wc *wc)
+{
+	u16 cid = cqe->command_id;
+	struct rblk_req *req;
+	struct request *rq;
+
+	rq = rblk_cid_to_rq(queue, cid);
+	if (unlikely(!rq))
+		goto invalid;
+	req = rblk_req(rq);
+	if (unlikely(req->queue != queue ||
+		     req->gen != (cid >> RBLK_CID_TAG_BITS) ||
+		     test_bit(RBLK_REQ_DONE, &req->flags) ||
+		     test_and_set_bit(RBLK_REQ_CQE, &req->flags)))
+		goto invalid;
+
+	req->status = le16_to_cpu(cqe->status) >> 1;
+	req->result = cqe->result;
+
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
+		if (unlikely(!req->mr ||
+			     wc->ex.invalidate_rkey != req->mr->rkey)) {
+			pr_err_ratelimited("%s: qid %u: bogus remote invalidation of rkey %#x\n",
+					   queue->ctrl->name, queue->qid,
+					   wc->ex.invalidate_rkey);
+			rblk_ctrl_error(queue->ctrl);
+			return;
+		}
+		clear_bit(RBLK_REQ_MR_VALID, &req->flags);
+	} else if (test_bit(RBLK_REQ_MR_VALID, &req->flags)) {
+		/* The local invalidation's completion drops this reference. */
+		if (unlikely(rblk_post_inv(queue, req))) {
+			pr_err_ratelimited("%s: qid %u: cannot post LOCAL_INV\n",
+					   queue->ctrl->name, queue->qid);
+			rblk_ctrl_error(queue->ctrl);
+		}
+		return;
+	}
+	rblk_req_put(req);
+	return;
+
+invalid:
+	pr_err_ratelimited("%s: qid %u: completion with invalid command id %#x\n",
+			   queue->ctrl->name, queue->qid, cid);
+	rblk_ctrl_error(queue->ctrl);
+}
+
+static int rblk_post_recv(struct rblk_queue *queue, struct rblk_recv *r)
+{
+	struct ib_sge sge = {
+		.addr	= queue->cqes_dma + r->idx * sizeof(struct nvme_completion),
+		.length	= sizeof(struct nvme_completion),
+		.lkey	= queue->ctrl->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe	 = &r->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	return ib_post_recv(queue->qp, &wr, NULL);
+}
+
+static void rblk_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rblk_recv *r = container_of(wc->wr_cqe, struct rblk_recv, cqe);
+	struct rblk_queue *queue = cq->cq_context;
+	dma_addr_t dma = queue->cqes_dma + r->idx * sizeof(struct nvme_completion);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		rblk_wr_error(cq, wc, "RECV");
+		return;
+	}
+	if (unlikely(wc->byte_len < sizeof(struct nvme_completion))) {
+		pr_err_ratelimited("%s: qid %u: short response (%u bytes)\n",
+				   queue->ctrl->name, queue->qid, wc->byte_len);
+		rblk_ctrl_error(queue->ctrl);
+		return;
+	}
+
+	ib_dma_sync_single_for_cpu(queue->ibdev, dma,
+				   sizeof(struct nvme_completion),
+				   DMA_FROM_DEVICE);
+	rblk_process_cqe(queue, &queue->cqes[r->idx], wc);
+	ib_dma_sync_single_for_device(queue->ibdev, dma,
+				      sizeof(struct nvme_completion),
+				      DMA_FROM_DEVICE);
+	if (unlikely(rblk_post_recv(queue, r)))
+		rblk_ctrl_error(queue->ctrl);
+}
+
+static void rblk_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rblk_queue *queue = cq->cq_context;
+
+	if (wc->wr_cqe == &queue->drain_sq_cqe)
+		complete(&queue->drain_sq);
+	else
+		complete(&queue->drain_rq);
+}
+
+/*
+ * Like ib_drain_qp(), but bounded: a provider that never flushes must not
+ * hang delete. Devices with their own drain (iWARP refuses posts on an
+ * errored QP) keep using theirs.
+ */
+static void rblk_drain_qp(struct rblk_queue *queue)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_rdma_wr swr = {
+		.wr = {
+			.opcode	= IB_WR_RDMA_WRITE,
+			.wr_cqe	= &queue->drain_sq_cqe,
+		},
+	};
+	struct ib_recv_wr rwr = { .wr_cqe = &queue->drain_rq_cqe };
+	int ret;
+
+	if (queue->ibdev->ops.drain_sq || queue->ibdev->ops.drain_rq) {
+		ib_drain_qp(queue->qp);
+		return;
+	}
+
+	queue->drain_sq_cqe.done = rblk_drain_done;
+	queue->drain_rq_cqe.done = rblk_drain_done;
+	init_completion(&queue->drain_sq);
+	init_completion(&queue->drain_rq);
+
+	ret = ib_modify_qp(queue->qp, &attr, IB_QP_STATE);
+	if (ret) {
+		pr_err("%s: qid %u: cannot move QP to error: %d\n",
+		       queue->ctrl->name, queue->qid, ret);
+		return;
+	}
+	if (ib_post_send(queue->qp, &swr.wr, NULL))
+		complete(&queue->drain_sq);
+	if (ib_post_recv(queue->qp, &rwr, NULL))
+		complete(&queue->drain_rq);
+	if (!wait_for_completion_timeout(&queue->drain_sq, RBLK_DRAIN_TIMEOUT) ||
+	    !wait_for_completion_timeout(&queue->drain_rq, RBLK_DRAIN_TIMEOUT))
+		pr_err("%s: qid %u: QP drain timed out\n",
+		       queue->ctrl->name, queue->qid);
+}
+
+/*
+ * After this no completion of the queue runs any more, so its in-flight
+ * requests can be cancelled without racing the CQ.
+ */
+void rblk_rdma_stop_queue(struct rblk_queue *queue)
+{
+	mutex_lock(&queue->stop_lock);
+	clear_bit(RBLK_Q_LIVE, &queue->flags);
+	if (test_and_clear_bit(RBLK_Q_CONNECTED, &queue->flags)) {
+		rdma_disconnect(queue->cm_id);
+		rblk_drain_qp(queue);
+	}
+	mutex_unlock(&queue->stop_lock);
+}
+
+static void rblk_unmap_buf(struct rblk_queue *queue, void **buf,
+			   dma_addr_t dma, size_t len,
+			   enum dma_data_direction dir)
+{
+	if (!*buf)
+		return;
+	if (dma)
+		ib_dma_unmap_single(queue->ibdev, dma, len, dir);
+	kfree(*buf);
+	*buf = NULL;
+}
+
+/* Frees whatever rblk_queue_create_ib() got to; the cm_id is gone. */
+static void rblk_queue_destroy_ib(struct rblk_queue *queue)
+{
+	if (queue->mr_pool)
+		ib_mr_pool_destroy(queue->qp, &queue->qp->rdma_mrs);
+	queue->mr_pool = false;
+	if (queue->qp)
+		ib_destroy_qp(queue->qp);
+	queue->qp = NULL;
+	if (queue->cq)
+		ib_free_cq(queue->cq);
+	queue->cq = NULL;
+	rblk_unmap_buf(queue, (void **)&queue->sqes, queue->sqes_dma,
+		       queue->size * sizeof(struct nvme_command), DMA_TO_DEVICE);
+	rblk_unmap_buf(queue, (void **)&queue->cqes, queue->cqes_dma,
+		       queue->size * sizeof(struct nvme_completion),
+		       DMA_FROM_DEVICE);
+	queue->sqes_dma = 0;
+	queue->cqes_dma = 0;
+	kfree(queue->recvs);
+	queue->recvs = NULL;
+}
+
+static int rblk_map_buf(struct rblk_queue *queue, void **buf, dma_addr_t *dma,
+			size_t len, enum dma_data_direction dir)
+{
+	*buf = kzalloc(len, GFP_KERNEL);
+	if (!*buf)
+		return -ENOMEM;
+	*dma = ib_dma_map_single(queue->ibdev, *buf, len, dir);
+	if (ib_dma_mapping_error(queue->ibdev, *dma)) {
+		*dma = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void rblk_qp_event(struct ib_event *ev, void *context)
+{
+	struct rblk_queue *queue = context;
+
+	switch (ev->event) {
+	case IB_EVENT_COMM_EST:
+	case IB_EVENT_SQ_DRAINED:
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+		break;
+	default:
+		pr_err("%s: qid %u: QP event %s (%d)\n", queue->ctrl->name,
+		       queue->qid, ib_event_msg(ev->event), ev->event);
+		rblk_ctrl_error(queue->ctrl);
+	}
+}
+
+/* The controller's PD lives on the device the admin queue resolved to. */
+static int rblk_queue_check_device(struct rblk_queue *queue)
+{
+	struct rblk_ctrl *ctrl = queue->ctrl;
+	struct ib_device *ibdev = queue->cm_id->device;
+	const struct ib_device_attr *attrs = &ibdev->attrs;
+
+	queue->ibdev = ibdev;
+	if (queue->qid) {
+		if (ctrl->pd && ctrl->pd->device == ibdev)
+			return 0;
+		queue->cm_msg = "I/O queue resolved to another RDMA device";
+		return -EXDEV;
+	}
+	if (ctrl->pd) {
+		queue->cm_msg = "internal error: stale protection domain";
+		return -EINVAL;
+	}
+	if (!(attrs->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
+	    attrs->max_fast_reg_page_list_len < 2) {
+		queue->cm_msg = "RDMA device lacks fast registration (FRWR)";
+		return -EOPNOTSUPP;
+	}
+	ctrl->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(ctrl->pd)) {
+		int ret = PTR_ERR(ctrl->pd);
+
+		ctrl->pd = NULL;
+		queue->cm_msg = "cannot allocate an RDMA protection domain";
+		return ret;
+	}
+	/* One page less: an unaligned start costs a page of the MR. */
+	ctrl->max_fr_pages = min_t(u32, attrs->max_fast_reg_page_list_len - 1,
+				   RBLK_MAX_FR_PAGES);
+	return 0;
+}
+
+static int rblk_queue_create_ib(struct rblk_queue *queue)
+{
+	struct rblk_ctrl *ctrl = queue->ctrl;
+	struct ib_qp_init_attr init = {};
+	const struct ib_device_attr *attrs;
+	struct ib_device *ibdev;
+	int cq_size, send_sge, ret, i;
+
+	ret = rblk_queue_check_device(queue);
+	if (ret)
+		return ret;
+	ibdev = queue->ibdev;
+	attrs = &ibdev->attrs;
+
+	/* Per request: REG_MR + SEND + LOCAL_INV; one more for the drain. */
+	init.cap.max_send_wr = 3 * queue->size + 1;
+	init.cap.max_recv_wr = queue->size + 1;
+	/* Every WR may complete (flushes do), plus both drain markers. */
+	cq_size = init.cap.max_send_wr + init.cap.max_recv_wr;
+	if (init.cap.max_send_wr > attrs->max_qp_wr ||
+	    cq_size > attrs->max_cqe) {
+		queue->cm_msg = "queue size exceeds the RDMA device's limits";
+		return -EINVAL;
+	}
+
+	send_sge = min_t(int, attrs->max_send_sge, 1 + RBLK_MAX_INLINE_SGE);
+	queue->inline_sge = queue->inline_bytes ? send_sge - 1 : 0;
+	if (!queue->inline_sge)
+		queue->inline_bytes = 0;
+
+	queue->cq = ib_alloc_cq(ibdev, queue, cq_size,
+				queue->qid % ibdev->num_comp_vectors,
+				IB_POLL_SOFTIRQ);
+	if (IS_ERR(queue->cq)) {
+		ret = PTR_ERR(queue->cq);
+		queue->cq = NULL;
+		goto err;
+	}
+
+	init.event_handler = rblk_qp_event;
+	init.qp_context = queue;
+	init.cap.max_send_sge = 1 + queue->inline_sge;
+	init.cap.max_recv_sge = 1;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.qp_type = IB_QPT_RC;
+	init.send_cq = queue->cq;
+	init.recv_cq = queue->cq;
+	ret = rdma_create_qp(queue->cm_id, ctrl->pd, &init);
+	if (ret)
+		goto err;
+	queue->qp = queue->cm_id->qp;
+
+	ret = rblk_map_buf(queue, (void **)&queue->sqes, &queue->sqes_dma,
+			   queue->size * sizeof(struct nvme_command),
+			   DMA_TO_DEVICE);
+	if (ret)
+		goto err;
+	ret = rblk_map_buf(queue, (void **)&queue->cqes, &queue->cqes_dma,
+			   queue->size * sizeof(struct nvme_completion),
+			   DMA_FROM_DEVICE);
+	if (ret)
+		goto err;
+	queue->recvs = kcalloc(queue->size, sizeof(*queue->recvs), GFP_KERNEL);
+	if (!queue->recvs) {
+		ret = -ENOMEM;
+		goto err;
+	}
+
+	ret = ib_mr_pool_init(queue->qp, &queue->qp->rdma_mrs, queue->size,
+			      IB_MR_TYPE_MEM_REG, ctrl->max_fr_pages + 1, 0);
+	if (ret)
+		goto err;
+	queue->mr_pool = true;
+
+	for (i = 0; i < queue->size; i++) {
+		queue->recvs[i].idx = i;
+		queue->recvs[i].cqe.done = rblk_recv_done;
+		ret = rblk_post_recv(queue, &queue->recvs[i]);
+		if (ret)
+			goto err;
+	}
+	return 0;
+
+err:
+	if (!queue->cm_msg)
+		queue->cm_msg = "cannot allocate RDMA queue resources";
+	return ret;
+}
+
+static int rblk_cm_connect(struct rblk_queue *queue)
+{
+	struct nvme_rdma_cm_req priv = {
+		.recfmt	 = cpu_to_le16(NVME_RDMA_CM_FMT_1_0),
+		.qid	 = cpu_to_le16(queue->qid),
+		/* Our receive queue, and the 0's based SQ size. */
+		.hrqsize = cpu_to_le16(queue->size),
+		.hsqsize = cpu_to_le16(queue->size - 1),
+	};
+	struct rdma_conn_param param = {
+		.qp_num			= queue->qp->qp_num,
+		.flow_control		= 1,
+		/* The target reads our write payloads. */
+		.responder_resources	= queue->ibdev->attrs.max_qp_rd_atom,
+		.retry_count		= 7,
+		.rnr_retry_count	= 7,
+		.private_data		= &priv,
+		.private_data_len	= sizeof(priv),
+	};
+
+	return rdma_connect_locked(queue->cm_id, &param);
+}
+
+struct rblk_rej_reason {
+	const char	*msg;
+	int		err;
+};
+
+static const struct rblk_rej_reason rblk_rej_reasons[] = {
+	[NVME_RDMA_CM_INVALID_LEN] = {
+		"target rejected the RDMA connection: invalid private data length",
+		-EINVAL },
+	[NVME_RDMA_CM_INVALID_RECFMT] = {
+		"target rejected the RDMA connection: invalid record format",
+		-EINVAL },
+	[NVME_RDMA_CM_INVALID_QID] = {
+		"target rejected the RDMA connection: invalid queue ID",
+		-EINVAL },
+	[NVME_RDMA_CM_INVALID_HSQSIZE] = {
+		"target rejected the RDMA connection: invalid host SQ size",
+		-EINVAL },
+	[NVME_RDMA_CM_INVALID_HRQSIZE] = {
+		"target rejected the RDMA connection: invalid host RQ size",
+		-EINVAL },
+	[NVME_RDMA_CM_NO_RSC] = {
+		"target rejected the RDMA connection: no resources",
+		-ENOSPC },
+	[NVME_RDMA_CM_INVALID_IRD] = {
+		"target rejected the RDMA connection: invalid IRD",
+		-EINVAL },
+	[NVME_RDMA_CM_INVALID_ORD] = {
+		"target rejected the RDMA connection: invalid ORD",
+		-EINVAL },
+};
+
+static int rblk_cm_rejected(struct rblk_queue *queue, struct rdma_cm_event *ev)
+{
+	const struct nvme_rdma_cm_rej *rej;
+	u8 len = 0;
+	u16 sts;
+
+	rej = rdma_consumer_reject_data(queue->cm_id, ev, &len);
+	if (!rej || len < sizeof(*rej)) {
+		pr_err("%s: qid %u: connection rejected: %s\n",
+		       queue->ctrl->name, queue->qid,
+		       rdma_reject_msg(queue->cm_id, ev->status));
+		queue->cm_msg = "connection rejected (no NVMe-oF listener at this address?)";
+		return -ECONNREFUSED;
+	}
+	sts = le16_to_cpu(rej->sts);
+	pr_err("%s: qid %u: target rejected the connection: %s (%u)\n",
+	       queue->ctrl->name, queue->qid,
+	       nvme_rdma_cm_msg(sts), sts);
+	if (sts < ARRAY_SIZE(rblk_rej_reasons) && rblk_rej_reasons[sts].msg) {
+		queue->cm_msg = rblk_rej_reasons[sts].msg;
+		return rblk_rej_reasons[sts].err;
+	}
+	queue->cm_msg = "target rejected the RDMA connection: unknown reason";
+	return -ECONNREFUSED;
+}
+
+static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+{
+	struct rblk_queue *queue = cm_id->context;
+	int err = 0;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		err = rblk_queue_create_ib(queue);
+		if (!err)
+			err = rdma_resolve_route(cm_id, RBLK_CM_TIMEOUT_MS);
+		if (!err)
+			return 0;
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		err = rblk_cm_connect(queue);
+		if (!err)
+			return 0;
+		queue->cm_msg = "cannot start the RDMA connection";
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		set_bit(RBLK_Q_CONNECTED, &queue->flags);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		err = rblk_cm_rejected(queue, ev);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		queue->cm_msg = "cannot resolve the target address";
+		err = -EHOSTUNREACH;
+		break;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		queue->cm_msg = "cannot resolve a route to the target";
+		err = -EHOSTUNREACH;
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		queue->cm_msg = "target unreachable over RDMA";
+		err = -ECONNRESET;
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/* The ib_client removes the controllers; unblock a connect. */
+		if (!completion_done(&queue->cm_done)) {
+			queue->cm_msg = "RDMA device removed";
+			err = -ENETDOWN;
+			break;
+		}
+		return 0;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		pr_info("%s: qid %u: %s\n", queue->ctrl->name, queue->qid,
+			rdma_event_msg(ev->event));
+		rblk_ctrl_error(queue->ctrl);
+		return 0;
+	default:
+		return 0;
+	}
+
+	if (err)
+		pr_debug("%s: qid %u: %s: %d\n", queue->ctrl->name, queue->qid,
+			 rdma_event_msg(ev->event), err);
+	queue->cm_error = err;
+	complete(&queue->cm_done);
+	/* Never non-zero: the cm_id is ours to destroy. */
+	return 0;
+}
+
+static void rblk_queue_release(struct rblk_queue *queue)
+{
+	/* Waits for a handler still running and stops new events. */
+	rdma_destroy_id(queue->cm_id);
+	queue->cm_id = NULL;
+	rblk_queue_destroy_ib(queue);
+}
+
+int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
+			  struct netlink_ext_ack *extack)
+{
+	struct rblk_queue *queue = &ctrl->queues[qid];
+	long left;
+	int ret;
+
+	queue->ctrl = ctrl;
+	queue->qid = qid;
+	queue->size = size;
+	queue->flags = 0;
+	queue->cm_error = -ETIMEDOUT;
+	queue->cm_msg = NULL;
+	queue->inline_bytes = 0;
+	/* In-capsule data on I/O queues only, as nvmet-rdma allows. */
+	if (qid && ctrl->ioccsz > sizeof(struct nvme_command))
+		queue->inline_bytes = ctrl->ioccsz - sizeof(struct nvme_command);
+	init_completion(&queue->cm_done);
+
+	queue->cm_id = rdma_create_id(&init_net, rblk_cm_handler, queue,
+				      RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(queue->cm_id)) {
+		ret = PTR_ERR(queue->cm_id);
+		queue->cm_id = NULL;
+		NL_SET_ERR_MSG(extack, "cannot create an RDMA CM id");
+		return ret;
+	}
+
+	ret = rdma_resolve_addr(queue->cm_id, NULL,
+				(struct sockaddr *)&ctrl->opts.addr,
+				RBLK_CM_TIMEOUT_MS);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "cannot resolve the target address");
+		goto out_release;
+	}
+
+	left = msecs_to_jiffies(RBLK_CM_WAIT_MS);
+	left = wait_for_completion_interruptible_timeout(&queue->cm_done, left);
+	if (left < 0) {
+		ret = -EINTR;
+		NL_SET_ERR_MSG(extack, "interrupted while connecting");
+		goto out_release;
+	}
+	ret = left ? queue->cm_error : -ETIMEDOUT;
+	if (ret) {
+		if (!left)
+			NL_SET_ERR_MSG(extack, "timed out connecting the RDMA queue");
+		else
+			rblk_set_err(extack, queue->cm_msg);
+		goto out_release;
+	}
+
+	set_bit(RBLK_Q_ALLOCATED, &queue->flags);
+	return 0;
+
+out_release:
+	pr_debug("%s: qid %u: connect failed: %d\n", ctrl->name, qid, ret);
+	rblk_queue_release(queue);
+	clear_bit(RBLK_Q_CONNECTED, &queue->flags);
+	return ret;
+}
+
+void rblk_rdma_free_queue(struct rblk_queue *queue)
+{
+	if (!test_and_clear_bit(RBLK_Q_ALLOCATED, &queue->flags))
+		return;
+	rblk_rdma_stop_queue(queue);
+	rblk_queue_release(queue);
+}
+
+void rblk_rdma_free_pd(struct rblk_ctrl *ctrl)
+{
+	if (ctrl->pd)
+		ib_dealloc_pd(ctrl->pd);
+	ctrl->pd = NULL;
+}
+
+/* Small writes ride in the command capsule: no registration at all. */
+static void rblk_map_inline(struct rblk_queue *queue, struct rblk_req *req,
+			    int nents)
+{
+	struct nvme_sgl_desc *sg = &req->cmd.common.dptr.sgl;
+	struct scatterlist *s;
+	u32 len = 0;
+	int i;
+
+	for_each_sg(req->sgt.sgl, s, nents, i) {
+		req->sge[1 + i].addr = sg_dma_address(s);
+		req->sge[1 + i].length = sg_dma_len(s);
+		req->sge[1 + i].lkey = queue->ctrl->pd->local_dma_lkey;
+		len += sg_dma_len(s);
+	}
+	req->num_sge = 1 + nents;
+	sg->addr = 0;	/* ICDOFF is 0: data follows the SQE */
+	sg->length = cpu_to_le32(len);
+	sg->type = (NVME_SGL_FMT_DATA_DESC << 4) | NVME_SGL_FMT_OFFSET;
+}
+
+static int rblk_map_fr(struct rblk_queue *queue, struct request *rq,
+		       int nents)
+{
+	struct rblk_req *req = rblk_req(rq);
+	struct nvme_keyed_sgl_desc *sg = &req->cmd.common.dptr.ksgl;
+	int n;
+
+	req->mr = ib_mr_pool_get(queue->qp, &queue->qp->rdma_mrs);
+	if (unlikely(!req->mr))
+		return -EAGAIN;
+
+	n = ib_map_mr_sg(req->mr, req->sgt.sgl, nents, NULL, SZ_4K);
+	if (unlikely(n < nents)) {
+		ib_mr_pool_put(queue->qp, &queue->qp->rdma_mrs, req->mr);
+		req->mr = NULL;
+		return n < 0 ? n : -EINVAL;
+	}
+	/* A fresh key per registration: old keys the target kept are dead. */
+	ib_update_fast_reg_key(req->mr, ib_inc_rkey(req->mr->rkey));
+
+	memset(&req->reg_wr, 0, sizeof(req->reg_wr));
+	req->reg_cqe.done = rblk_reg_done;
+	req->reg_wr.wr.opcode = IB_WR_REG_MR;
+	req->reg_wr.wr.wr_cqe = &req->reg_cqe;
+	req->reg_wr.mr = req->mr;
+	req->reg_wr.key = req->mr->rkey;
+	req->reg_wr.access = rq_data_dir(rq) == WRITE ?
+		IB_ACCESS_REMOTE_READ :
+		IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+
+	sg->addr = cpu_to_le64(req->mr->iova);
+	put_unaligned_le24(req->mr->length, sg->length);
+	put_unaligned_le32(req->mr->rkey, sg->key);
+	/* Ask the target to invalidate with its response (SEND_WITH_INV). */
+	sg->type = (NVME_KEY_SGL_FMT_DATA_DESC << 4) | NVME_SGL_FMT_INVALIDATE;
+	return 0;
+}
+
+int rblk_rdma_map_data(struct rblk_queue *queue, struct request *rq)
+{
+	struct rblk_req *req = rblk_req(rq);
+	struct nvme_command *c = &req->cmd;
+	int nents, ret;
+
+	req->num_sge = 1;
+	req->mr = NULL;
+	req->dma_nents = 0;
+	c->common.flags |= NVME_CMD_SGL_METABUF;
+
+	if (!blk_rq_nr_phys_segments(rq)) {
+		struct nvme_keyed_sgl_desc *sg = &c->common.dptr.ksgl;
+
+		sg->addr = 0;
+		put_unaligned_le24(0, sg->length);
+		put_unaligned_le32(0, sg->key);
+		sg->type = NVME_KEY_SGL_FMT_DATA_DESC << 4;
+		return 0;
+	}
+
+	req->sgt.sgl = req->first_sgl;
+	ret = sg_alloc_table_chained(&req->sgt, blk_rq_nr_phys_segments(rq),
+				     req->sgt.sgl, RBLK_INLINE_SG_CNT);
+	if (ret)
+		return -ENOMEM;
+	req->sgt.nents = blk_rq_map_sg(rq->q, rq, req->sgt.sgl);
+
+	nents = ib_dma_map_sg(queue->ibdev, req->sgt.sgl, req->sgt.nents,
+			      rq_dma_dir(rq));
+	if (unlikely(nents <= 0)) {
+		ret = -EIO;
+		goto out_free_table;
+	}
+
+	if (rq_data_dir(rq) == WRITE && nents <= queue->inline_sge &&
+	    blk_rq_payload_bytes(rq) <= queue->inline_bytes) {
+		rblk_map_inline(queue, req, nents);
+	} else {
+		ret = rblk_map_fr(queue, rq, nents);
+		if (ret)
+			goto out_unmap;
+	}
+	req->dma_nents = nents;
+	return 0;
+
+out_unmap:
+	ib_dma_unmap_sg(queue->ibdev, req->sgt.sgl, req->sgt.nents,
+			rq_dma_dir(rq));
+out_free_table:
+	sg_free_table_chained(&req->sgt, RBLK_INLINE_SG_CNT);
+	return ret;
+}
+
+void rblk_rdma_unmap_data(struct rblk_queue *queue, struct request *rq)
+{
+	struct rblk_req *req = rblk_req(rq);
+
+	if (!req->dma_nents)
+		return;
+	if (req->mr) {
+		ib_mr_pool_put(queue->qp, &queue->qp->rdma_mrs, req->mr);
+		req->mr = NULL;
+	}
+	ib_dma_unmap_sg(queue->ibdev, req->sgt.sgl, req->sgt.nents,
+			rq_dma_dir(rq));
+	sg_free_table_chained(&req->sgt, RBLK_INLINE_SG_CNT);
+	req->dma_nents = 0;
+}
+
+int rblk_rdma_post_cmd(struct rblk_queue *queue, struct request *rq)
+{
+	struct rblk_req *req = rblk_req(rq);
+	struct nvme_command *sqe = &queue->sqes[rq->tag];
+	dma_addr_t dma = queue->sqes_dma + rq->tag * sizeof(*sqe);
+	struct ib_send_wr wr = {}, *first = &wr;
+	int ret;
+
+	ib_dma_sync_single_for_cpu(queue->ibdev, dma, sizeof(*sqe),
+				   DMA_TO_DEVICE);
+	memcpy(sqe, &req->cmd, sizeof(*sqe));
+	ib_dma_sync_single_for_device(queue->ibdev, dma, sizeof(*sqe),
+				      DMA_TO_DEVICE);
+
+	req->sge[0].addr = dma;
+	req->sge[0].length = sizeof(*sqe);
+	req->sge[0].lkey = queue->ctrl->pd->local_dma_lkey;
+
+	req->send_cqe.done = rblk_send_done;
+	wr.wr_cqe = &req->send_cqe;
+	wr.sg_list = req->sge;
+	wr.num_sge = req->num_sge;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+
+	if (req->mr) {
+		set_bit(RBLK_REQ_MR_VALID, &req->flags);
+		req->reg_wr.wr.next = &wr;
+		first = &req->reg_wr.wr;
+	}
+
+	ret = ib_post_send(queue->qp, first, NULL);
+	if (unlikely(ret)) {
+		pr_err_ratelimited("%s: qid %u: cannot post command: %d\n",
+				   queue->ctrl->name, queue->qid, ret);
+		rblk_ctrl_error(queue->ctrl);
+	}
+	return ret;
+}
+
+static int rblk_ib_add_one(struct ib_device *ibdev)
+{
+	return 0;
+}
+
+static void rblk_ib_remove_one(struct ib_device *ibdev, void *client_data)
+{
+	rblk_ctrls_delete_on_device(ibdev);
+}
+
+static struct ib_client rblk_ib_client = {
+	.name	= "rblk",
+	.add	= rblk_ib_add_one,
+	.remove	= rblk_ib_remove_one,
+};
+
+int rblk_rdma_init(void)
+{
+	return ib_register_client(&rblk_ib_client);
+}
+
+void rblk_rdma_exit(void)
+{
+	ib_unregister_client(&rblk_ib_client);
+}

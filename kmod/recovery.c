@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rblk: an association's life. Bring-up (admin queue, enable, identify,
+ * I/O queues), tear-down, keep-alive, and error recovery: a transport
+ * error moves a live controller to RESETTING, tears the association down
+ * with its requests requeued, and reconnects every reconnect_delay until
+ * ctrl_loss_tmo gives up and deletes the controller.
+ *
+ * Serialisation: bring-up and tear-down only run from the creator, the
+ * error work, the reconnect work or the delete work, and the state machine
+ * lets at most one of them own the association at a time.
+ */
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+
+#include "core.h"
+
+#define RBLK_CONNECT_TIMEOUT	(10 * HZ)
+
+static struct rblk_queue *rblk_admin_queue(struct rblk_ctrl *ctrl)
+{
+	return &ctrl->queues[0];
+}
+
+void rblk_ka_start(struct rblk_ctrl *ctrl)
+{
+	if (ctrl->kato)
+		mod_delayed_work(rblk_wq, &ctrl->ka_work, ctrl->kato * HZ / 2);
+}
+
+void rblk_ka_stop(struct rblk_ctrl *ctrl)
+{
+	cancel_delayed_work_sync(&ctrl->ka_work);
+}
+
+static enum rq_end_io_ret rblk_ka_end_io(struct request *rq, blk_status_t sts)
+{
+	struct rblk_ctrl *ctrl = rq->end_io_data;
+
+	if (sts != BLK_STS_OK || rblk_req(rq)->status) {
+		dev_err(ctrl->dev, "keep-alive failed (status %#x)\n",
+			rblk_req(rq)->status);
+		rblk_ctrl_error(ctrl);
+	} else if (rblk_ctrl_state(ctrl) == RBLK_CTRL_LIVE) {
+		queue_delayed_work(rblk_wq, &ctrl->ka_work,
+				   ctrl->kato * HZ / 2);
+	}
+	return RQ_END_IO_FREE;
+}
+
+static void rblk_ka_work(struct work_struct *work)
+{
+	struct rblk_ctrl *ctrl = container_of(to_delayed_work(work),
+					      struct rblk_ctrl, ka_work);
+	struct request *rq;
+
+	if (rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE)
+		return;
+	/* A reserved tag: a full admin queue cannot starve keep-alive. */
+	rq = blk_mq_alloc_request(ctrl->admin_q, REQ_OP_DRV_OUT,
+				  BLK_MQ_REQ_RESERVED | BLK_MQ_REQ_NOWAIT);
+	if (IS_ERR(rq)) {
+		dev_err(ctrl->dev, "no tag for keep-alive: %ld\n", PTR_ERR(rq));
+		rblk_ctrl_error(ctrl);
+		return;
+	}
+	memset(&rblk_req(rq)->cmd, 0, sizeof(struct nvme_command));
+	rblk_req(rq)->cmd.common.opcode = nvme_admin_keep_alive;
+	rblk_req(rq)->status = 0;
+	rq->timeout = ctrl->kato * HZ;
+	rq->end_io = rblk_ka_end_io;
+	rq->end_io_data = ctrl;
+	blk_execute_rq_nowait(rq, false);
+}
+
+void rblk_ctrl_error(struct rblk_ctrl *ctrl)
+{
+	if (!rblk_ctrl_change_state(ctrl, RBLK_CTRL_RESETTING))
+		return;
+	dev_warn(ctrl->dev, "transport error: starting recovery\n");
+	queue_work(rblk_wq, &ctrl->err_work);
+}
+
+static int rblk_alloc_queue_array(struct rblk_ctrl *ctrl)
+{
+	u32 i, n;
+
+	if (ctrl->queues)
+		return 0;
+	n = 1 + min_t(u32, ctrl->opts.nr_io_queues, num_online_cpus());
+	ctrl->queues = kcalloc(n, sizeof(*ctrl->queues), GFP_KERNEL);
+	if (!ctrl->queues)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		mutex_init(&ctrl->queues[i].stop_lock);
+		ctrl->queues[i].ctrl = ctrl;
+		ctrl->queues[i].qid = i;
+	}
+	ctrl->max_queues = n;
+	return 0;
+}
+
+static void rblk_teardown_admin(struct rblk_ctrl *ctrl, bool remove)
+{
+	if (ctrl->has_admin_set)
+		blk_mq_quiesce_queue(ctrl->admin_q);
+	rblk_rdma_stop_queue(rblk_admin_queue(ctrl));
+	if (ctrl->has_admin_set) {
+		rblk_blk_cancel_all(&ctrl->admin_set);
+		if (remove)
+			rblk_blk_free_admin(ctrl);
+		else
+			/* Later admin commands fail fast instead of hanging. */
+			blk_mq_unquiesce_queue(ctrl->admin_q);
+	}
+	rblk_rdma_free_queue(rblk_admin_queue(ctrl));
+}
+
+static void rblk_teardown_io(struct rblk_ctrl *ctrl, bool remove)
+{
+	u32 i;
+
+	rblk_ns_quiesce(ctrl);
+	for (i = 1; i < ctrl->max_queues; i++)
+		rblk_rdma_stop_queue(&ctrl->queues[i]);
+	if (ctrl->has_io_set)
+		rblk_blk_cancel_all(&ctrl->io_set);
+	for (i = 1; i < ctrl->max_queues; i++)
+		rblk_rdma_free_queue(&ctrl->queues[i]);
+	if (remove)
+		rblk_blk_free_io(ctrl);
+}
+
+static int rblk_setup_admin(struct rblk_ctrl *ctrl, bool first,
+			    struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	ret = rblk_rdma_alloc_queue(ctrl, 0, RBLK_AQ_SIZE, extack);
+	if (ret)
+		return ret;
+	if (first) {
+		ret = rblk_blk_alloc_admin(ctrl);
+		if (ret) {
+			NL_SET_ERR_MSG(extack, "cannot allocate the admin tag set");
+			goto out;
+		}
+	}
+
+	ret = rblk_fabrics_connect(ctrl, 0, extack);
+	if (ret)
+		goto out;
+	set_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags);
+
+	ret = rblk_fabrics_enable(ctrl, extack);
+	if (ret)
+		goto out;
+	ret = rblk_fabrics_identify(ctrl, extack);
+	if (ret)
+		goto out;
+	return 0;
+out:
+	rblk_teardown_admin(ctrl, first);
+	return ret;
+}
+
+static int rblk_io_queue_size(struct rblk_ctrl *ctrl, bool first,
+			      struct netlink_ext_ack *extack)
+{
+	u32 size = min_t(u32, ctrl->opts.queue_size,
+			 NVME_CAP_MQES(ctrl->cap) + 1);
+
+	if (ctrl->max_cmds)
+		size = min(size, ctrl->max_cmds);
+	if (size < 4) {
+		NL_SET_ERR_MSG(extack, "controller queues are too small");
+		return -EINVAL;
+	}
+	if (first) {
+		ctrl->queue_size = size;
+	} else if (size < ctrl->queue_size) {
+		/* The tag set's depth is fixed for the controller's life. */
+		dev_err(ctrl->dev, "queue size shrank from %u to %u\n",
+			ctrl->queue_size, size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
+			 struct netlink_ext_ack *extack)
+{
+	u32 count = first ? ctrl->max_queues - 1 : ctrl->nr_io_queues;
+	u32 want = count, i;
+	int ret;
+
+	ret = rblk_io_queue_size(ctrl, first, extack);
+	if (ret)
+		return ret;
+	ret = rblk_fabrics_set_queue_count(ctrl, &count);
+	if (ret || !count) {
+		NL_SET_ERR_MSG(extack, "controller granted no I/O queues");
+		return ret ?: -EIO;
+	}
+	if (!first && count < want) {
+		/* Kept simple: the hardware queue count never changes. */
+		dev_err(ctrl->dev, "only %u of %u I/O queues granted\n",
+			count, want);
+		return -EIO;
+	}
+	ctrl->nr_io_queues = count;
+
+	for (i = 1; i <= count; i++) {
+		ret = rblk_rdma_alloc_queue(ctrl, i, ctrl->queue_size, extack);
+		if (ret)
+			goto out;
+	}
+	if (first) {
+		ret = rblk_blk_alloc_io(ctrl);
+		if (ret) {
+			NL_SET_ERR_MSG(extack, "cannot allocate the I/O tag set");
+			goto out;
+		}
+	}
+	for (i = 1; i <= count; i++) {
+		ret = rblk_fabrics_connect(ctrl, i, extack);
+		if (ret)
+			goto out;
+		set_bit(RBLK_Q_LIVE, &ctrl->queues[i].flags);
+	}
+	return 0;
+out:
+	rblk_teardown_io(ctrl, first);
+	return ret;
+}
+
+int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
+		      struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	if (first) {
+		ret = rblk_alloc_queue_array(ctrl);
+		if (ret)
+			return ret;
+		ctrl->kato = ctrl->opts.kato;
+	}
+
+	ret = rblk_setup_admin(ctrl, first, extack);
+	if (ret)
+		goto out_pd;
+	ret = rblk_setup_io(ctrl, first, extack);
+	if (ret)
+		goto out_admin;
+
+	if (!first)
+		rblk_ns_revalidate(ctrl);
+	/* A delete may have won the race while we were connecting. */
+	if (!rblk_ctrl_change_state(ctrl, RBLK_CTRL_LIVE)) {
+		ret = -ENODEV;
+		goto out_io;
+	}
+	rblk_ka_start(ctrl);
+
+	if (first) {
+		rblk_ns_scan(ctrl);
+		return 0;
+	}
+	cancel_delayed_work_sync(&ctrl->failfast_work);
+	clear_bit(RBLK_CTRL_FAILFAST, &ctrl->flags);
+	rblk_ns_unquiesce(ctrl);
+	atomic64_inc(&ctrl->reconnects);
+	dev_info(ctrl->dev, "reconnected: %u I/O queues of %u\n",
+		 ctrl->nr_io_queues, ctrl->queue_size);
+	return 0;
+
+out_io:
+	rblk_teardown_io(ctrl, first);
+out_admin:
+	rblk_teardown_admin(ctrl, first);
+out_pd:
+	rblk_rdma_free_pd(ctrl);
+	return ret;
+}
+
+void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove)
+{
+	if (!ctrl->queues)
+		return;
+	rblk_ka_stop(ctrl);
+	rblk_teardown_io(ctrl, remove);
+	if (remove && test_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags))
+		rblk_fabrics_shutdown(ctrl);
+	rblk_teardown_admin(ctrl, remove);
+	/* A keep-alive that ended while we stopped may have re-armed it. */
+	rblk_ka_stop(ctrl);
+	rblk_rdma_free_pd(ctrl);
+}
+
+static void rblk_reconnect_or_delete(struct rblk_ctrl *ctrl)
+{
+	unsigned long delay = (unsigned long)ctrl->opts.reconnect_delay * HZ;
+	unsigned long flags;
+	bool expired;
+
+	spin_lock_irqsave(&ctrl->lock, flags);
+	expired = ctrl->loss_deadline &&
+		  time_after_eq(jiffies + delay, ctrl->loss_deadline);
+	if (!expired)
+		ctrl->next_reconnect = jiffies + delay;
+	spin_unlock_irqrestore(&ctrl->lock, flags);
+
+	if (expired) {
+		dev_warn(ctrl->dev, "ctrl_loss_tmo expired: removing controller\n");
+		rblk_ctrl_schedule_delete(ctrl);
+		return;
+	}
+	queue_delayed_work(rblk_wq, &ctrl->reconnect_work, delay);
+}
+
+static void rblk_reconnect_work(struct work_struct *work)
+{
+	struct rblk_ctrl *ctrl = container_of(to_delayed_work(work),
+					      struct rblk_ctrl, reconnect_work);
+	unsigned long flags;
+	int ret;
+
+	if (rblk_ctrl_state(ctrl) != RBLK_CTRL_CONNECTING)
+		return;
+	spin_lock_irqsave(&ctrl->lock, flags);
+	ctrl->next_reconnect = 0;
+	spin_unlock_irqrestore(&ctrl->lock, flags);
+
+	ret = rblk_ctrl_connect(ctrl, false, NULL);
+	if (!ret)
+		return;
+	dev_info(ctrl->dev, "reconnect failed: %d\n", ret);
+	if (rblk_ctrl_state(ctrl) == RBLK_CTRL_CONNECTING)
+		rblk_reconnect_or_delete(ctrl);
+}
+
+static void rblk_failfast_work(struct work_struct *work)
+{
+	struct rblk_ctrl *ctrl = container_of(to_delayed_work(work),
+					      struct rblk_ctrl, failfast_work);
+
+	if (rblk_ctrl_state(ctrl) != RBLK_CTRL_CONNECTING)
+		return;
+	dev_info(ctrl->dev, "fast_io_fail_tmo expired: failing I/O\n");
+	set_bit(RBLK_CTRL_FAILFAST, &ctrl->flags);
+	/* Waiting requests now reach queue_rq and fail there. */
+	rblk_ns_unquiesce(ctrl);
+}
+
+static void rblk_err_work(struct work_struct *work)
+{
+	struct rblk_ctrl *ctrl = container_of(work, struct rblk_ctrl,
+					      err_work);
+
+	rblk_ctrl_teardown(ctrl, false);
+	/* Requests wait, quiesced, for the reconnect or the fail-fast. */
+	if (!rblk_ctrl_change_state(ctrl, RBLK_CTRL_CONNECTING))
+		return;
+	if (ctrl->opts.fast_io_fail_tmo >= 0)
+		queue_delayed_work(rblk_wq, &ctrl->failfast_work,
+				   (unsigned long)ctrl->opts.fast_io_fail_tmo * HZ);
+	rblk_reconnect_or_delete(ctrl);
+}
+
+void rblk_ctrl_init_works(struct rblk_ctrl *ctrl)
+{
+	INIT_DELAYED_WORK(&ctrl->ka_work, rblk_ka_work);
+	INIT_WORK(&ctrl->err_work, rblk_err_work);
+	INIT_DELAYED_WORK(&ctrl->reconnect_work, rblk_reconnect_work);
+	INIT_DELAYED_WORK(&ctrl->failfast_work, rblk_failfast_work);
+}
+
+/* Only once the state is DELETING: nothing can queue them again. */
+void rblk_ctrl_stop_works(struct rblk_ctrl *ctrl)
+{
+	cancel_work_sync(&ctrl->err_work);
+	cancel_delayed_work_sync(&ctrl->reconnect_work);
+	cancel_delayed_work_sync(&ctrl->failfast_work);
+	rblk_ka_stop(ctrl);
+}
+
+unsigned int rblk_sync_timeout(struct rblk_ctrl *ctrl)
+{
+	return rblk_ctrl_state(ctrl) == RBLK_CTRL_LIVE ? RBLK_ADMIN_TIMEOUT :
+							 RBLK_CONNECT_TIMEOUT;
+}
