@@ -1240,6 +1240,9 @@ int rblk_xlate_cmd(const struct rblk_xlate_ns *ns,
 	u8 control;
 	int ret;
 
+	/* The core derives the facts from the target: refuse odd ones. */
+	if (ns->lba_shift < 9 || ns->lba_shift > 16)
+		return -EIO;
 	if (req->cdb_len < 6 || req->cdb_len > 16)
 		return -EINVAL;
 	if (req->dxfer_len && req->dir == RBLK_XLATE_DIR_NONE)

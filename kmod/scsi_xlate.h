@@ -170,7 +170,8 @@ u32 rblk_xlate_param_len(const struct rblk_xlate_ns *ns, const u8 *cdb,
  * Plans one CDB. Returns 0 with *out filled, or -EINVAL when the request
  * itself is malformed (CDB shorter than its opcode needs or longer than 16
  * bytes, data direction contradicting the opcode, a buffer without a
- * direction). out->buf must be set by the caller.
+ * direction), -EIO when the namespace facts are unusable (LBA size outside
+ * 512 B..64 KiB). out->buf must be set by the caller.
  */
 int rblk_xlate_cmd(const struct rblk_xlate_ns *ns,
 		   const struct rblk_xlate_req *req, struct rblk_xlate_out *out);

@@ -39,6 +39,17 @@ TEST_F(SimpleTest, LongerCdbThanItsGroupIsAccepted)
 	expect_good(0, 0);
 }
 
+TEST_F(SimpleTest, UnusableLbaSizeIsEio)
+{
+	for (u8 shift : { 0, 8, 17, 40 }) {
+		ns.lba_shift = shift;
+		EXPECT_EQ(run(cdb6(0x00)), -EIO) << int(shift);
+	}
+	ns.lba_shift = 16;
+	ASSERT_EQ(run(cdb6(0x00)), 0);
+	expect_good(0, 0);
+}
+
 TEST_F(SimpleTest, BufferWithoutDirectionIsEinval)
 {
 	EXPECT_EQ(run(cdb6(0x00), RBLK_XLATE_DIR_NONE, 512), -EINVAL);
