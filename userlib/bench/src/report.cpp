@@ -9,7 +9,8 @@
 namespace rblk::bench {
 namespace {
 
-using nlohmann::json;
+// ordered: keys come out in fio's order (percentiles ascending), not sorted as text.
+using json = nlohmann::ordered_json;
 
 // fio's default percentile list.
 constexpr std::array<double, 17> kPercentiles = {1,  5,  10, 20, 30, 40,   50,   60,   70,
@@ -141,7 +142,7 @@ void print_dir(std::ostream& out, const char* name, const DirStats& d, std::uint
 
 }  // namespace
 
-json to_json(const RunResult& r)
+nlohmann::ordered_json to_json(const RunResult& r)
 {
     json jobs = json::array();
     for (const auto& j : r.jobs)

@@ -45,7 +45,7 @@
 
 namespace rblk::bench {
 
-nlohmann::json to_json(const RunResult& r);
+nlohmann::ordered_json to_json(const RunResult& r);
 void print_text(std::ostream& out, const RunResult& r);
 // "[  3s] read: 612k IOPS, write: 0 IOPS, 2391 MiB/s" (no newline).
 std::string progress_line(const ProgressSample& s);
