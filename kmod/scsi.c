@@ -506,6 +506,9 @@ int rblk_scsi_ioctl(struct block_device *bdev, fmode_t mode,
 	struct request_queue *q = bdev->bd_disk->queue;
 	void __user *argp = (void __user *)arg;
 
+	/* An fd may outlive del_gendisk(); the namespace is gone then. */
+	if (!disk_live(bdev->bd_disk))
+		return -ENODEV;
 	switch (cmd) {
 	case SG_IO:
 		return rblk_sg_io(bdev, mode, argp);
