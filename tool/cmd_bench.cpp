@@ -6,8 +6,10 @@
 #include <rblk/bench/engine.hpp>
 #include <rblk/bench/report.hpp>
 
+#include <csignal>
 #include <unistd.h>
 
+#include <atomic>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -46,10 +48,28 @@ struct State {
     rb::BenchArgs flags;
 };
 
-void print_progress(const rb::ProgressSample& s)
-{
-    std::cerr << '\r' << rb::progress_line(s) << "\033[K" << std::flush;
-}
+// The first Ctrl-C ends the run with the results so far; SA_RESETHAND makes
+// a second one kill the process as usual.
+std::atomic<bool> g_interrupted{false};
+
+class InterruptGuard {
+public:
+    InterruptGuard()
+    {
+        g_interrupted.store(false);
+        struct sigaction sa{};
+        sa.sa_handler = [](int) { g_interrupted.store(true); };
+        sa.sa_flags = SA_RESETHAND;
+        sigemptyset(&sa.sa_mask);
+        ::sigaction(SIGINT, &sa, &previous_);
+    }
+    ~InterruptGuard() { ::sigaction(SIGINT, &previous_, nullptr); }
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+private:
+    struct sigaction previous_{};
+};
 
 }  // namespace
 
@@ -57,8 +77,13 @@ void run_bench_command(const rb::BenchArgs& args, std::ostream& out, std::ostrea
                        bool progress)
 {
     const rb::BenchOptions options = rb::parse_options(args);
-    const rb::RunResult result =
-        rb::run_bench(options, progress ? rb::ProgressFn(print_progress) : rb::ProgressFn());
+    const InterruptGuard interrupt;
+    rb::ProgressFn show;
+    if (progress)
+        show = [&err](const rb::ProgressSample& s) {
+            err << '\r' << rb::progress_line(s) << "\033[K" << std::flush;  // overwrite in place
+        };
+    const rb::RunResult result = rb::run_bench(options, show, &g_interrupted);
     if (progress)
         err << "\r\033[K" << std::flush;
     if (auto error = result.first_error(); !error.empty())

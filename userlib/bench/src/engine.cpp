@@ -30,15 +30,19 @@ Totals sum(const std::vector<JobProgress>& progress)
     return t;
 }
 
-// Waits for the jobs, calling `progress` about once a second meanwhile.
+// Waits for the jobs, calling `progress` about once a second meanwhile and
+// passing a user's stop request on to them.
 void watch(const std::atomic<unsigned>& finished, unsigned jobs,
-           const std::vector<JobProgress>& counters, const ProgressFn& progress)
+           const std::vector<JobProgress>& counters, const ProgressFn& progress,
+           const std::atomic<bool>* stop, std::atomic<bool>& abort)
 {
     const auto start = Clock::now();
     auto last_time = start;
     Totals last{};
     while (finished.load() < jobs) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (stop && stop->load())
+            abort.store(true);
         const auto now = Clock::now();
         const double dt = std::chrono::duration<double>(now - last_time).count();
         if (!progress || dt < 1.0)
@@ -57,7 +61,8 @@ void watch(const std::atomic<unsigned>& finished, unsigned jobs,
 
 }  // namespace
 
-RunResult run_bench(const BenchOptions& o, const ProgressFn& progress)
+RunResult run_bench(const BenchOptions& o, const ProgressFn& progress,
+                    const std::atomic<bool>* stop)
 {
     const Target target = open_target(o);
     const auto plans = plan_jobs(o, target.size);
@@ -94,7 +99,7 @@ RunResult run_bench(const BenchOptions& o, const ProgressFn& progress)
                 throw;
             }
         }
-        watch(finished, n, counters, progress);
+        watch(finished, n, counters, progress, stop, abort);
     }  // jthreads join here
     r.jobs = std::move(results);
     return r;

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <string>
 #include <system_error>
+#include <vector>
 
 namespace rblk::bench {
 namespace {
@@ -18,10 +19,12 @@ Ring::Ring(const RingConfig& config)
 {
     const unsigned base = config.iopoll ? IORING_SETUP_IOPOLL : 0;
     // Most preferred first; EINVAL means "this kernel does not know a flag".
-    unsigned candidates[3] = {base | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
-                              base | IORING_SETUP_COOP_TASKRUN, base};
-    if (config.sqpoll)
-        candidates[0] = candidates[1] = candidates[2] = base | IORING_SETUP_SQPOLL;
+    // SQPOLL has its own submitter thread, so the single-issuer flags do not apply.
+    const std::vector<unsigned> candidates =
+        config.sqpoll ? std::vector<unsigned>{base | IORING_SETUP_SQPOLL}
+                      : std::vector<unsigned>{
+                            base | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+                            base | IORING_SETUP_COOP_TASKRUN, base};
     int ret = -EINVAL;
     for (unsigned flags : candidates) {
         io_uring_params p{};

@@ -58,6 +58,7 @@ void size_file(Target& t, const BenchOptions& o)
     if (t.size == 0)
         fail(t.path + " is smaller than --bs (" + format_size(o.block_size) + "): give --size");
     t.io_poll = read_io_poll(major(st.st_dev), minor(st.st_dev));
+    t.poll_device = std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
 }
 
 }  // namespace
@@ -75,9 +76,10 @@ std::optional<bool> read_io_poll(unsigned maj, unsigned min)
     return std::nullopt;
 }
 
-std::string no_poll_queues_message(const std::string& path)
+std::string no_poll_queues_message(const std::string& path, const std::string& device)
 {
-    return "--hipri: " + path +
+    const std::string what = device.empty() ? path : path + "'s device (" + device + ")";
+    return "--hipri: " + what +
            " has no poll queues (queue/io_poll is 0), so completions cannot be polled; "
            "drop --hipri or give the driver poll queues (e.g. nvme.poll_queues=N)";
 }
@@ -119,7 +121,7 @@ Target open_target(const BenchOptions& o)
     else
         size_file(t, o);
     if (o.hipri && t.io_poll == false)
-        fail(no_poll_queues_message(o.filename));
+        fail(no_poll_queues_message(o.filename, t.poll_device));
     return t;
 }
 

@@ -5,6 +5,7 @@
 #include "rblk/bench/options.hpp"
 #include "rblk/bench/results.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 
@@ -21,7 +22,9 @@ using ProgressFn = std::function<void(const ProgressSample&)>;
 
 // Throws OptionError for input the target rejects and std::system_error when
 // it cannot be opened; job failures (I/O errors) land in RunResult::jobs[].error,
-// verify mismatches in their mismatch lists.
-RunResult run_bench(const BenchOptions& o, const ProgressFn& progress = {});
+// verify mismatches in their mismatch lists. Setting *stop (e.g. from a
+// SIGINT handler) ends the run early with the results so far, as fio does.
+RunResult run_bench(const BenchOptions& o, const ProgressFn& progress = {},
+                    const std::atomic<bool>* stop = nullptr);
 
 }  // namespace rblk::bench

@@ -20,6 +20,7 @@ struct Target {
     std::uint64_t size = 0;            // bytes of the range used (bs multiple)
     std::uint32_t logical_block = 512; // device's logical block size
     std::optional<bool> io_poll;       // device's queue/io_poll, when it has one
+    std::string poll_device;           // for a file: "M:m" of the device it lives on
 };
 
 // Opens (or creates) the target for `o` and checks what only the target can
@@ -31,7 +32,8 @@ Target open_target(const BenchOptions& o);
 // nullopt when unreadable. Exposed so the message path is testable.
 std::optional<bool> read_io_poll(unsigned major, unsigned minor);
 
-// The sentence printed when polled I/O is impossible on the device.
-std::string no_poll_queues_message(const std::string& path);
+// The sentence printed when polled I/O is impossible: `path` is the target,
+// `device` the block device ("M:m") it lives on when it is a file, else empty.
+std::string no_poll_queues_message(const std::string& path, const std::string& device = {});
 
 }  // namespace rblk::bench
