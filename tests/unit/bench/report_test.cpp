@@ -19,8 +19,8 @@ RunResult sample()
         JobResult j;
         j.id = id;
         j.runtime_ns = 2'000'000'000;  // 2 s
-        j.usr_ns = 500'000'000;
-        j.sys_ns = 1'000'000'000;
+        j.thread = {500'000'000, 1'000'000'000, 7};
+        j.process = {600'000'000, 3'000'000'000, 9};
         for (std::uint64_t i = 1; i <= 1000; ++i) {
             j.read.lat.record(i * 1000);
             ++j.read.ios;
@@ -51,6 +51,7 @@ TEST(Report, JsonUsesFiosFieldNames)
     EXPECT_TRUE(read.at("clat_ns").at("percentile").contains("99.990000"));
     EXPECT_EQ(read.at("lat_ns").at("N").get<std::uint64_t>(), 1000u);
     EXPECT_DOUBLE_EQ(j.at("jobs").at(0).at("usr_cpu").get<double>(), 25.0);
+    EXPECT_EQ(j.at("jobs").at(0).at("ctx").get<int>(), 7);
     EXPECT_DOUBLE_EQ(j.at("jobs").at(0).at("sys_cpu").get<double>(), 50.0);
     EXPECT_EQ(j.at("jobs").at(0).at("job_runtime").get<std::uint64_t>(), 2000u);
     EXPECT_EQ(j.at("global options").at("rw"), "randrw");
@@ -65,7 +66,10 @@ TEST(Report, AggregateSumsJobs)
     EXPECT_EQ(all.at("jobid").get<int>(), -1);
     EXPECT_DOUBLE_EQ(all.at("read").at("iops").get<double>(), 1000.0);
     EXPECT_EQ(all.at("read").at("clat_ns").at("N").get<std::uint64_t>(), 2000u);
-    EXPECT_DOUBLE_EQ(all.at("sys_cpu").get<double>(), 100.0);  // two jobs at 50%
+    // The process's CPU: the io_uring workers' time is in there too.
+    EXPECT_DOUBLE_EQ(all.at("usr_cpu").get<double>(), 30.0);
+    EXPECT_DOUBLE_EQ(all.at("sys_cpu").get<double>(), 150.0);
+    EXPECT_EQ(all.at("ctx").get<int>(), 9);
     EXPECT_EQ(all.at("verify").at("mismatches").get<std::uint64_t>(), 1u);
     EXPECT_EQ(all.at("verify").at("errors").at(0).at("kind"), "crc32c mismatch");
     EXPECT_EQ(all.at("verify").at("errors").at(0).at("offset").get<std::uint64_t>(), 0x2000u);
@@ -80,7 +84,7 @@ TEST(Report, TextSummary)
     EXPECT_NE(s.find("read: IOPS=1000,"), std::string::npos) << s;
     EXPECT_NE(s.find("write: IOPS=10,"), std::string::npos) << s;
     EXPECT_NE(s.find("p99.9="), std::string::npos) << s;
-    EXPECT_NE(s.find("cpu: usr=50.00%, sys=100.00%"), std::string::npos) << s;
+    EXPECT_NE(s.find("cpu: usr=30.00%, sys=150.00%, ctx=9 (process"), std::string::npos) << s;
 }
 
 TEST(Report, ProgressLine)

@@ -31,14 +31,11 @@ std::uint64_t now_ns()
            static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-struct CpuTimes {
-    std::uint64_t usr_ns, sys_ns, ctx;
-};
-
-CpuTimes thread_cpu()
+// RUSAGE_THREAD or RUSAGE_SELF.
+CpuTime cpu_time(int who)
 {
     rusage ru{};
-    ::getrusage(RUSAGE_THREAD, &ru);
+    ::getrusage(who, &ru);
     auto ns = [](const timeval& tv) {
         return static_cast<std::uint64_t>(tv.tv_sec) * 1'000'000'000ULL +
                static_cast<std::uint64_t>(tv.tv_usec) * 1000ULL;
@@ -112,7 +109,7 @@ private:
     std::uint64_t issued_ = 0;             // bytes issued while measuring
     std::uint32_t sequence_ = 0;
     std::uint64_t ramp_end_ = 0, deadline_ = 0, measure_start_ = 0, last_now_ = 0;
-    CpuTimes cpu_start_{};
+    CpuTime thread_start_{}, process_start_{};
     std::uint64_t done_ios_[2] = {0, 0}, done_bytes_ = 0;  // progress, all phases
 };
 
@@ -293,18 +290,20 @@ void Job::start_measuring(std::uint64_t now)
     issued_ = 0;
     measure_start_ = now;
     deadline_ = o_.runtime ? now + static_cast<std::uint64_t>(o_.runtime->count()) : 0;
-    cpu_start_ = thread_cpu();
+    thread_start_ = cpu_time(RUSAGE_THREAD);
+    process_start_ = cpu_time(RUSAGE_SELF);
 }
 
 void Job::finish_measuring(std::uint64_t now)
 {
     if (phase_ != Phase::measure)
         return;
-    const CpuTimes end = thread_cpu();
+    auto since = [](const CpuTime& start, const CpuTime& end) {
+        return CpuTime{end.usr_ns - start.usr_ns, end.sys_ns - start.sys_ns, end.ctx - start.ctx};
+    };
     result_.runtime_ns = now - measure_start_;
-    result_.usr_ns = end.usr_ns - cpu_start_.usr_ns;
-    result_.sys_ns = end.sys_ns - cpu_start_.sys_ns;
-    result_.ctx = end.ctx - cpu_start_.ctx;
+    result_.thread = since(thread_start_, cpu_time(RUSAGE_THREAD));
+    result_.process = since(process_start_, cpu_time(RUSAGE_SELF));
 }
 
 void Job::tick(std::uint64_t now)

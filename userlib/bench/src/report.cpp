@@ -52,10 +52,14 @@ json dir_json(const DirStats& d, std::uint64_t runtime_ns)
             {"clat_ns", lat}};
 }
 
-json job_json(const JobResult& j, const std::string& name, int id)
+double percent_of(std::uint64_t ns, std::uint64_t runtime_ns)
 {
-    const double rt = static_cast<double>(j.runtime_ns);
-    auto pct = [rt](std::uint64_t ns) { return rt > 0 ? 100.0 * static_cast<double>(ns) / rt : 0.0; };
+    return runtime_ns ? 100.0 * static_cast<double>(ns) / static_cast<double>(runtime_ns) : 0.0;
+}
+
+// `cpu`: the job's thread for a job, the whole process for the aggregate.
+json job_json(const JobResult& j, const CpuTime& cpu, const std::string& name, int id)
+{
     json errors = json::array();
     for (const auto& m : j.mismatches)
         errors.push_back({{"offset", m.offset},
@@ -68,9 +72,9 @@ json job_json(const JobResult& j, const std::string& name, int id)
             {"error_message", j.error},
             {"job_runtime", j.runtime_ns / 1'000'000},
             {"elapsed", j.runtime_ns / 1'000'000'000},
-            {"usr_cpu", pct(j.usr_ns)},
-            {"sys_cpu", pct(j.sys_ns)},
-            {"ctx", j.ctx},
+            {"usr_cpu", percent_of(cpu.usr_ns, j.runtime_ns)},
+            {"sys_cpu", percent_of(cpu.sys_ns, j.runtime_ns)},
+            {"ctx", cpu.ctx},
             {"read", dir_json(j.read, j.runtime_ns)},
             {"write", dir_json(j.write, j.runtime_ns)},
             {"verify",
@@ -146,7 +150,7 @@ nlohmann::ordered_json to_json(const RunResult& r)
 {
     json jobs = json::array();
     for (const auto& j : r.jobs)
-        jobs.push_back(job_json(j, "bench", static_cast<int>(j.id)));
+        jobs.push_back(job_json(j, j.thread, "bench", static_cast<int>(j.id)));
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     return {{"bench version", 1},
             {"timestamp", std::chrono::duration_cast<std::chrono::seconds>(now).count()},
@@ -157,7 +161,10 @@ nlohmann::ordered_json to_json(const RunResult& r)
               {"direct", r.target_direct},
               {"created", r.target_created}}},
             {"jobs", jobs},
-            {"aggregate", job_json(r.total(), "all", -1)}};
+            {"aggregate", [&] {
+                 const JobResult t = r.total();
+                 return job_json(t, t.process, "all", -1);
+             }()}};
 }
 
 void print_text(std::ostream& out, const RunResult& r)
@@ -170,12 +177,12 @@ void print_text(std::ostream& out, const RunResult& r)
         << (r.target_direct ? ", O_DIRECT" : "") << ")\n";
     print_dir(out, "read", t.read, t.runtime_ns);
     print_dir(out, "write", t.write, t.runtime_ns);
-    char cpu[160];
-    const double rt = static_cast<double>(t.runtime_ns);
-    std::snprintf(cpu, sizeof cpu, "  cpu: usr=%.2f%%, sys=%.2f%%, ctx=%llu\n",
-                  rt > 0 ? 100.0 * static_cast<double>(t.usr_ns) / rt : 0.0,
-                  rt > 0 ? 100.0 * static_cast<double>(t.sys_ns) / rt : 0.0,
-                  static_cast<unsigned long long>(t.ctx));
+    char cpu[200];
+    std::snprintf(cpu, sizeof cpu,
+                  "  cpu: usr=%.2f%%, sys=%.2f%%, ctx=%llu (process, io_uring workers included)\n",
+                  percent_of(t.process.usr_ns, t.runtime_ns),
+                  percent_of(t.process.sys_ns, t.runtime_ns),
+                  static_cast<unsigned long long>(t.process.ctx));
     out << cpu;
     if (o.verify)
         out << "  verify: " << t.verified_blocks << " blocks checked, " << t.mismatch_count

@@ -11,9 +11,9 @@ JobResult RunResult::total() const
         t.read.merge(j.read);
         t.write.merge(j.write);
         t.runtime_ns = std::max(t.runtime_ns, j.runtime_ns);
-        t.usr_ns += j.usr_ns;
-        t.sys_ns += j.sys_ns;
-        t.ctx += j.ctx;
+        t.thread.usr_ns += j.thread.usr_ns;
+        t.thread.sys_ns += j.thread.sys_ns;
+        t.thread.ctx += j.thread.ctx;
         t.verified_blocks += j.verified_blocks;
         t.mismatch_count += j.mismatch_count;
         for (const auto& m : j.mismatches)
@@ -22,6 +22,8 @@ JobResult RunResult::total() const
         if (t.error.empty())
             t.error = j.error;
     }
+    if (!jobs.empty())
+        t.process = jobs.front().process;
     return t;
 }
 

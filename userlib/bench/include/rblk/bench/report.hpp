@@ -17,8 +17,10 @@
 // <job> = {
 //   "jobname": "bench", "jobid": N, "error": 0 | errno-like 1, "error_message": "...",
 //   "job_runtime": ms, "elapsed": s,
-//   "usr_cpu", "sys_cpu": percent of job_runtime (aggregate: summed over jobs, so
-//                          up to numjobs*100), "ctx": context switches,
+//   "usr_cpu", "sys_cpu": CPU time in percent of job_runtime, and "ctx": context
+//     switches; of the job's own thread in "jobs", of the whole process (all
+//     jobs, io_uring's io-wq and SQPOLL threads) in "aggregate", so the
+//     aggregate may exceed 100,
 //   "read", "write": <dir>,
 //   "verify": { "blocks_checked", "mismatches": N,
 //               "errors": [ { "offset", "kind", "expected", "actual" } ] (first 16) }

@@ -27,11 +27,16 @@ struct DirStats {
 // Mismatches kept in detail per job; the rest are only counted.
 inline constexpr std::size_t kMaxMismatchDetails = 16;
 
+struct CpuTime {
+    std::uint64_t usr_ns = 0, sys_ns = 0, ctx = 0;
+};
+
 struct JobResult {
     unsigned id = 0;
     DirStats read, write;
     std::uint64_t runtime_ns = 0;  // measured phase (after --ramp)
-    std::uint64_t usr_ns = 0, sys_ns = 0, ctx = 0;  // this job's thread, measured phase
+    CpuTime thread;   // this job's thread during its measured phase
+    CpuTime process;  // the whole process then: io_uring's workers and SQPOLL threads too
     std::uint64_t verified_blocks = 0;
     std::uint64_t mismatch_count = 0;
     std::vector<Mismatch> mismatches;  // the first kMaxMismatchDetails
@@ -47,8 +52,8 @@ struct RunResult {
     std::uint64_t generation = 0;   // --verify stamp of this run
     std::vector<JobResult> jobs;
 
-    // Jobs merged: counts and histograms summed, runtime the longest,
-    // CPU times summed.
+    // Jobs merged: counts and histograms summed, runtime the longest, thread
+    // CPU times summed, process CPU time the first job's.
     JobResult total() const;
     std::uint64_t mismatch_count() const;
     // The first job error, or empty.
