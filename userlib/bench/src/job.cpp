@@ -4,6 +4,7 @@
 #include "rblk/bench/io_buffers.hpp"
 #include "rblk/bench/prng.hpp"
 #include "rblk/bench/ring.hpp"
+#include "rblk/bench/write_log.hpp"
 
 #include <pthread.h>
 #include <sched.h>
@@ -19,9 +20,6 @@
 
 namespace rblk::bench {
 namespace {
-
-constexpr std::uint32_t kInflight = 1u << 31;    // in written_: block has I/O in flight
-constexpr std::uint32_t kMaxSequence = kInflight - 1;
 
 std::uint64_t now_ns()
 {
@@ -100,14 +98,13 @@ private:
     std::vector<Slot> slots_;
     std::vector<std::uint32_t> free_;      // slots ready to issue
     std::vector<std::uint32_t> pending_;   // prepared, not yet submitted
-    std::vector<std::uint32_t> written_;   // --verify: last sequence per block | kInflight
+    WriteLog log_;                         // --verify only
     std::uint32_t inflight_ = 0;
 
     Phase phase_ = Phase::measure;
     bool stopping_ = false;
     std::uint64_t cursor_ = 0;             // next block of a sequential pass / readback
     std::uint64_t issued_ = 0;             // bytes issued while measuring
-    std::uint32_t sequence_ = 0;
     std::uint64_t ramp_end_ = 0, deadline_ = 0, measure_start_ = 0, last_now_ = 0;
     CpuTime thread_start_{}, process_start_{};
     std::uint64_t done_ios_[2] = {0, 0}, done_bytes_ = 0;  // progress, all phases
@@ -144,7 +141,7 @@ void Job::setup()
         free_.push_back(i);
     pending_.reserve(o_.iodepth);
     if (o_.verify)
-        written_.assign(blocks_, 0);
+        log_ = WriteLog(blocks_);
 }
 
 bool Job::can_issue()
@@ -152,8 +149,7 @@ bool Job::can_issue()
     if (stopping_)
         return false;
     if (phase_ == Phase::readback) {
-        while (cursor_ < blocks_ && written_[cursor_] == 0)
-            ++cursor_;
+        cursor_ = log_.next_written(cursor_);
         return cursor_ < blocks_;
     }
     return phase_ == Phase::ramp || !ctx_.plan.io_limit || issued_ + bs_ <= *ctx_.plan.io_limit;
@@ -167,7 +163,7 @@ std::uint64_t Job::pick_block()
         std::uint64_t b;
         do
             b = rng_.below(blocks_);
-        while (o_.verify && (written_[b] & kInflight));  // one I/O per block at a time
+        while (o_.verify && log_.busy(b));  // one I/O per block at a time
         return b;
     }
     // plan_jobs guarantees blocks_ >= iodepth under --verify, so the cursor
@@ -196,10 +192,9 @@ void Job::prep(std::uint32_t i)
     io_uring_sqe* sqe = io_uring_get_sqe(ring_->get());  // never null: inflight <= entries
     if (s.write) {
         if (o_.verify) {
-            sequence_ = sequence_ % kMaxSequence + 1;
-            s.sequence = sequence_;
+            s.sequence = log_.next_sequence();
             fill_block(buf, {s.offset, ctx_.generation,
-                             std::uint64_t{ctx_.plan.id} << 32 | sequence_});
+                             std::uint64_t{ctx_.plan.id} << 32 | s.sequence});
         }
         io_uring_prep_write_fixed(sqe, 0, buf.data(), bs_, s.offset, static_cast<int>(i));
     } else {
@@ -208,7 +203,7 @@ void Job::prep(std::uint32_t i)
     sqe->flags |= IOSQE_FIXED_FILE;
     io_uring_sqe_set_data64(sqe, i);
     if (o_.verify)
-        written_[block] |= kInflight;
+        log_.begin(block);
     if (phase_ == Phase::measure)
         issued_ += bs_;
 }
@@ -265,12 +260,12 @@ void Job::complete(std::uint32_t i, int res, std::uint64_t now)
     }
     if (o_.verify) {
         const std::uint64_t block = (s.offset - ctx_.plan.start) / bs_;
-        std::uint32_t& w = written_[block];
-        w &= ~kInflight;
-        if (s.write)
-            w = s.sequence;
-        else
-            check(s, w, i);
+        if (s.write) {
+            log_.end_write(block, s.sequence);
+        } else {
+            log_.end_read(block);
+            check(s, log_.last_write(block), i);
+        }
     }
     ++done_ios_[s.write];
     done_bytes_ += bs_;
