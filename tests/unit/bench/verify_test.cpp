@@ -92,6 +92,19 @@ TEST_F(Verify, RandrwChecksReadsAgainstItsOwnWrites)
     }
 }
 
+TEST(VerifyReadBack, FollowsATimedWritePass)
+{
+    TempDir dir;
+    BenchOptions o = verifying(dir.path("f"), Mode::randwrite);
+    o.runtime = std::chrono::milliseconds(100);
+    const RunResult r = run_bench(o);
+    EXPECT_EQ(r.mismatch_count(), 0u);
+    // Every block written at least once is read back once.
+    EXPECT_GT(r.jobs[0].verified_blocks, 0u);
+    EXPECT_LE(r.jobs[0].verified_blocks, kBlocks);
+    EXPECT_LE(r.jobs[0].verified_blocks, r.jobs[0].write.ios);
+}
+
 TEST(VerifyFresh, UnstampedBlocksFailAndDetailsAreCapped)
 {
     TempDir dir;

@@ -375,6 +375,7 @@ JobResult Job::run()
             // Read back every block this run wrote, checking it is that write.
             phase_ = Phase::readback;
             cursor_ = 0;
+            stopping_ = false;  // the time limit was the measured phase's
             loop();
         }
     } catch (const std::exception& e) {
