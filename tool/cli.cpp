@@ -16,6 +16,7 @@ Cli::Cli() : app_("rblkctl: control rblk NVMe-oF/RDMA block devices", "rblkctl")
     add_list(app_, request_);
     add_stats(app_, request_);
     add_monitor(app_, request_);
+    add_session(app_, request_);
     add_bench_command(app_);
 }
 

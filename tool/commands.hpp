@@ -17,6 +17,7 @@ void add_disconnect(CLI::App& app, Request& req);  // cmd_disconnect.cpp
 void add_list(CLI::App& app, Request& req);        // cmd_list.cpp: list, show
 void add_stats(CLI::App& app, Request& req);       // cmd_stats.cpp
 void add_monitor(CLI::App& app, Request& req);     // cmd_monitor.cpp
+void add_session(CLI::App& app, Request& req);     // cmd_session.cpp: apply, save
 
 int run_connect(const Request& req, rblk::Client& client, std::ostream& out);
 int run_disconnect(const Request& req, rblk::Client& client, std::ostream& out);
@@ -24,6 +25,8 @@ int run_list(const Request& req, rblk::Client& client, std::ostream& out);
 int run_show(const Request& req, rblk::Client& client, std::ostream& out);
 int run_stats(const Request& req, rblk::Client& client, std::ostream& out);
 int run_monitor(const Request& req, rblk::Client& client, std::ostream& out);
+int run_apply(const Request& req, rblk::Client& client, std::ostream& out);
+int run_save(const Request& req, rblk::Client& client, std::ostream& out);
 
 // Dispatches on req.command, opening the netlink client only when needed.
 int run(const Request& req, std::ostream& out);

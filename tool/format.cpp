@@ -109,6 +109,16 @@ std::string format_stats(const rblk::ControllerInfo& c)
     return align_table(rows);
 }
 
+std::string format_session(const std::string& name, const std::string& subnqn,
+                           const std::string& traddr, std::int64_t trsvcid,
+                           const std::string& outcome)
+{
+    // IPv6 literals are bracketed so the port stays unambiguous.
+    const bool v6 = traddr.find(':') != std::string::npos;
+    const std::string addr = (v6 ? "[" + traddr + "]" : traddr) + ":" + std::to_string(trsvcid);
+    return or_dash(name) + "  " + subnqn + "  " + addr + "  " + outcome;
+}
+
 std::string format_event(const rblk::StateEvent& e)
 {
     return e.name + ": " + rblk::state_name(e.old_state) + " -> " + rblk::state_name(e.state);

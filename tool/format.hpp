@@ -20,6 +20,10 @@ std::string format_connected(const rblk::ControllerInfo& c);
 std::string format_show(const rblk::ControllerInfo& c);
 // `stats`: "counter: value" lines.
 std::string format_stats(const rblk::ControllerInfo& c);
+// `apply`: one line a session, "rblk0  nqn.sub  10.0.0.1:4420  connected".
+std::string format_session(const std::string& name, const std::string& subnqn,
+                           const std::string& traddr, std::int64_t trsvcid,
+                           const std::string& outcome);
 // `monitor`: "rblk0: connecting -> live".
 std::string format_event(const rblk::StateEvent& e);
 

@@ -3,12 +3,13 @@
 #pragma once
 
 #include <rblk/connect_options.hpp>
+#include <rblk/session_config.hpp>
 
 #include <string>
 
 namespace rblkctl {
 
-enum class Command { None, List, Connect, Disconnect, Show, Stats, Monitor };
+enum class Command { None, List, Connect, Disconnect, Show, Stats, Monitor, Apply, Save };
 
 struct Request {
     Command command = Command::None;
@@ -18,6 +19,7 @@ struct Request {
     std::string nqn;   // disconnect --nqn
     bool all = false;  // disconnect --all
     double watch_interval = 0;  // stats --watch: seconds between samples, 0 = once
+    std::string file = rblk::kDefaultSessionsFile;  // apply/save; "-" = stdin/stdout
 };
 
 }  // namespace rblkctl

@@ -14,6 +14,8 @@ int run(const Request& req, std::ostream& out)
     case Command::Show: return run_show(req, client, out);
     case Command::Stats: return run_stats(req, client, out);
     case Command::Monitor: return run_monitor(req, client, out);
+    case Command::Apply: return run_apply(req, client, out);
+    case Command::Save: return run_save(req, client, out);
     case Command::None: break;
     }
     return 0;

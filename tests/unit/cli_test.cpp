@@ -198,6 +198,21 @@ TEST(CliMonitor, JsonLines)
     EXPECT_TRUE(m->request().json);
 }
 
+TEST(CliSession, ApplyAndSaveDefaultToTheSystemFile)
+{
+    auto apply = parse({"apply"});
+    EXPECT_EQ(apply->request().command, Command::Apply);
+    EXPECT_EQ(apply->request().file, "/etc/rblk/sessions.json");
+    auto apply_file = parse({"apply", "my.json", "--json"});
+    EXPECT_EQ(apply_file->request().file, "my.json");
+    EXPECT_TRUE(apply_file->request().json);
+
+    auto save = parse({"save"});
+    EXPECT_EQ(save->request().command, Command::Save);
+    EXPECT_EQ(save->request().file, "/etc/rblk/sessions.json");
+    EXPECT_EQ(parse({"save", "-"})->request().file, "-");
+}
+
 TEST(Cli, SubcommandIsRequired)
 {
     EXPECT_EQ(parse_error({}), "A subcommand is required");

@@ -68,6 +68,14 @@ TEST(Format, StatsShowsEveryCounter)
         EXPECT_NE(out.find(line), std::string::npos) << line << " in\n" << out;
 }
 
+TEST(Format, SessionLineBracketsIpv6)
+{
+    EXPECT_EQ(format_session("rblk0", "nqn.s", "10.0.0.1", 4420, "connected"),
+              "rblk0  nqn.s  10.0.0.1:4420  connected");
+    EXPECT_EQ(format_session("", "nqn.s", "fd00::1", 4421, "failed: no route"),
+              "-  nqn.s  [fd00::1]:4421  failed: no route");
+}
+
 TEST(Format, EventLine)
 {
     rblk::StateEvent e{4, "rblk4", rblk::CtrlState::Resetting, rblk::CtrlState::Live};

@@ -1,0 +1,206 @@
+// The sessions file format (rblk/session_config.hpp): parsing, errors with
+// their JSON path, what `save` writes, and what `apply` plans.
+#include <rblk/error.hpp>
+#include <rblk/session_config.hpp>
+
+#include <gtest/gtest.h>
+
+namespace rblk {
+namespace {
+
+using nlohmann::json;
+
+const json kConfig = json::parse(R"({
+  "hosts": [
+    { "hostnqn": "nqn.host-a", "hostid": "11111111-2222-3333-4444-555555555555",
+      "subsystems": [
+        { "nqn": "nqn.sub1",
+          "ports": [
+            { "transport": "rdma", "traddr": "10.0.0.1", "trsvcid": 4420,
+              "nr_io_queues": 4, "queue_size": 64, "keep_alive_tmo": 7,
+              "reconnect_delay": 2, "ctrl_loss_tmo": 30, "fast_io_fail_tmo": 5,
+              "duplicate_connect": true },
+            { "traddr": "fd00::2", "trsvcid": "4421" } ] } ] },
+    { "subsystems": [ { "nqn": "nqn.sub2", "ports": [ { "traddr": "10.0.0.3" } ] } ] }
+  ]
+})");
+
+TEST(Sessions, EveryPortBecomesOneConnect)
+{
+    const auto s = parse_sessions(kConfig);
+    ASSERT_EQ(s.size(), 3u);
+    EXPECT_EQ(s[0].subnqn, "nqn.sub1");
+    EXPECT_EQ(s[0].traddr, "10.0.0.1");
+    EXPECT_EQ(s[0].trsvcid, 4420);
+    EXPECT_EQ(s[0].hostnqn, "nqn.host-a");
+    EXPECT_EQ(s[0].hostid, "11111111-2222-3333-4444-555555555555");
+    EXPECT_EQ(s[0].nr_io_queues, 4);
+    EXPECT_EQ(s[0].queue_size, 64);
+    EXPECT_EQ(s[0].kato, 7);
+    EXPECT_EQ(s[0].reconnect_delay, 2);
+    EXPECT_EQ(s[0].ctrl_loss_tmo, 30);
+    EXPECT_EQ(s[0].fast_io_fail_tmo, 5);
+    EXPECT_TRUE(s[0].duplicate_connect);
+
+    EXPECT_EQ(s[1].traddr, "fd00::2");
+    EXPECT_EQ(s[1].trsvcid, 4421);  // libnvme writes ports as strings
+    EXPECT_EQ(s[1].transport, "rdma");
+    EXPECT_EQ(s[1].hostnqn, "nqn.host-a");
+    EXPECT_FALSE(s[1].queue_size.has_value());
+
+    EXPECT_EQ(s[2].subnqn, "nqn.sub2");
+    EXPECT_EQ(s[2].trsvcid, RBLK_DEFAULT_TRSVCID);
+    EXPECT_FALSE(s[2].hostnqn.has_value());  // the host default applies later
+    EXPECT_FALSE(s[2].duplicate_connect);
+}
+
+TEST(Sessions, EmptyHostListIsNoSessions)
+{
+    EXPECT_TRUE(parse_sessions(json::parse(R"({"hosts": []})")).empty());
+}
+
+std::string error_of(const char* text)
+{
+    try {
+        parse_sessions(json::parse(text));
+    } catch (const InvalidOption& e) {
+        return e.what();
+    }
+    return "<parsed>";
+}
+
+TEST(Sessions, ErrorsNameTheJsonPath)
+{
+    EXPECT_EQ(error_of("[]"), "sessions: expected an object");
+    EXPECT_EQ(error_of("{}"), "sessions: missing 'hosts'");
+    EXPECT_EQ(error_of(R"({"hosts": {}})"), "sessions.hosts: expected an array");
+    EXPECT_EQ(error_of(R"({"hosts": [], "extra": 1})"), "sessions: unknown key 'extra'");
+    EXPECT_EQ(error_of(R"({"hosts": [{}]})"), "sessions.hosts[0]: missing 'subsystems'");
+    EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"ports": []}]}]})"),
+              "sessions.hosts[0].subsystems[0]: missing 'nqn'");
+    EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s", "ports": [{}]}]}]})"),
+              "sessions.hosts[0].subsystems[0].ports[0]: missing 'traddr'");
+    EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s",
+                           "ports": [{"traddr": "10.0.0.1", "trsvcd": 1}]}]}]})"),
+              "sessions.hosts[0].subsystems[0].ports[0]: unknown key 'trsvcd'");
+    EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s",
+                           "ports": [{"traddr": "10.0.0.1", "queue_size": "big"}]}]}]})"),
+              "sessions.hosts[0].subsystems[0].ports[0].queue_size: expected an integer");
+    EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s",
+                           "ports": [{"traddr": "10.0.0.1", "trsvcid": "http"}]}]}]})"),
+              "sessions.hosts[0].subsystems[0].ports[0].trsvcid: expected a port number");
+    EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s",
+                           "ports": [{"traddr": 1}]}]}]})"),
+              "sessions.hosts[0].subsystems[0].ports[0].traddr: expected a string");
+    EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s",
+                           "ports": [{"traddr": "10.0.0.1", "duplicate_connect": 1}]}]}]})"),
+              "sessions.hosts[0].subsystems[0].ports[0].duplicate_connect: expected true or false");
+}
+
+TEST(Sessions, ConnectValidationAppliesToEveryPort)
+{
+    EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s", "ports": [
+                           {"traddr": "10.0.0.1"}, {"traddr": "10.0.0.2", "queue_size": 8}]}]}]})"),
+              "sessions.hosts[0].subsystems[0].ports[1]: queue-size 8 is out of range (16..1024)");
+    EXPECT_EQ(error_of(R"({"hosts": [{"hostnqn": "host", "subsystems": [{"nqn": "nqn.s",
+                           "ports": [{"traddr": "10.0.0.1"}]}]}]})"),
+              "sessions.hosts[0].subsystems[0].ports[0]: hostnqn 'host' must start with 'nqn.'");
+}
+
+ControllerInfo controller(const char* name, const char* hostnqn, const char* subnqn,
+                          const char* traddr, std::uint16_t port)
+{
+    ControllerInfo c;
+    c.name = name;
+    c.transport = "rdma";
+    c.hostnqn = hostnqn;
+    c.hostid = "11111111-2222-3333-4444-555555555555";
+    c.subnqn = subnqn;
+    c.traddr = traddr;
+    c.trsvcid = port;
+    c.nr_io_queues = 2;
+    c.queue_size = 128;
+    c.kato = 5;
+    c.reconnect_delay = 10;
+    c.ctrl_loss_tmo = 600;
+    c.fast_io_fail_tmo = -1;
+    return c;
+}
+
+TEST(Sessions, SaveGroupsByHostThenSubsystem)
+{
+    const json j = sessions_json({controller("rblk0", "nqn.h1", "nqn.s1", "10.0.0.1", 4420),
+                                  controller("rblk1", "nqn.h2", "nqn.s1", "10.0.0.1", 4420),
+                                  controller("rblk2", "nqn.h1", "nqn.s1", "10.0.0.2", 4420),
+                                  controller("rblk3", "nqn.h1", "nqn.s2", "10.0.0.1", 4421)});
+    ASSERT_EQ(j["hosts"].size(), 2u);
+    const json& h1 = j["hosts"][0];
+    EXPECT_EQ(h1["hostnqn"], "nqn.h1");
+    EXPECT_EQ(h1["hostid"], "11111111-2222-3333-4444-555555555555");
+    ASSERT_EQ(h1["subsystems"].size(), 2u);
+    EXPECT_EQ(h1["subsystems"][0]["nqn"], "nqn.s1");
+    ASSERT_EQ(h1["subsystems"][0]["ports"].size(), 2u);
+    EXPECT_EQ(h1["subsystems"][0]["ports"][1]["traddr"], "10.0.0.2");
+    EXPECT_EQ(h1["subsystems"][1]["ports"][0]["trsvcid"], 4421);
+    EXPECT_EQ(j["hosts"][1]["hostnqn"], "nqn.h2");
+    EXPECT_EQ(h1["subsystems"][0]["ports"][0],
+              json::parse(R"({"transport": "rdma", "traddr": "10.0.0.1", "trsvcid": 4420,
+                              "nr_io_queues": 2, "queue_size": 128, "keep_alive_tmo": 5,
+                              "reconnect_delay": 10, "ctrl_loss_tmo": 600,
+                              "fast_io_fail_tmo": -1})"));
+}
+
+TEST(Sessions, SavedFileAppliesBackToTheSameSessions)
+{
+    const std::vector<ControllerInfo> now = {
+        controller("rblk0", "nqn.h1", "nqn.s1", "10.0.0.1", 4420),
+        controller("rblk1", "nqn.h1", "nqn.s2", "fd00::1", 4421)};
+    const auto sessions = parse_sessions(sessions_json(now));
+    ASSERT_EQ(sessions.size(), 2u);
+    EXPECT_EQ(sessions[1].traddr, "fd00::1");
+    EXPECT_EQ(sessions[1].trsvcid, 4421);
+    EXPECT_EQ(sessions[1].queue_size, 128);
+    EXPECT_EQ(sessions[1].ctrl_loss_tmo, 600);
+    const auto plan = plan_apply(sessions, now);
+    ASSERT_EQ(plan.size(), 2u);
+    EXPECT_EQ(plan[0].existing, "rblk0");
+    EXPECT_EQ(plan[1].existing, "rblk1");
+}
+
+TEST(Sessions, EmptySaveIsAnEmptyHostList)
+{
+    EXPECT_EQ(sessions_json({}).dump(), R"({"hosts":[]})");
+}
+
+TEST(Sessions, PlanConnectsWhatNoControllerServes)
+{
+    ConnectOptions o;
+    o.traddr = "10.0.0.1";
+    o.subnqn = "nqn.s1";
+    const ControllerInfo c = controller("rblk4", "nqn.h1", "nqn.s1", "10.0.0.1", 4420);
+    EXPECT_TRUE(serves(c, o));
+
+    ConnectOptions other_port = o;
+    other_port.trsvcid = 4421;
+    ConnectOptions other_host = o;
+    other_host.hostnqn = "nqn.h9";
+    ConnectOptions same_host = o;
+    same_host.hostnqn = "nqn.h1";
+    ConnectOptions other_subsys = o;
+    other_subsys.subnqn = "nqn.s2";
+    EXPECT_FALSE(serves(c, other_port));
+    EXPECT_FALSE(serves(c, other_host));
+    EXPECT_TRUE(serves(c, same_host));
+    EXPECT_FALSE(serves(c, other_subsys));
+
+    ConnectOptions dup = o;
+    dup.duplicate_connect = true;
+    const auto plan = plan_apply({o, other_port, dup}, {c});
+    ASSERT_EQ(plan.size(), 3u);
+    EXPECT_EQ(plan[0].existing, "rblk4");
+    EXPECT_FALSE(plan[1].existing.has_value());
+    EXPECT_FALSE(plan[2].existing.has_value());  // asked for a second session
+}
+
+}  // namespace
+}  // namespace rblk

@@ -1,0 +1,75 @@
+// Reading and writing JSON files (rblk/session_file.hpp).
+#include <rblk/error.hpp>
+#include <rblk/session_file.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace rblk {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SessionFile : public testing::Test {
+protected:
+    void SetUp() override
+    {
+        dir_ = fs::temp_directory_path() /
+               ("rblk-session-test-" + std::to_string(::getpid()) + "-" +
+                testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    fs::path dir_;
+};
+
+TEST_F(SessionFile, WriteCreatesDirectoriesAndReadsBack)
+{
+    const std::string path = (dir_ / "etc" / "rblk" / "sessions.json").string();
+    const nlohmann::json content = {{"hosts", nlohmann::json::array()}};
+    write_json_file(path, content);
+    EXPECT_EQ(read_json_file(path), content);
+    // Only the file itself is left behind, no temporary.
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "etc" / "rblk"),
+                            fs::directory_iterator()),
+              1);
+}
+
+TEST_F(SessionFile, OverwriteReplacesTheContent)
+{
+    const std::string path = (dir_ / "s.json").string();
+    write_json_file(path, {{"a", 1}});
+    write_json_file(path, {{"b", 2}});
+    EXPECT_EQ(read_json_file(path), (nlohmann::json{{"b", 2}}));
+}
+
+TEST_F(SessionFile, MissingFileSaysSo)
+{
+    const std::string path = (dir_ / "absent.json").string();
+    try {
+        read_json_file(path);
+        FAIL() << "no exception";
+    } catch (const InvalidOption& e) {
+        EXPECT_EQ(std::string(e.what()), path + ": No such file or directory");
+    }
+}
+
+TEST_F(SessionFile, BadJsonSaysWhere)
+{
+    fs::create_directories(dir_);
+    const std::string path = (dir_ / "bad.json").string();
+    std::ofstream(path) << "{\"hosts\": [}";
+    try {
+        read_json_file(path);
+        FAIL() << "no exception";
+    } catch (const InvalidOption& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind(path + ": not valid JSON (", 0), 0u) << what;
+        EXPECT_NE(what.find("line 1"), std::string::npos) << what;
+    }
+}
+
+}  // namespace
+}  // namespace rblk

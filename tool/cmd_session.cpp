@@ -1,0 +1,83 @@
+// rblkctl apply [FILE] / save [FILE]: persistent sessions (rblk/session_config.hpp).
+#include "commands.hpp"
+#include "format.hpp"
+
+#include <rblk/error.hpp>
+#include <rblk/host_identity.hpp>
+#include <rblk/session_file.hpp>
+
+#include <iostream>
+#include <stdexcept>
+
+namespace rblkctl {
+
+void add_session(CLI::App& app, Request& req)
+{
+    const std::string where = std::string("Sessions file (default ") +
+                              rblk::kDefaultSessionsFile + ", '-': stdin/stdout)";
+    CLI::App* apply = app.add_subcommand("apply", "Connect every session of a sessions file "
+                                                  "that is not connected yet");
+    apply->add_option("file", req.file, where);
+    apply->add_flag("--json", req.json, "Print the outcome as JSON");
+    apply->callback([&req] { req.command = Command::Apply; });
+
+    CLI::App* save = app.add_subcommand("save", "Write the current controllers as a sessions file");
+    save->add_option("file", req.file, where);
+    save->callback([&req] { req.command = Command::Save; });
+}
+
+int run_apply(const Request& req, rblk::Client& client, std::ostream& out)
+{
+    const nlohmann::json config =
+        req.file == "-" ? nlohmann::json::parse(std::cin) : rblk::read_json_file(req.file);
+    std::vector<rblk::ConnectOptions> sessions = rblk::parse_sessions(config);
+    const rblk::HostIdentity host = rblk::read_host_identity();
+    for (rblk::ConnectOptions& o : sessions)
+        rblk::apply_host_identity(o, host);
+
+    nlohmann::json results = nlohmann::json::array();
+    std::size_t failed = 0;
+    for (const rblk::SessionAction& a : rblk::plan_apply(sessions, client.list())) {
+        const rblk::ConnectOptions& o = a.options;
+        nlohmann::json r = {{"subnqn", o.subnqn}, {"traddr", o.traddr}, {"trsvcid", o.trsvcid}};
+        if (a.existing) {
+            r["result"] = "existing";
+            r["name"] = *a.existing;
+        } else {
+            try {
+                r["name"] = client.connect(o).name;
+                r["result"] = "connected";
+            } catch (const std::exception& e) {
+                ++failed;
+                r["result"] = "failed";
+                r["error"] = e.what();
+            }
+        }
+        if (!req.json) {
+            const std::string outcome = r["result"] == "failed"
+                                            ? "failed: " + r["error"].get<std::string>()
+                                            : r["result"].get<std::string>();
+            out << format_session(r.value("name", ""), o.subnqn, o.traddr, o.trsvcid, outcome)
+                << '\n';
+        }
+        results.push_back(std::move(r));
+    }
+    if (req.json)
+        out << nlohmann::json{{"sessions", results}}.dump(2) << '\n';
+    if (failed)
+        throw std::runtime_error("apply: " + std::to_string(failed) + " of " +
+                                 std::to_string(results.size()) + " sessions failed");
+    return 0;
+}
+
+int run_save(const Request& req, rblk::Client& client, std::ostream& out)
+{
+    const nlohmann::json config = rblk::sessions_json(client.list());
+    if (req.file == "-")
+        out << config.dump(2) << '\n';
+    else
+        rblk::write_json_file(req.file, config);
+    return 0;
+}
+
+}  // namespace rblkctl
