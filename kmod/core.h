@@ -184,6 +184,7 @@ struct rblk_ctrl {
 	struct delayed_work	failfast_work;
 	struct work_struct	delete_work;
 
+	struct mutex		scan_lock;	/* creator's scan vs. delete */
 	struct mutex		ns_lock;	/* namespaces list */
 	struct list_head	namespaces;
 

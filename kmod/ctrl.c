@@ -104,6 +104,7 @@ static void rblk_ctrl_release(struct kref *ref)
 	ida_free(&rblk_ida, ctrl->id);
 	free_percpu(ctrl->stats);
 	mutex_destroy(&ctrl->ns_lock);
+	mutex_destroy(&ctrl->scan_lock);
 	kfree(ctrl->queues);
 	kfree(ctrl);
 }
@@ -338,6 +339,7 @@ struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
 
 	kref_init(&ctrl->ref);
 	spin_lock_init(&ctrl->lock);
+	mutex_init(&ctrl->scan_lock);
 	mutex_init(&ctrl->ns_lock);
 	INIT_LIST_HEAD(&ctrl->namespaces);
 	INIT_LIST_HEAD(&ctrl->entry);
@@ -380,19 +382,28 @@ struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
 		goto out_unlist;
 	}
 
+	/*
+	 * The reply's reference: once live, recovery may delete the
+	 * controller, but the scan lock holds that delete off until the
+	 * namespaces are scanned.
+	 */
+	kref_get(&ctrl->ref);
+	mutex_lock(&ctrl->scan_lock);
 	rblk_ctrl_change_state(ctrl, RBLK_CTRL_CONNECTING);
 	ret = rblk_ctrl_connect(ctrl, true, extack);
-	if (ret)
+	if (ret) {
+		mutex_unlock(&ctrl->scan_lock);
 		goto out_dead;
+	}
+	dev_info(ctrl->dev, "connected to %s at %s:%u, %u I/O queues of %u\n",
+		 ctrl->opts.subnqn, ctrl->opts.traddr, ctrl->opts.trsvcid,
+		 ctrl->nr_io_queues, ctrl->queue_size);
 
 	mutex_lock(&rblk_ctrls_lock);
 	ctrl->visible = true;
 	mutex_unlock(&rblk_ctrls_lock);
-	dev_info(ctrl->dev, "connected to %s at %s:%u, %u I/O queues of %u\n",
-		 ctrl->opts.subnqn, ctrl->opts.traddr, ctrl->opts.trsvcid,
-		 ctrl->nr_io_queues, ctrl->queue_size);
-	/* The reply holds this one; the registry keeps the initial one. */
-	kref_get(&ctrl->ref);
+	rblk_ns_scan(ctrl);
+	mutex_unlock(&ctrl->scan_lock);
 	return ctrl;
 
 out_dead:
@@ -401,6 +412,7 @@ out_dead:
 	rblk_ctrl_stop_works(ctrl);
 	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
 	rblk_sysfs_del(ctrl);
+	rblk_ctrl_put(ctrl);
 out_unlist:
 	mutex_lock(&rblk_ctrls_lock);
 	list_del(&ctrl->entry);
@@ -414,6 +426,7 @@ out_free_stats:
 	free_percpu(ctrl->stats);
 out_free:
 	mutex_destroy(&ctrl->ns_lock);
+	mutex_destroy(&ctrl->scan_lock);
 	kfree(ctrl);
 	return ERR_PTR(ret);
 }

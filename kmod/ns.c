@@ -176,6 +176,9 @@ static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 	kfree(id);
 
 	mutex_lock(&ctrl->ns_lock);
+	/* Recovery holds every namespace queue; this one joins them. */
+	if (test_bit(RBLK_CTRL_NS_QUIESCED, &ctrl->flags))
+		blk_mq_quiesce_queue(disk->queue);
 	list_add_tail(&ns->entry, &ctrl->namespaces);
 	mutex_unlock(&ctrl->ns_lock);
 
@@ -227,6 +230,8 @@ int rblk_ns_scan(struct rblk_ctrl *ctrl)
 				goto out;
 			}
 			start = nsid;
+			if (rblk_ctrl_state(ctrl) == RBLK_CTRL_DELETING)
+				goto out;
 			if (added >= RBLK_MAX_NAMESPACES) {
 				dev_warn(ctrl->dev, "more than %u namespaces: ignoring the rest\n",
 					 RBLK_MAX_NAMESPACES);
@@ -273,15 +278,16 @@ void rblk_ns_revalidate(struct rblk_ctrl *ctrl)
 	kfree(id);
 }
 
+/* The flag changes under ns_lock so rblk_ns_add() sees it consistently. */
 void rblk_ns_quiesce(struct rblk_ctrl *ctrl)
 {
 	struct rblk_ns *ns;
 
-	if (test_and_set_bit(RBLK_CTRL_NS_QUIESCED, &ctrl->flags))
-		return;
 	mutex_lock(&ctrl->ns_lock);
-	list_for_each_entry(ns, &ctrl->namespaces, entry)
-		blk_mq_quiesce_queue(ns->disk->queue);
+	if (!test_and_set_bit(RBLK_CTRL_NS_QUIESCED, &ctrl->flags)) {
+		list_for_each_entry(ns, &ctrl->namespaces, entry)
+			blk_mq_quiesce_queue(ns->disk->queue);
+	}
 	mutex_unlock(&ctrl->ns_lock);
 }
 
@@ -289,20 +295,21 @@ void rblk_ns_unquiesce(struct rblk_ctrl *ctrl)
 {
 	struct rblk_ns *ns;
 
-	if (!test_and_clear_bit(RBLK_CTRL_NS_QUIESCED, &ctrl->flags))
-		return;
 	mutex_lock(&ctrl->ns_lock);
-	list_for_each_entry(ns, &ctrl->namespaces, entry) {
-		blk_mq_unquiesce_queue(ns->disk->queue);
-		blk_mq_kick_requeue_list(ns->disk->queue);
+	if (test_and_clear_bit(RBLK_CTRL_NS_QUIESCED, &ctrl->flags)) {
+		list_for_each_entry(ns, &ctrl->namespaces, entry) {
+			blk_mq_unquiesce_queue(ns->disk->queue);
+			blk_mq_kick_requeue_list(ns->disk->queue);
+		}
 	}
 	mutex_unlock(&ctrl->ns_lock);
 }
 
 /*
- * Waiting requests must fail rather than block del_gendisk(), so the
- * queues run again first; with the state DELETING they end with an error
- * unless the association is still live, in which case they complete.
+ * Waiting requests must fail rather than block del_gendisk() or a scan
+ * still adding disks, so the queues run again first: with the state
+ * DELETING they end with an error unless the association is still live,
+ * in which case they complete. The scan lock then waits for the creator.
  */
 void rblk_ns_remove_all(struct rblk_ctrl *ctrl)
 {
@@ -310,9 +317,11 @@ void rblk_ns_remove_all(struct rblk_ctrl *ctrl)
 	LIST_HEAD(gone);
 
 	rblk_ns_unquiesce(ctrl);
+	mutex_lock(&ctrl->scan_lock);
 	mutex_lock(&ctrl->ns_lock);
 	list_splice_init(&ctrl->namespaces, &gone);
 	mutex_unlock(&ctrl->ns_lock);
+	mutex_unlock(&ctrl->scan_lock);
 
 	list_for_each_entry_safe(ns, next, &gone, entry) {
 		list_del(&ns->entry);

@@ -85,10 +85,17 @@ static struct request *rblk_cid_to_rq(struct rblk_queue *queue, u16 cid)
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	struct blk_mq_tags *tags;
 
-	if (queue->qid)
+	/* A response may arrive before the tag set exists: never trust it. */
+	if (queue->qid) {
+		if (!READ_ONCE(ctrl->has_io_set) ||
+		    queue->qid > ctrl->io_set.nr_hw_queues)
+			return NULL;
 		tags = ctrl->io_set.tags[queue->qid - 1];
-	else
+	} else {
+		if (!READ_ONCE(ctrl->has_admin_set))
+			return NULL;
 		tags = ctrl->admin_set.tags[0];
+	}
 	/* Bounds-checked against the tag map; NULL for a tag never used. */
 	return blk_mq_tag_to_rq(tags, cid & RBLK_CID_TAG_MASK);
 }
@@ -575,9 +582,12 @@ static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-		pr_info("%s: qid %u: %s\n", queue->ctrl->name, queue->qid,
-			rdma_event_msg(ev->event));
-		rblk_ctrl_error(queue->ctrl);
+		/* Not of our own making (stop clears CONNECTED first)? */
+		if (test_bit(RBLK_Q_CONNECTED, &queue->flags)) {
+			pr_info("%s: qid %u: %s\n", queue->ctrl->name,
+				queue->qid, rdma_event_msg(ev->event));
+			rblk_ctrl_error(queue->ctrl);
+		}
 		return 0;
 	default:
 		return 0;

@@ -262,10 +262,8 @@ int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 	}
 	rblk_ka_start(ctrl);
 
-	if (first) {
-		rblk_ns_scan(ctrl);
+	if (first)
 		return 0;
-	}
 	cancel_delayed_work_sync(&ctrl->failfast_work);
 	clear_bit(RBLK_CTRL_FAILFAST, &ctrl->flags);
 	rblk_ns_unquiesce(ctrl);
