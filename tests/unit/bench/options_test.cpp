@@ -83,122 +83,101 @@ TEST(Options, AllModes)
     EXPECT_FALSE(mode_random(Mode::write));
 }
 
-TEST(Options, FilenameRequired)
+// Every rule with its exact message: one row each.
+struct Rule {
+    const char* name;
+    void (*mutate)(BenchArgs&);
+    const char* message;
+};
+
+class OptionRules : public ::testing::TestWithParam<Rule> {};
+
+TEST_P(OptionRules, BrokenRuleGivesItsMessage)
 {
     BenchArgs a = valid();
-    a.filename.reset();
-    EXPECT_EQ(error_of(a), "--filename is required");
-    a.filename = "";
-    EXPECT_EQ(error_of(a), "--filename is required");
+    GetParam().mutate(a);
+    EXPECT_EQ(error_of(a), GetParam().message);
 }
 
-TEST(Options, RwRequiredAndKnown)
-{
-    BenchArgs a = valid();
-    a.rw.reset();
-    EXPECT_EQ(error_of(a), "--rw is required (read, write, randread, randwrite, randrw)");
-    a.rw = "trim";
-    EXPECT_EQ(error_of(a), "--rw: unknown mode 'trim' (read, write, randread, randwrite, randrw)");
-}
+const Rule kRules[] = {
+    {"NoFilename", [](BenchArgs& a) { a.filename.reset(); }, "--filename is required"},
+    {"EmptyFilename", [](BenchArgs& a) { a.filename = ""; }, "--filename is required"},
+    {"NoRw", [](BenchArgs& a) { a.rw.reset(); },
+     "--rw is required (read, write, randread, randwrite, randrw)"},
+    {"UnknownRw", [](BenchArgs& a) { a.rw = "trim"; },
+     "--rw: unknown mode 'trim' (read, write, randread, randwrite, randrw)"},
+    {"BsNotASize", [](BenchArgs& a) { a.bs = "4q"; }, "--bs: '4q' is not a size (e.g. 4k, 64m, 1g)"},
+    {"BsBelowSector", [](BenchArgs& a) { a.bs = "256"; },
+     "--bs must be a multiple of 512 bytes, got 256"},
+    {"BsNotSectorMultiple", [](BenchArgs& a) { a.bs = "1000"; },
+     "--bs must be a multiple of 512 bytes, got 1000"},
+    {"BsTooLarge", [](BenchArgs& a) { a.bs = "128m"; }, "--bs must be at most 64m, got 128m"},
+    {"IodepthZero", [](BenchArgs& a) { a.iodepth = "0"; },
+     "--iodepth must be an integer from 1 to 4096, got '0'"},
+    {"IodepthTooLarge", [](BenchArgs& a) { a.iodepth = "4097"; },
+     "--iodepth must be an integer from 1 to 4096, got '4097'"},
+    {"IodepthNotANumber", [](BenchArgs& a) { a.iodepth = "1.5"; },
+     "--iodepth must be an integer from 1 to 4096, got '1.5'"},
+    {"IodepthNegative", [](BenchArgs& a) { a.iodepth = "-1"; },
+     "--iodepth must be an integer from 1 to 4096, got '-1'"},
+    {"NumjobsZero", [](BenchArgs& a) { a.numjobs = "0"; },
+     "--numjobs must be an integer from 1 to 256, got '0'"},
+    {"NumjobsTooMany", [](BenchArgs& a) { a.numjobs = "257"; },
+     "--numjobs must be an integer from 1 to 256, got '257'"},
+    {"RuntimeNotADuration", [](BenchArgs& a) { a.runtime = "soon"; },
+     "--runtime: 'soon' is not a duration (e.g. 10, 10s, 500ms, 2m)"},
+    {"RuntimeZero", [](BenchArgs& a) { a.runtime = "0"; }, "--runtime must be greater than 0"},
+    {"RampNotADuration", [](BenchArgs& a) { a.ramp = "1x"; },
+     "--ramp: '1x' is not a duration (e.g. 10, 10s, 500ms, 2m)"},
+    {"SizeNotASize", [](BenchArgs& a) { a.size = "big"; },
+     "--size: 'big' is not a size (e.g. 4k, 64m, 1g)"},
+    {"SizeBelowBs", [](BenchArgs& a) { a.size = "1k"; }, "--size must be at least --bs (4k)"},
+    {"SizeNotBsMultiple", [](BenchArgs& a) { a.size = "6k"; },
+     "--size must be a multiple of --bs (4k), got 6144"},
+    {"IoLimitNotASize", [](BenchArgs& a) { a.io_limit = "lots"; },
+     "--io-limit: 'lots' is not a size (e.g. 4k, 64m, 1g)"},
+    {"IoLimitBelowBs", [](BenchArgs& a) { a.io_limit = "512"; },
+     "--io-limit must be at least --bs (4k)"},
+    {"IoLimitNotBsMultiple", [](BenchArgs& a) { a.io_limit = "10k"; },
+     "--io-limit must be a multiple of --bs (4k), got 10240"},
+    {"RwmixreadWithoutRandrw", [](BenchArgs& a) { a.rwmixread = "70"; },
+     "--rwmixread only applies to --rw randrw"},
+    {"RwmixreadAbove100",
+     [](BenchArgs& a) {
+         a.rw = "randrw";
+         a.rwmixread = "101";
+     },
+     "--rwmixread must be an integer from 0 to 100, got '101'"},
+    {"CpusMalformed", [](BenchArgs& a) { a.cpus = "0-"; },
+     "--cpus: '0-' is not a CPU list (e.g. 0-3,6)"},
+    {"CpuOutOfRange", [](BenchArgs& a) { a.cpus = "1-1024"; },
+     "--cpus: CPU 1024 is out of range (0 to 1023)"},
+    // Out of range, and must not try to expand a range that large.
+    {"CpuHuge", [](BenchArgs& a) { a.cpus = "0-99999999999"; },
+     "--cpus: CPU 99999999999 is out of range (0 to 1023)"},
+};
 
-TEST(Options, BlockSize)
+INSTANTIATE_TEST_SUITE_P(EachRule, OptionRules, ::testing::ValuesIn(kRules),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Options, LimitsThemselvesAreAccepted)
 {
     BenchArgs a = valid();
-    a.bs = "4q";
-    EXPECT_EQ(error_of(a), "--bs: '4q' is not a size (e.g. 4k, 64m, 1g)");
-    a.bs = "256";
-    EXPECT_EQ(error_of(a), "--bs must be a multiple of 512 bytes, got 256");
-    a.bs = "1000";
-    EXPECT_EQ(error_of(a), "--bs must be a multiple of 512 bytes, got 1000");
-    a.bs = "128m";
-    EXPECT_EQ(error_of(a), "--bs must be at most 64m, got 128m");
     a.bs = "64m";
-    EXPECT_EQ(error_of(a), "");
-}
-
-TEST(Options, Iodepth)
-{
-    BenchArgs a = valid();
-    for (const char* bad : {"0", "4097", "x", "-1", "1.5"}) {
-        a.iodepth = bad;
-        EXPECT_EQ(error_of(a), std::string("--iodepth must be an integer from 1 to 4096, got '") +
-                                   bad + "'");
-    }
     a.iodepth = "4096";
-    EXPECT_EQ(error_of(a), "");
-}
-
-TEST(Options, Numjobs)
-{
-    BenchArgs a = valid();
-    a.numjobs = "0";
-    EXPECT_EQ(error_of(a), "--numjobs must be an integer from 1 to 256, got '0'");
-    a.numjobs = "257";
-    EXPECT_EQ(error_of(a), "--numjobs must be an integer from 1 to 256, got '257'");
-}
-
-TEST(Options, Runtime)
-{
-    BenchArgs a = valid();
-    a.runtime = "soon";
-    EXPECT_EQ(error_of(a), "--runtime: 'soon' is not a duration (e.g. 10, 10s, 500ms, 2m)");
-    a.runtime = "0";
-    EXPECT_EQ(error_of(a), "--runtime must be greater than 0");
-}
-
-TEST(Options, Ramp)
-{
-    BenchArgs a = valid();
-    a.ramp = "1x";
-    EXPECT_EQ(error_of(a), "--ramp: '1x' is not a duration (e.g. 10, 10s, 500ms, 2m)");
+    a.numjobs = "256";
     a.ramp = "0";  // no warm-up is fine
+    a.cpus = "1023";
     EXPECT_EQ(error_of(a), "");
-}
-
-TEST(Options, Size)
-{
-    BenchArgs a = valid();
-    a.size = "big";
-    EXPECT_EQ(error_of(a), "--size: 'big' is not a size (e.g. 4k, 64m, 1g)");
-    a.size = "1k";
-    EXPECT_EQ(error_of(a), "--size must be at least --bs (4k)");
-    a.size = "6k";
-    EXPECT_EQ(error_of(a), "--size must be a multiple of --bs (4k), got 6144");
-}
-
-TEST(Options, IoLimit)
-{
-    BenchArgs a = valid();
-    a.io_limit = "lots";
-    EXPECT_EQ(error_of(a), "--io-limit: 'lots' is not a size (e.g. 4k, 64m, 1g)");
-    a.io_limit = "512";
-    EXPECT_EQ(error_of(a), "--io-limit must be at least --bs (4k)");
-    a.io_limit = "10k";
-    EXPECT_EQ(error_of(a), "--io-limit must be a multiple of --bs (4k), got 10240");
-}
-
-TEST(Options, Rwmixread)
-{
-    BenchArgs a = valid();
-    a.rwmixread = "70";
-    EXPECT_EQ(error_of(a), "--rwmixread only applies to --rw randrw");
     a.rw = "randrw";
-    a.rwmixread = "101";
-    EXPECT_EQ(error_of(a), "--rwmixread must be an integer from 0 to 100, got '101'");
     a.rwmixread = "0";
     EXPECT_EQ(parse_options(a).rwmixread, 0u);
 }
 
-TEST(Options, Cpus)
+TEST(Options, CpusAreASet)
 {
     BenchArgs a = valid();
-    a.cpus = "0-";
-    EXPECT_EQ(error_of(a), "--cpus: '0-' is not a CPU list (e.g. 0-3,6)");
-    a.cpus = "1-1024";
-    EXPECT_EQ(error_of(a), "--cpus: CPU 1024 is out of range (0 to 1023)");
-    a.cpus = "99999999999";  // out of range, and must not try to expand the range
-    EXPECT_EQ(error_of(a), "--cpus: CPU 99999999999 is out of range (0 to 1023)");
-    a.cpus = "3,1,1-2";  // a set, as taskset and fio take it
+    a.cpus = "3,1,1-2";  // as taskset and fio take it
     EXPECT_EQ(parse_options(a).cpus, (std::vector<unsigned>{1, 2, 3}));
 }
 
