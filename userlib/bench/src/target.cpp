@@ -99,6 +99,10 @@ Target open_target(const BenchOptions& o)
         t.created = true;
     } else if (S_ISBLK(st.st_mode)) {
         t.block_device = true;
+        // O_EXCL on a block device fails while it is mounted or held (md,
+        // dm): a write benchmark must not destroy a live filesystem.
+        if (mode_writes(o.mode))
+            flags |= O_EXCL;
     } else if (!S_ISREG(st.st_mode)) {
         fail(o.filename + " is neither a block device nor a regular file");
     }
@@ -113,6 +117,9 @@ Target open_target(const BenchOptions& o)
     if (!t.fd) {
         if (errno == EINVAL && t.direct && !t.block_device)
             fail(o.filename + ": the filesystem does not support O_DIRECT (drop --direct)");
+        if (errno == EBUSY && t.block_device)
+            fail(o.filename + " is in use (mounted, or held by another driver): "
+                              "refusing to write to it");
         fail_errno(errno, "open " + o.filename);
     }
 
