@@ -34,8 +34,8 @@ echo "ci: dependencies and build took $(( $(date +%s) - start ))s"
 
 log=$build/ctest.log
 rc=0
+# pipefail: the pipeline's status is ctest's (tee succeeds).
 ctest --test-dir "$build" --output-on-failure "$@" 2>&1 | tee "$log" || rc=$?
-rc=${PIPESTATUS[0]}
 echo "ci: total wall time $(( $(date +%s) - start ))s"
 # Repeat ctest's summary so that it closes the output.
 sed -n '/tests passed, [0-9]* tests* failed out of/,$p' "$log"
