@@ -10,7 +10,7 @@ packages=(
 	libcli11-dev nlohmann-json3-dev libibverbs-dev librdmacm-dev libnvme-dev
 	linux-headers-amd64 bc flex bison
 	# static checks: checkpatch comes from the kernel source tarball
-	sparse linux-source-6.1 perl xz-utils
+	sparse linux-source-6.1 perl xz-utils shellcheck
 	# the VM harness: qemu (TCG), the kernel it boots, the initramfs
 	qemu-system-x86 linux-image-amd64 busybox-static cpio gzip kmod
 	# inside the VM: soft-RoCE, the reference target/initiator, workloads
