@@ -93,12 +93,11 @@ void run_bench_command(const rb::BenchArgs& args, std::ostream& out, std::ostrea
     else
         rb::print_text(out, result);
     out.flush();
-    if (const auto bad = result.mismatch_count(); bad > 0) {
-        for (const auto& job : result.jobs)
-            for (const auto& m : job.mismatches)
-                err << "rblkctl: verify: " << rb::describe(m) << '\n';
-        throw std::runtime_error("verify failed: " + std::to_string(bad) + " of " +
-                                 std::to_string(result.total().verified_blocks) +
+    if (const rb::JobResult total = result.total(); total.mismatch_count > 0) {
+        for (const auto& m : total.mismatches)  // the first few, however many jobs
+            err << "rblkctl: verify: " << rb::describe(m) << '\n';
+        throw std::runtime_error("verify failed: " + std::to_string(total.mismatch_count) +
+                                 " of " + std::to_string(total.verified_blocks) +
                                  " blocks checked did not match");
     }
 }
