@@ -301,9 +301,10 @@ static enum blk_eh_timer_return rblk_timeout(struct request *rq)
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
 
-	dev_warn(ctrl->dev, "qid %u: command %#x (opcode %#x) timed out\n",
-		 queue->qid, req->cmd.common.command_id,
-		 req->cmd.common.opcode);
+	dev_warn_ratelimited(ctrl->dev,
+			     "qid %u: command %#x (opcode %#x) timed out\n",
+			     queue->qid, req->cmd.common.command_id,
+			     req->cmd.common.opcode);
 
 	/* Recovery cancels every request of the association. */
 	if (st == RBLK_CTRL_LIVE || st == RBLK_CTRL_RESETTING) {
@@ -323,7 +324,8 @@ static enum blk_eh_timer_return rblk_timeout(struct request *rq)
 	return BLK_EH_DONE;
 }
 
-static bool rblk_cancel_rq(struct request *rq, void *data)
+/* Ends a request its queue will never answer; stop the queue first. */
+void rblk_req_abort(struct request *rq)
 {
 	struct rblk_req *req = rblk_req(rq);
 
@@ -331,6 +333,11 @@ static bool rblk_cancel_rq(struct request *rq, void *data)
 		req->status = NVME_SC_HOST_ABORTED_CMD;
 		blk_mq_complete_request(rq);
 	}
+}
+
+static bool rblk_cancel_rq(struct request *rq, void *data)
+{
+	rblk_req_abort(rq);
 	return true;
 }
 

@@ -44,6 +44,7 @@ enum rblk_queue_flag {
 enum rblk_ctrl_flag {
 	RBLK_CTRL_FAILFAST,	/* fast_io_fail_tmo expired: fail, don't wait */
 	RBLK_CTRL_NS_QUIESCED,	/* namespace queues held by recovery */
+	RBLK_CTRL_TORN_DOWN,	/* final tear-down began: no more aborts */
 };
 
 struct rblk_recv {
@@ -182,6 +183,7 @@ struct rblk_ctrl {
 	struct work_struct	err_work;
 	struct delayed_work	reconnect_work;
 	struct delayed_work	failfast_work;
+	struct work_struct	abort_work;
 	struct work_struct	delete_work;
 
 	struct mutex		scan_lock;	/* creator's scan vs. delete */
@@ -266,6 +268,7 @@ void rblk_blk_free_io(struct rblk_ctrl *ctrl);
 void rblk_blk_cancel_all(struct blk_mq_tag_set *set);
 void rblk_blk_set_limits(struct rblk_ctrl *ctrl, struct request_queue *q);
 void rblk_req_done(struct request *rq);
+void rblk_req_abort(struct request *rq);
 int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 		     void *buf, unsigned int len, union nvme_result *result,
 		     bool reserved);
@@ -277,6 +280,7 @@ int rblk_ns_scan(struct rblk_ctrl *ctrl);
 void rblk_ns_remove_all(struct rblk_ctrl *ctrl);
 void rblk_ns_quiesce(struct rblk_ctrl *ctrl);
 void rblk_ns_unquiesce(struct rblk_ctrl *ctrl);
+void rblk_ns_sync(struct rblk_ctrl *ctrl);
 void rblk_ns_revalidate(struct rblk_ctrl *ctrl);
 
 #endif /* _RBLK_CORE_H */

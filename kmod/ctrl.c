@@ -285,6 +285,9 @@ static void rblk_ctrl_delete_work(struct work_struct *work)
 	rblk_ctrl_stop_works(ctrl);
 	rblk_ns_remove_all(ctrl);
 	rblk_ctrl_teardown(ctrl, true);
+	/* Connect may have failed before the tear-down above: no aborts. */
+	set_bit(RBLK_CTRL_TORN_DOWN, &ctrl->flags);
+	cancel_work_sync(&ctrl->abort_work);
 	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
 	rblk_sysfs_del(ctrl);
 
@@ -410,6 +413,8 @@ out_dead:
 	/* rblk_ctrl_connect() released everything it had set up. */
 	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DELETING);
 	rblk_ctrl_stop_works(ctrl);
+	set_bit(RBLK_CTRL_TORN_DOWN, &ctrl->flags);
+	cancel_work_sync(&ctrl->abort_work);
 	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
 	rblk_sysfs_del(ctrl);
 	rblk_ctrl_put(ctrl);

@@ -305,6 +305,17 @@ void rblk_ns_unquiesce(struct rblk_ctrl *ctrl)
 	mutex_unlock(&ctrl->ns_lock);
 }
 
+/* Waits for timeout handlers: after it none can end a request late. */
+void rblk_ns_sync(struct rblk_ctrl *ctrl)
+{
+	struct rblk_ns *ns;
+
+	mutex_lock(&ctrl->ns_lock);
+	list_for_each_entry(ns, &ctrl->namespaces, entry)
+		blk_sync_queue(ns->disk->queue);
+	mutex_unlock(&ctrl->ns_lock);
+}
+
 /*
  * Waiting requests must fail rather than block del_gendisk() or a scan
  * still adding disks, so the queues run again first: with the state

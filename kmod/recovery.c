@@ -33,6 +33,18 @@ void rblk_ka_stop(struct rblk_ctrl *ctrl)
 	cancel_delayed_work_sync(&ctrl->ka_work);
 }
 
+/*
+ * Live, or being deleted over a still working association: the target
+ * must not drop it while del_gendisk() writes back and CC.SHN is sent.
+ */
+static bool rblk_ka_wanted(struct rblk_ctrl *ctrl)
+{
+	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
+
+	return (st == RBLK_CTRL_LIVE || st == RBLK_CTRL_DELETING) &&
+	       test_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags);
+}
+
 static enum rq_end_io_ret rblk_ka_end_io(struct request *rq, blk_status_t sts)
 {
 	struct rblk_ctrl *ctrl = rq->end_io_data;
@@ -41,7 +53,7 @@ static enum rq_end_io_ret rblk_ka_end_io(struct request *rq, blk_status_t sts)
 		dev_err(ctrl->dev, "keep-alive failed (status %#x)\n",
 			rblk_req(rq)->status);
 		rblk_ctrl_error(ctrl);
-	} else if (rblk_ctrl_state(ctrl) == RBLK_CTRL_LIVE) {
+	} else if (rblk_ka_wanted(ctrl)) {
 		queue_delayed_work(rblk_wq, &ctrl->ka_work,
 				   ctrl->kato * HZ / 2);
 	}
@@ -54,7 +66,7 @@ static void rblk_ka_work(struct work_struct *work)
 					      struct rblk_ctrl, ka_work);
 	struct request *rq;
 
-	if (rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE)
+	if (!rblk_ka_wanted(ctrl))
 		return;
 	/* A reserved tag: a full admin queue cannot starve keep-alive. */
 	rq = blk_mq_alloc_request(ctrl->admin_q, REQ_OP_DRV_OUT,
@@ -75,10 +87,41 @@ static void rblk_ka_work(struct work_struct *work)
 
 void rblk_ctrl_error(struct rblk_ctrl *ctrl)
 {
-	if (!rblk_ctrl_change_state(ctrl, RBLK_CTRL_RESETTING))
+	if (rblk_ctrl_change_state(ctrl, RBLK_CTRL_RESETTING)) {
+		dev_warn(ctrl->dev, "transport error: starting recovery\n");
+		queue_work(rblk_wq, &ctrl->err_work);
 		return;
-	dev_warn(ctrl->dev, "transport error: starting recovery\n");
-	queue_work(rblk_wq, &ctrl->err_work);
+	}
+	/*
+	 * Deleting over a broken association: end what is in flight now
+	 * instead of one I/O timeout later each.
+	 */
+	if (rblk_ctrl_state(ctrl) == RBLK_CTRL_DELETING &&
+	    !test_bit(RBLK_CTRL_TORN_DOWN, &ctrl->flags))
+		queue_work(rblk_wq, &ctrl->abort_work);
+}
+
+static bool rblk_abort_rq(struct request *rq, void *data)
+{
+	rblk_req_abort(rq);
+	return true;
+}
+
+static void rblk_abort_work(struct work_struct *work)
+{
+	struct rblk_ctrl *ctrl = container_of(work, struct rblk_ctrl,
+					      abort_work);
+	u32 i;
+
+	if (!ctrl->queues)
+		return;
+	/* Stopped queues first: no completion races the aborts below. */
+	for (i = 0; i < ctrl->max_queues; i++)
+		rblk_rdma_stop_queue(&ctrl->queues[i]);
+	if (ctrl->has_io_set)
+		blk_mq_tagset_busy_iter(&ctrl->io_set, rblk_abort_rq, NULL);
+	if (ctrl->has_admin_set)
+		blk_mq_tagset_busy_iter(&ctrl->admin_set, rblk_abort_rq, NULL);
 }
 
 static int rblk_alloc_queue_array(struct rblk_ctrl *ctrl)
@@ -102,8 +145,11 @@ static int rblk_alloc_queue_array(struct rblk_ctrl *ctrl)
 
 static void rblk_teardown_admin(struct rblk_ctrl *ctrl, bool remove)
 {
-	if (ctrl->has_admin_set)
+	if (ctrl->has_admin_set) {
 		blk_mq_quiesce_queue(ctrl->admin_q);
+		/* A running timeout handler must not end a request late. */
+		blk_sync_queue(ctrl->admin_q);
+	}
 	rblk_rdma_stop_queue(rblk_admin_queue(ctrl));
 	if (ctrl->has_admin_set) {
 		rblk_blk_cancel_all(&ctrl->admin_set);
@@ -121,6 +167,9 @@ static void rblk_teardown_io(struct rblk_ctrl *ctrl, bool remove)
 	u32 i;
 
 	rblk_ns_quiesce(ctrl);
+	rblk_ns_sync(ctrl);
+	if (ctrl->has_io_set)
+		blk_sync_queue(ctrl->connect_q);
 	for (i = 1; i < ctrl->max_queues; i++)
 		rblk_rdma_stop_queue(&ctrl->queues[i]);
 	if (ctrl->has_io_set)
@@ -285,6 +334,11 @@ void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove)
 {
 	if (!ctrl->queues)
 		return;
+	if (remove) {
+		/* From here on the tag sets go away under an abort. */
+		set_bit(RBLK_CTRL_TORN_DOWN, &ctrl->flags);
+		cancel_work_sync(&ctrl->abort_work);
+	}
 	rblk_ka_stop(ctrl);
 	rblk_teardown_io(ctrl, remove);
 	if (remove && test_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags))
@@ -371,6 +425,7 @@ void rblk_ctrl_init_works(struct rblk_ctrl *ctrl)
 	INIT_WORK(&ctrl->err_work, rblk_err_work);
 	INIT_DELAYED_WORK(&ctrl->reconnect_work, rblk_reconnect_work);
 	INIT_DELAYED_WORK(&ctrl->failfast_work, rblk_failfast_work);
+	INIT_WORK(&ctrl->abort_work, rblk_abort_work);
 }
 
 /* Only once the state is DELETING: nothing can queue them again. */
@@ -379,7 +434,6 @@ void rblk_ctrl_stop_works(struct rblk_ctrl *ctrl)
 	cancel_work_sync(&ctrl->err_work);
 	cancel_delayed_work_sync(&ctrl->reconnect_work);
 	cancel_delayed_work_sync(&ctrl->failfast_work);
-	rblk_ka_stop(ctrl);
 }
 
 unsigned int rblk_sync_timeout(struct rblk_ctrl *ctrl)
