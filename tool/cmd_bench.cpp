@@ -44,6 +44,7 @@ struct State {
         {"--ramp", "Warm-up time before measuring", &rb::BenchArgs::ramp, {}},
         {"--cpus", "Pin job i to the i-th CPU of a list like 0-3,6", &rb::BenchArgs::cpus, {}},
         {"--rwmixread", "Percent of reads in randrw (default 50)", &rb::BenchArgs::rwmixread, {}},
+        {"--batch-complete", "Completions to wait for at once, up to --iodepth (default 1; fio's iodepth_batch_complete_min)", &rb::BenchArgs::batch_complete, {}},
     };
     rb::BenchArgs flags;
 };

@@ -10,6 +10,8 @@
 # environment (fio's names and units):
 #   RW=randread BS=4k IODEPTH=32 NUMJOBS=1 RUNTIME=5 SIZE=1g ROUNDS=2
 #   DIRECT=0|1  (block devices are always O_DIRECT)
+#   BATCH=1     completions waited for at once: fio's iodepth_batch_complete_min,
+#               rblkctl's --batch-complete
 #   FIO_FIXED=1 fio also registers buffers and files, as rblkctl always does,
 #               so both submit the same kind of I/O; 0 measures stock fio
 #   RBLKCTL=path to rblkctl (default: build/tool/rblkctl)
@@ -17,7 +19,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 RW=${RW:-randread} BS=${BS:-4k} IODEPTH=${IODEPTH:-32} NUMJOBS=${NUMJOBS:-1}
-RUNTIME=${RUNTIME:-5} SIZE=${SIZE:-1g} ROUNDS=${ROUNDS:-2} DIRECT=${DIRECT:-0}
+RUNTIME=${RUNTIME:-5} SIZE=${SIZE:-1g} ROUNDS=${ROUNDS:-2} DIRECT=${DIRECT:-0} BATCH=${BATCH:-1}
 FIO_FIXED=${FIO_FIXED:-1}
 RBLKCTL=${RBLKCTL:-$here/../../build/tool/rblkctl}
 
@@ -65,7 +67,8 @@ print(int(iops), int(cpu_ns / max(ios, 1)))'
 run_fio() {
 	# norandommap: uniform offsets with repeats, as rblkctl draws them.
 	fio --name=bench --filename="$target" --ioengine=io_uring --rw="$RW" --bs="$BS" \
-		--iodepth="$IODEPTH" --numjobs="$NUMJOBS" --runtime="$RUNTIME" --time_based \
+		--iodepth="$IODEPTH" --iodepth_batch_complete_min="$BATCH" --numjobs="$NUMJOBS" \
+		--runtime="$RUNTIME" --time_based \
 		--size="$SIZE" --norandommap --randrepeat=0 --thread \
 		"${direct_fio[@]}" "${fixed_fio[@]}" --output-format=json |
 		summary
@@ -73,11 +76,12 @@ run_fio() {
 
 run_rblk() {
 	"$RBLKCTL" bench --filename "$target" --rw "$RW" --bs "$BS" --iodepth "$IODEPTH" \
+		--batch-complete "$BATCH" \
 		--numjobs "$NUMJOBS" --runtime "$RUNTIME" --size "$SIZE" "${direct_rblk[@]}" --json |
 		summary
 }
 
-echo "job: $RW bs=$BS iodepth=$IODEPTH numjobs=$NUMJOBS ${RUNTIME}s on $target" \
+echo "job: $RW bs=$BS iodepth=$IODEPTH batch=$BATCH numjobs=$NUMJOBS ${RUNTIME}s on $target" \
 	"(size $SIZE, direct=$DIRECT, fio fixedbufs/registerfiles=$FIO_FIXED)"
 fio_iops=0 fio_cpu=0 rblk_iops=0 rblk_cpu=0
 for round in $(seq 1 "$ROUNDS"); do

@@ -77,6 +77,17 @@ TEST(Engine, RandrwHonoursTheMix)
     EXPECT_NEAR(reads / 4000.0, 0.9, 0.03);
 }
 
+TEST(Engine, BatchedCompletionsStillDrainEverything)
+{
+    TempDir dir;
+    BenchOptions o = quick(dir.path("f"), Mode::randwrite);
+    o.batch_complete = o.iodepth;  // the last few in flight are fewer than the batch
+    o.io_limit = 100 * 4096;       // not a multiple of the depth
+    const RunResult r = run_bench(o);
+    expect_clean(r);
+    EXPECT_EQ(r.jobs[0].write.ios, 100u);
+}
+
 TEST(Engine, IoLimitIsExact)
 {
     TempDir dir;

@@ -31,6 +31,7 @@ TEST(Options, DefaultsAreFios)
     EXPECT_EQ(o.block_size, 4096u);
     EXPECT_EQ(o.iodepth, 1u);
     EXPECT_EQ(o.numjobs, 1u);
+    EXPECT_EQ(o.batch_complete, 1u);
     EXPECT_EQ(o.rwmixread, 50u);
     EXPECT_FALSE(o.runtime);
     EXPECT_FALSE(o.size);
@@ -46,6 +47,7 @@ TEST(Options, EverythingParsed)
     a.bs = "16k";
     a.iodepth = "32";
     a.numjobs = "4";
+    a.batch_complete = "8";
     a.runtime = "10s";
     a.size = "1g";
     a.io_limit = "64m";
@@ -58,6 +60,7 @@ TEST(Options, EverythingParsed)
     EXPECT_EQ(o.block_size, 16384u);
     EXPECT_EQ(o.iodepth, 32u);
     EXPECT_EQ(o.numjobs, 4u);
+    EXPECT_EQ(o.batch_complete, 8u);
     EXPECT_EQ(o.runtime, std::chrono::seconds(10));
     EXPECT_EQ(o.size, std::uint64_t{1} << 30);
     EXPECT_EQ(o.io_limit, 64u << 20);
@@ -148,6 +151,14 @@ const Rule kRules[] = {
          a.rwmixread = "101";
      },
      "--rwmixread must be an integer from 0 to 100, got '101'"},
+    {"BatchCompleteZero", [](BenchArgs& a) { a.batch_complete = "0"; },
+     "--batch-complete must be an integer from 1 to 1, got '0'"},
+    {"BatchCompleteAboveIodepth",
+     [](BenchArgs& a) {
+         a.iodepth = "32";
+         a.batch_complete = "33";
+     },
+     "--batch-complete must be an integer from 1 to 32, got '33'"},
     {"CpusMalformed", [](BenchArgs& a) { a.cpus = "0-"; },
      "--cpus: '0-' is not a CPU list (e.g. 0-3,6)"},
     {"CpuOutOfRange", [](BenchArgs& a) { a.cpus = "1-1024"; },
@@ -165,6 +176,7 @@ TEST(Options, LimitsThemselvesAreAccepted)
     BenchArgs a = valid();
     a.bs = "64m";
     a.iodepth = "4096";
+    a.batch_complete = "4096";
     a.numjobs = "256";
     a.ramp = "0";  // no warm-up is fine
     a.cpus = "1023";

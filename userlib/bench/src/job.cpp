@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -327,7 +328,8 @@ void Job::loop()
             inflight_ += static_cast<std::uint32_t>(pending_.size());
             pending_.clear();
         }
-        const int ret = io_uring_submit_and_wait(ring, 1);
+        // Never more than is in flight, or the wait could not end.
+        const int ret = io_uring_submit_and_wait(ring, std::min(o_.batch_complete, inflight_));
         if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
             throw std::system_error(-ret, std::generic_category(), "io_uring_submit_and_wait");
         const std::uint64_t now = now_ns();

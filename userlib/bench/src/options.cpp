@@ -130,6 +130,7 @@ BenchOptions parse_options(const BenchArgs& args)
     o.block_size = parse_block_size(args.bs);
     o.iodepth = parse_count(args.iodepth, "iodepth", 1, 1, kMaxIodepth);
     o.numjobs = parse_count(args.numjobs, "numjobs", 1, 1, kMaxNumjobs);
+    o.batch_complete = parse_count(args.batch_complete, "batch-complete", 1, 1, o.iodepth);
 
     o.runtime = parse_time(args.runtime, "runtime");
     if (o.runtime && o.runtime->count() == 0)

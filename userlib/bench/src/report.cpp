@@ -96,6 +96,7 @@ json options_json(const BenchOptions& o)
             {"rw", mode_name(o.mode)},
             {"bs", format_size(o.block_size)},
             {"iodepth", std::to_string(o.iodepth)},
+            {"iodepth_batch_complete_min", std::to_string(o.batch_complete)},
             {"numjobs", std::to_string(o.numjobs)},
             {"runtime", opt(o.runtime, secs)},
             {"size", opt(o.size, format_size)},

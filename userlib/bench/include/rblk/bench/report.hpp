@@ -7,7 +7,8 @@
 // {
 //   "bench version": 1,
 //   "timestamp": <unix seconds>,
-//   "global options": { "filename", "rw", "bs", "iodepth", "numjobs", "runtime",
+//   "global options": { "filename", "rw", "bs", "iodepth", "iodepth_batch_complete_min",
+//                       "numjobs", "runtime",
 //                       "size", "io_limit", "ramp_time", "rwmixread", "cpus",
 //                       "direct", "verify", "sqpoll", "hipri" }     (strings, as fio)
 //   "target": { "kind": "block"|"file", "size_bytes", "direct": bool, "created": bool },
