@@ -100,8 +100,8 @@ std::string format_show(const rblk::ControllerInfo& c)
 
 std::string format_stats(const rblk::ControllerInfo& c)
 {
-    std::vector<std::vector<std::string>> rows = {{"name:", c.name},
-                                                  {"state:", rblk::state_name(c.state)}};
+    // GET_STATS carries no state: only the name and the counters.
+    std::vector<std::vector<std::string>> rows = {{"name:", c.name}};
     // Same counter names and order as the JSON form.
     const nlohmann::json counters = rblk::stats_json(c.stats.value_or(rblk::CtrlStats{}));
     for (const auto& [key, value] : counters.items())

@@ -66,6 +66,8 @@ TEST(Format, StatsShowsEveryCounter)
                              "write_bytes:  8192\n", "errors:       1\n", "reconnects:   2\n",
                              "inflight:     3\n"})
         EXPECT_NE(out.find(line), std::string::npos) << line << " in\n" << out;
+    EXPECT_EQ(out.rfind("name:         rblk0\n", 0), 0u) << out;
+    EXPECT_EQ(out.find("state"), std::string::npos) << out;
 }
 
 TEST(Format, SessionLineBracketsIpv6)

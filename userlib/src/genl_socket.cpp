@@ -82,6 +82,9 @@ struct Listener {
     bool running = true;
 };
 
+// Multicast messages carry the sender's sequence numbers, not ours.
+int accept_any_seq(nl_msg*, void*) { return NL_OK; }
+
 int on_event(nl_msg* msg, void* arg)
 {
     auto* l = static_cast<Listener*>(arg);
@@ -147,10 +150,12 @@ void GenlSocket::listen(const std::string& group, const EventHandler& on_event_m
         fail_local("resolving multicast group " + group, grp);
     if (int rc = nl_socket_add_membership(sock_.get(), grp); rc < 0)
         fail_local("joining multicast group " + group, rc);
-    nl_socket_disable_seq_check(sock_.get());  // events are unsolicited
 
     Listener listener{&on_event_msg, true};
     NlCbPtr cb = new_cb();
+    // nl_socket_disable_seq_check() only changes the socket's default
+    // callbacks; a custom set needs its own pass-through check.
+    nl_cb_set(cb.get(), NL_CB_SEQ_CHECK, NL_CB_CUSTOM, accept_any_seq, nullptr);
     nl_cb_set(cb.get(), NL_CB_VALID, NL_CB_CUSTOM, on_event, &listener);
     while (listener.running) {
         const int rc = nl_recvmsgs(sock_.get(), cb.get());

@@ -69,10 +69,7 @@ json stats_json(const CtrlStats& s)
 
 json controller_stats_json(const ControllerInfo& c)
 {
-    return {{"name", c.name},
-            {"id", c.id},
-            {"state", state_name(c.state)},
-            {"stats", stats_json(c.stats.value_or(CtrlStats{}))}};
+    return {{"name", c.name}, {"id", c.id}, {"stats", stats_json(c.stats.value_or(CtrlStats{}))}};
 }
 
 json event_json(const StateEvent& e)

@@ -27,7 +27,7 @@ public:
     std::vector<std::string> disconnect_all();
     std::vector<ControllerInfo> list();
     ControllerInfo show(const std::string& name);
-    // The controller with its counters (ControllerInfo::stats set).
+    // The controller's counters: only id, name and stats are filled.
     ControllerInfo stats(const std::string& name);
     // Blocks, calling on_event for each state change until it returns false.
     void subscribe(const std::function<bool(const StateEvent&)>& on_event);

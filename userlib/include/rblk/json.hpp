@@ -13,7 +13,7 @@
 //        "fast_io_fail_tmo", "model", "serial", "firmware", and, when the
 //        kernel reports them, "state_since_ms", "next_reconnect_ms",
 //        "loss_deadline_ms".
-// stats: {"name": "rblk0", "id": 0, "state": "live", "stats": STATS}
+// stats: {"name": "rblk0", "id": 0, "stats": STATS}
 // STATS: {"reads", "writes", "read_bytes", "write_bytes", "errors",
 //         "reconnects", "inflight"} (integers)
 // event: {"event": "state", "id": 0, "name": "rblk0", "state": "live",
