@@ -10,6 +10,7 @@
 #include <linux/blk-mq.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "core.h"
 
 #define RBLK_MAX_RETRIES	5
@@ -52,7 +53,6 @@ static blk_status_t rblk_error_status(u16 status)
 	case NVME_SC_INVALID_OPCODE:
 	case NVME_SC_INVALID_FIELD:
 	case NVME_SC_INVALID_NS:
-	case NVME_SC_ONCS_NOT_SUPPORTED:
 	case NVME_SC_BAD_ATTRIBUTES:
 		return BLK_STS_NOTSUPP;
 	case NVME_SC_READ_ERROR:
@@ -395,13 +395,14 @@ const struct blk_mq_ops rblk_io_mq_ops = {
 	.timeout	= rblk_timeout,
 };
 
-/* Limits every queue of a tag set shares: one MR maps one request. */
-void rblk_blk_set_limits(struct rblk_ctrl *ctrl, struct request_queue *q)
+/* Limits every queue of the I/O tag set shares: one MR maps a request. */
+void rblk_blk_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l)
 {
-	blk_queue_max_hw_sectors(q, ctrl->max_hw_sectors);
-	blk_queue_max_segments(q, ctrl->max_fr_pages);
+	memset(l, 0, sizeof(*l));
+	l->max_hw_sectors = ctrl->max_hw_sectors;
+	l->max_segments = ctrl->max_fr_pages;
 	/* ib_map_mr_sg() needs a page list: no gaps inside a 4k page. */
-	blk_queue_virt_boundary(q, SZ_4K - 1);
+	l->virt_boundary = SZ_4K - 1;
 }
 
 /*
@@ -414,6 +415,10 @@ static int rblk_alloc_set(struct rblk_ctrl *ctrl, struct blk_mq_tag_set *set,
 			  unsigned int flags, unsigned int timeout,
 			  struct request_queue **q)
 {
+	const struct rblk_qlim lim = {
+		.max_hw_sectors	= PAGE_SIZE >> SECTOR_SHIFT,
+		.virt_boundary	= SZ_4K - 1,
+	};
 	int ret;
 
 	memset(set, 0, sizeof(*set));
@@ -431,16 +436,14 @@ static int rblk_alloc_set(struct rblk_ctrl *ctrl, struct blk_mq_tag_set *set,
 	if (ret)
 		return ret;
 
-	*q = blk_mq_init_queue(set);
+	/* Identify data and the Connect payload: a page at most. */
+	*q = rblk_alloc_queue(set, &lim);
 	if (IS_ERR(*q)) {
 		ret = PTR_ERR(*q);
 		*q = NULL;
 		blk_mq_free_tag_set(set);
 		return ret;
 	}
-	/* Identify data and the Connect payload: a page at most. */
-	blk_queue_max_hw_sectors(*q, PAGE_SIZE >> SECTOR_SHIFT);
-	blk_queue_virt_boundary(*q, SZ_4K - 1);
 	return 0;
 }
 

@@ -34,6 +34,7 @@
 #define RBLK_CID_GEN_MASK	0xfU
 
 struct rblk_ctrl;
+struct rblk_qlim;
 
 enum rblk_queue_flag {
 	RBLK_Q_ALLOCATED,	/* QP, CQ and buffers exist */
@@ -266,7 +267,7 @@ void rblk_blk_free_admin(struct rblk_ctrl *ctrl);
 int rblk_blk_alloc_io(struct rblk_ctrl *ctrl);
 void rblk_blk_free_io(struct rblk_ctrl *ctrl);
 void rblk_blk_cancel_all(struct blk_mq_tag_set *set);
-void rblk_blk_set_limits(struct rblk_ctrl *ctrl, struct request_queue *q);
+void rblk_blk_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l);
 void rblk_req_done(struct request *rq);
 void rblk_req_abort(struct request *rq);
 int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,

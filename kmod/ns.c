@@ -7,18 +7,26 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "core.h"
+#include "scsi_xlate.h"
 
 #define RBLK_MAX_NAMESPACES	1024
 #define RBLK_NS_LIST_LEN	(NVME_IDENTIFY_DATA_SIZE / sizeof(__le32))
 
+/* The last reference to the disk: an open fd may outlive del_gendisk(). */
 static void rblk_free_disk(struct gendisk *disk)
 {
-	kfree(disk->private_data);
+	struct rblk_ns *ns = disk->private_data;
+
+	rblk_ctrl_put(ns->ctrl);
+	kfree(ns);
 }
 
 static const struct block_device_operations rblk_bdev_ops = {
 	.owner		= THIS_MODULE,
+	.ioctl		= rblk_scsi_ioctl,
+	.compat_ioctl	= blkdev_compat_ptr_ioctl,
 	.free_disk	= rblk_free_disk,
 };
 
@@ -104,12 +112,11 @@ const struct attribute_group *rblk_ns_attr_groups[] = {
 	NULL,
 };
 
-static void rblk_ns_set_limits(struct rblk_ns *ns, struct nvme_id_ns *id)
+static void rblk_ns_limits(struct rblk_ns *ns, struct nvme_id_ns *id,
+			   struct rblk_qlim *l)
 {
 	struct rblk_ctrl *ctrl = ns->ctrl;
-	struct request_queue *q = ns->disk->queue;
 	u32 bs = 1U << ns->lba_shift, phys = bs, opt = 0;
-	bool vwc = ctrl->vwc & NVME_CTRL_VWC_PRESENT;
 	/* NLB is a 16-bit 0's based count. */
 	u32 max_lbas = 0x10000U << (ns->lba_shift - SECTOR_SHIFT);
 
@@ -121,28 +128,26 @@ static void rblk_ns_set_limits(struct rblk_ns *ns, struct nvme_id_ns *id)
 		opt = bs * (1 + le16_to_cpu(id->nows));
 	}
 
-	rblk_blk_set_limits(ctrl, q);
-	blk_queue_max_hw_sectors(q, min(ctrl->max_hw_sectors, max_lbas));
-	blk_queue_logical_block_size(q, bs);
-	blk_queue_physical_block_size(q, phys);
-	blk_queue_io_min(q, phys);
+	rblk_blk_base_limits(ctrl, l);
+	l->max_hw_sectors = min(ctrl->max_hw_sectors, max_lbas);
+	l->logical_block_size = bs;
+	l->physical_block_size = phys;
+	l->io_min = phys;
 	if (opt && opt <= (ctrl->max_hw_sectors << SECTOR_SHIFT))
-		blk_queue_io_opt(q, opt);
-	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
-	blk_queue_write_cache(q, vwc, vwc);
-
+		l->io_opt = opt;
+	l->write_cache = ctrl->vwc & NVME_CTRL_VWC_PRESENT;
 	if (ctrl->oncs & NVME_CTRL_ONCS_DSM) {
-		q->limits.discard_granularity = bs;
-		blk_queue_max_discard_sectors(q, UINT_MAX);
-		blk_queue_max_discard_segments(q, NVME_DSM_MAX_RANGES);
+		l->discard_granularity = bs;
+		l->max_discard_sectors = UINT_MAX;
+		l->max_discard_segments = NVME_DSM_MAX_RANGES;
 	}
 	if (ctrl->oncs & NVME_CTRL_ONCS_WRITE_ZEROES)
-		blk_queue_max_write_zeroes_sectors(q, min(ctrl->max_hw_sectors,
-							  max_lbas));
+		l->max_write_zeroes_sectors = l->max_hw_sectors;
 }
 
 static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 {
+	struct rblk_qlim lim;
 	struct nvme_id_ns *id;
 	struct gendisk *disk;
 	struct rblk_ns *ns;
@@ -161,17 +166,18 @@ static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 		goto out_free;
 	rblk_fabrics_ns_ids(ctrl, ns);
 
-	disk = blk_mq_alloc_disk(&ctrl->io_set, ns);
+	rblk_ns_limits(ns, id, &lim);
+	disk = rblk_alloc_disk(&ctrl->io_set, &lim, ns);
 	if (IS_ERR(disk)) {
 		ret = PTR_ERR(disk);
 		goto out_free;
 	}
-	/* From here the disk owns ns: rblk_free_disk() frees it. */
+	/* From here the disk owns ns and a controller reference. */
+	kref_get(&ctrl->ref);
 	ns->disk = disk;
 	disk->fops = &rblk_bdev_ops;
 	disk->private_data = ns;
 	snprintf(disk->disk_name, DISK_NAME_LEN, "rblk%un%u", ctrl->id, nsid);
-	rblk_ns_set_limits(ns, id);
 	set_capacity(disk, ns->nsze << (ns->lba_shift - SECTOR_SHIFT));
 	kfree(id);
 

@@ -8,9 +8,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <asm/unaligned.h>
 #include <rdma/mr_pool.h>
 
+#include "compat.h"
 #include "core.h"
 
 #include <linux/nvme-rdma.h>	/* needs the types core.h pulls in */

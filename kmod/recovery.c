@@ -143,7 +143,7 @@ static int rblk_alloc_queue_array(struct rblk_ctrl *ctrl)
 	return 0;
 }
 
-static void rblk_teardown_admin(struct rblk_ctrl *ctrl, bool remove)
+static void rblk_teardown_admin(struct rblk_ctrl *ctrl)
 {
 	if (ctrl->has_admin_set) {
 		blk_mq_quiesce_queue(ctrl->admin_q);
@@ -153,11 +153,12 @@ static void rblk_teardown_admin(struct rblk_ctrl *ctrl, bool remove)
 	rblk_rdma_stop_queue(rblk_admin_queue(ctrl));
 	if (ctrl->has_admin_set) {
 		rblk_blk_cancel_all(&ctrl->admin_set);
-		if (remove)
-			rblk_blk_free_admin(ctrl);
-		else
-			/* Later admin commands fail fast instead of hanging. */
-			blk_mq_unquiesce_queue(ctrl->admin_q);
+		/*
+		 * Later admin commands fail fast instead of hanging. The queue
+		 * itself lives as long as the controller: a disk still open
+		 * may reach it (SG_IO) after the delete.
+		 */
+		blk_mq_unquiesce_queue(ctrl->admin_q);
 	}
 	rblk_rdma_free_queue(rblk_admin_queue(ctrl));
 }
@@ -209,7 +210,7 @@ static int rblk_setup_admin(struct rblk_ctrl *ctrl, bool first,
 		goto out;
 	return 0;
 out:
-	rblk_teardown_admin(ctrl, first);
+	rblk_teardown_admin(ctrl);
 	return ret;
 }
 
@@ -324,7 +325,7 @@ int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 out_io:
 	rblk_teardown_io(ctrl, first);
 out_admin:
-	rblk_teardown_admin(ctrl, first);
+	rblk_teardown_admin(ctrl);
 out_pd:
 	rblk_rdma_free_pd(ctrl);
 	return ret;
@@ -343,7 +344,7 @@ void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove)
 	rblk_teardown_io(ctrl, remove);
 	if (remove && test_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags))
 		rblk_fabrics_shutdown(ctrl);
-	rblk_teardown_admin(ctrl, remove);
+	rblk_teardown_admin(ctrl);
 	/* A keep-alive that ended while we stopped may have re-armed it. */
 	rblk_ka_stop(ctrl);
 	rblk_rdma_free_pd(ctrl);

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rblk: queue allocation with limits, for 6.1 (setters) and 6.12
+ * (struct queue_limits at allocation time). See compat.h.
+ */
+#include <linux/blkdev.h>
+
+#include "compat.h"
+
+#ifdef RBLK_HAVE_QUEUE_LIMITS
+
+static void rblk_fill_limits(struct queue_limits *lim,
+			     const struct rblk_qlim *l)
+{
+	lim->max_hw_sectors = l->max_hw_sectors;
+	lim->max_segments = l->max_segments;
+	lim->virt_boundary_mask = l->virt_boundary;
+	lim->logical_block_size = l->logical_block_size;
+	lim->physical_block_size = l->physical_block_size;
+	lim->io_min = l->io_min;
+	lim->io_opt = l->io_opt;
+	lim->discard_granularity = l->discard_granularity;
+	lim->max_hw_discard_sectors = l->max_discard_sectors;
+	lim->max_discard_segments = l->max_discard_segments;
+	lim->max_write_zeroes_sectors = l->max_write_zeroes_sectors;
+	if (l->write_cache)
+		lim->features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
+}
+
+struct request_queue *rblk_alloc_queue(struct blk_mq_tag_set *set,
+				       const struct rblk_qlim *l)
+{
+	struct queue_limits lim = { };
+
+	rblk_fill_limits(&lim, l);
+	return blk_mq_alloc_queue(set, &lim, NULL);
+}
+
+struct gendisk *rblk_alloc_disk(struct blk_mq_tag_set *set,
+				const struct rblk_qlim *l, void *queuedata)
+{
+	struct queue_limits lim = { };
+
+	rblk_fill_limits(&lim, l);
+	return blk_mq_alloc_disk(set, &lim, queuedata);
+}
+
+int rblk_set_write_cache(struct request_queue *q, bool on)
+{
+	struct queue_limits lim = queue_limits_start_update(q);
+
+	if (on)
+		lim.features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
+	else
+		lim.features &= ~(BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA);
+	return queue_limits_commit_update(q, &lim);
+}
+
+#else /* !RBLK_HAVE_QUEUE_LIMITS */
+
+static void rblk_apply_limits(struct request_queue *q,
+			      const struct rblk_qlim *l)
+{
+	if (l->max_hw_sectors)
+		blk_queue_max_hw_sectors(q, l->max_hw_sectors);
+	if (l->max_segments)
+		blk_queue_max_segments(q, l->max_segments);
+	if (l->virt_boundary)
+		blk_queue_virt_boundary(q, l->virt_boundary);
+	if (l->logical_block_size)
+		blk_queue_logical_block_size(q, l->logical_block_size);
+	if (l->physical_block_size)
+		blk_queue_physical_block_size(q, l->physical_block_size);
+	if (l->io_min)
+		blk_queue_io_min(q, l->io_min);
+	if (l->io_opt)
+		blk_queue_io_opt(q, l->io_opt);
+	if (l->max_discard_sectors) {
+		q->limits.discard_granularity = l->discard_granularity;
+		blk_queue_max_discard_sectors(q, l->max_discard_sectors);
+		blk_queue_max_discard_segments(q, l->max_discard_segments);
+	}
+	if (l->max_write_zeroes_sectors)
+		blk_queue_max_write_zeroes_sectors(q,
+						   l->max_write_zeroes_sectors);
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	blk_queue_write_cache(q, l->write_cache, l->write_cache);
+}
+
+struct request_queue *rblk_alloc_queue(struct blk_mq_tag_set *set,
+				       const struct rblk_qlim *l)
+{
+	struct request_queue *q = blk_mq_init_queue(set);
+
+	if (!IS_ERR(q))
+		rblk_apply_limits(q, l);
+	return q;
+}
+
+struct gendisk *rblk_alloc_disk(struct blk_mq_tag_set *set,
+				const struct rblk_qlim *l, void *queuedata)
+{
+	struct gendisk *disk = blk_mq_alloc_disk(set, queuedata);
+
+	if (!IS_ERR(disk))
+		rblk_apply_limits(disk->queue, l);
+	return disk;
+}
+
+int rblk_set_write_cache(struct request_queue *q, bool on)
+{
+	blk_queue_write_cache(q, on, on);
+	return 0;
+}
+
+#endif /* RBLK_HAVE_QUEUE_LIMITS */

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rblk: block layer differences between the kernels rblk builds for.
+ * 6.1 applies request queue limits through setters after allocation;
+ * 6.12 takes a struct queue_limits when the queue is allocated. Kbuild
+ * probes the headers and defines RBLK_HAVE_QUEUE_LIMITS for the latter.
+ */
+#ifndef _RBLK_COMPAT_H
+#define _RBLK_COMPAT_H
+
+#include <linux/blk-mq.h>
+
+#ifdef RBLK_HAVE_LINUX_UNALIGNED
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/* What rblk sets on a queue; 0 leaves the block layer's default. */
+struct rblk_qlim {
+	unsigned int	max_hw_sectors;
+	unsigned short	max_segments;
+	unsigned long	virt_boundary;
+	unsigned int	logical_block_size;
+	unsigned int	physical_block_size;
+	unsigned int	io_min;
+	unsigned int	io_opt;
+	unsigned int	discard_granularity;
+	unsigned int	max_discard_sectors;
+	unsigned short	max_discard_segments;
+	unsigned int	max_write_zeroes_sectors;
+	bool		write_cache;	/* volatile cache: flush and FUA */
+};
+
+struct request_queue *rblk_alloc_queue(struct blk_mq_tag_set *set,
+				       const struct rblk_qlim *l);
+struct gendisk *rblk_alloc_disk(struct blk_mq_tag_set *set,
+				const struct rblk_qlim *l, void *queuedata);
+int rblk_set_write_cache(struct request_queue *q, bool on);
+
+#endif /* _RBLK_COMPAT_H */
