@@ -6,7 +6,6 @@
 #include <rblk/host_identity.hpp>
 #include <rblk/session_file.hpp>
 
-#include <iostream>
 #include <stdexcept>
 
 namespace rblkctl {
@@ -26,15 +25,19 @@ void add_session(CLI::App& app, Request& req)
     save->callback([&req] { req.command = Command::Save; });
 }
 
-int run_apply(const Request& req, rblk::Client& client, std::ostream& out)
+std::vector<rblk::ConnectOptions> load_sessions(const Request& req)
 {
-    const nlohmann::json config =
-        req.file == "-" ? nlohmann::json::parse(std::cin) : rblk::read_json_file(req.file);
-    std::vector<rblk::ConnectOptions> sessions = rblk::parse_sessions(config);
+    std::vector<rblk::ConnectOptions> sessions =
+        rblk::parse_sessions(rblk::read_json_file(req.file));
     const rblk::HostIdentity host = rblk::read_host_identity();
     for (rblk::ConnectOptions& o : sessions)
         rblk::apply_host_identity(o, host);
+    return sessions;
+}
 
+int run_apply(const Request& req, const std::vector<rblk::ConnectOptions>& sessions,
+              rblk::Client& client, std::ostream& out)
+{
     nlohmann::json results = nlohmann::json::array();
     std::size_t failed = 0;
     for (const rblk::SessionAction& a : rblk::plan_apply(sessions, client.list())) {

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include <ostream>
+#include <vector>
 
 namespace rblkctl {
 
@@ -25,7 +26,11 @@ int run_list(const Request& req, rblk::Client& client, std::ostream& out);
 int run_show(const Request& req, rblk::Client& client, std::ostream& out);
 int run_stats(const Request& req, rblk::Client& client, std::ostream& out);
 int run_monitor(const Request& req, rblk::Client& client, std::ostream& out);
-int run_apply(const Request& req, rblk::Client& client, std::ostream& out);
+// The sessions of req.file, host defaults applied; read before the kernel
+// is asked anything, so a bad file is reported as such.
+std::vector<rblk::ConnectOptions> load_sessions(const Request& req);
+int run_apply(const Request& req, const std::vector<rblk::ConnectOptions>& sessions,
+              rblk::Client& client, std::ostream& out);
 int run_save(const Request& req, rblk::Client& client, std::ostream& out);
 
 // Dispatches on req.command, opening the netlink client only when needed.

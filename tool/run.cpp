@@ -6,6 +6,9 @@ int run(const Request& req, std::ostream& out)
 {
     if (req.command == Command::None)
         return 0;
+    std::vector<rblk::ConnectOptions> sessions;
+    if (req.command == Command::Apply)
+        sessions = load_sessions(req);
     rblk::Client client;  // throws ModuleNotLoaded without rblk.ko
     switch (req.command) {
     case Command::Connect: return run_connect(req, client, out);
@@ -14,7 +17,7 @@ int run(const Request& req, std::ostream& out)
     case Command::Show: return run_show(req, client, out);
     case Command::Stats: return run_stats(req, client, out);
     case Command::Monitor: return run_monitor(req, client, out);
-    case Command::Apply: return run_apply(req, client, out);
+    case Command::Apply: return run_apply(req, sessions, client, out);
     case Command::Save: return run_save(req, client, out);
     case Command::None: break;
     }

@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <sstream>
 
 namespace rblk {
 namespace {
@@ -69,6 +71,16 @@ TEST_F(SessionFile, BadJsonSaysWhere)
         EXPECT_EQ(what.rfind(path + ": not valid JSON (", 0), 0u) << what;
         EXPECT_NE(what.find("line 1"), std::string::npos) << what;
     }
+}
+
+TEST(SessionFileStdin, DashReadsStandardInput)
+{
+    std::istringstream in(R"({"hosts": []})");
+    std::streambuf* saved = std::cin.rdbuf(in.rdbuf());
+    nlohmann::json j;
+    EXPECT_NO_THROW(j = read_json_file("-"));
+    std::cin.rdbuf(saved);
+    EXPECT_EQ(j, (nlohmann::json{{"hosts", nlohmann::json::array()}}));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <system_error>
 #include <unistd.h>
 
@@ -13,11 +14,14 @@ namespace rblk {
 
 nlohmann::json read_json_file(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw InvalidOption(path + ": " + std::generic_category().message(errno));
+    std::ifstream file;
+    if (path != "-") {
+        file.open(path);
+        if (!file)
+            throw InvalidOption(path + ": " + std::generic_category().message(errno));
+    }
     try {
-        return nlohmann::json::parse(in);
+        return nlohmann::json::parse(path == "-" ? std::cin : file);
     } catch (const nlohmann::json::parse_error& e) {
         throw InvalidOption(path + ": not valid JSON (" + e.what() + ")");
     }

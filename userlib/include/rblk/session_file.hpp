@@ -8,7 +8,7 @@
 namespace rblk {
 
 // Throws InvalidOption with the path and the reason (missing, unreadable,
-// not JSON with the parser's position).
+// not JSON with the parser's position). "-" reads standard input.
 nlohmann::json read_json_file(const std::string& path);
 
 // Writes atomically (temporary file in the same directory, then rename),
