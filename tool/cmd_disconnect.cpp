@@ -1,5 +1,7 @@
-// rblkctl disconnect NAME | --nqn NQN | --all
+// rblkctl disconnect NAME | --nqn NQN | --all [--json]: prints the names deleted.
 #include "commands.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace rblkctl {
 
@@ -9,6 +11,7 @@ void add_disconnect(CLI::App& app, Request& req)
     CLI::Option* name = sub->add_option("name", req.name, "Controller name, e.g. rblk0");
     CLI::Option* nqn = sub->add_option("-n,--nqn", req.nqn, "Every controller of this subsystem");
     CLI::Option* all = sub->add_flag("-A,--all", req.all, "Every controller");
+    sub->add_flag("--json", req.json, "Print {\"disconnected\": [names]}");
     name->excludes(nqn, all);
     nqn->excludes(all);
     sub->callback([&req, name, nqn, all] {
@@ -20,13 +23,20 @@ void add_disconnect(CLI::App& app, Request& req)
 
 int run_disconnect(const Request& req, rblk::Client& client, std::ostream& out)
 {
+    std::vector<std::string> names;
     if (req.all) {
-        for (const std::string& name : client.disconnect_all())
-            out << name << '\n';
+        names = client.disconnect_all();
     } else if (!req.nqn.empty()) {
-        client.disconnect_nqn(req.nqn);
+        names = client.disconnect_nqn(req.nqn);
     } else {
         client.disconnect(req.name);
+        names = {req.name};
+    }
+    if (req.json) {
+        out << nlohmann::json{{"disconnected", names}}.dump() << '\n';
+    } else {
+        for (const std::string& name : names)
+            out << name << '\n';
     }
     return 0;
 }

@@ -149,8 +149,10 @@ TEST(CliDisconnect, ByNameByNqnOrAll)
     EXPECT_EQ(by_nqn->request().nqn, "nqn.sub");
     EXPECT_TRUE(by_nqn->request().name.empty());
 
-    auto all = parse({"disconnect", "--all"});
+    auto all = parse({"disconnect", "--all", "--json"});
     EXPECT_TRUE(all->request().all);
+    EXPECT_TRUE(all->request().json);
+    EXPECT_FALSE(by_name->request().json);
 }
 
 TEST(CliDisconnect, ExactlyOneTarget)

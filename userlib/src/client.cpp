@@ -49,14 +49,19 @@ void Client::disconnect(const std::string& name)
     request(RBLK_CMD_DISCONNECT, 0, by_name(name), kIgnoreReplies, "disconnect " + name);
 }
 
-void Client::disconnect_nqn(const std::string& nqn)
+std::vector<std::string> Client::disconnect_nqn(const std::string& nqn)
 {
+    std::vector<std::string> names;
+    for (const ControllerInfo& c : list())
+        if (c.subnqn == nqn)
+            names.push_back(c.name);
     request(RBLK_CMD_DISCONNECT, 0,
             [&](nl_msg* msg) {
                 if (nla_put_string(msg, RBLK_ATTR_SUBNQN, nqn.c_str()) < 0)
                     throw Error(EMSGSIZE, "subnqn too long");
             },
             kIgnoreReplies, "disconnect " + nqn);
+    return names;
 }
 
 std::vector<std::string> Client::disconnect_all()

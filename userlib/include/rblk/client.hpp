@@ -21,8 +21,9 @@ public:
     // the kernel reports it, namespaces included.
     ControllerInfo connect(const ConnectOptions& opts);
     void disconnect(const std::string& name);
-    // Deletes every controller connected to subsystem `nqn`.
-    void disconnect_nqn(const std::string& nqn);
+    // Deletes every controller connected to subsystem `nqn`; returns the
+    // names it had just before (the kernel's reply does not list them).
+    std::vector<std::string> disconnect_nqn(const std::string& nqn);
     // Deletes every controller; returns their names.
     std::vector<std::string> disconnect_all();
     std::vector<ControllerInfo> list();
