@@ -74,15 +74,18 @@ static blk_status_t rblk_error_status(u16 status)
 	}
 }
 
-void rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
-			blk_status_t sts)
+static void rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
+			       blk_status_t sts)
 {
+	struct rblk_req *req = rblk_req(rq);
 	struct rblk_pcpu_stats *s;
 	unsigned long flags;
 
 	s = get_cpu_ptr(ctrl->stats);
 	flags = u64_stats_update_begin_irqsave(&s->syncp);
-	u64_stats_inc(&s->completed);
+	if (req->in_stats)
+		u64_stats_inc(&s->completed);
+	req->in_stats = false;
 	if (sts != BLK_STS_OK) {
 		u64_stats_inc(&s->errors);
 	} else if (req_op(rq) == REQ_OP_READ) {
@@ -281,8 +284,11 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 		sts = rblk_may_wait(ctrl, rq) ? BLK_STS_RESOURCE : BLK_STS_IOERR;
 		goto out_fail;
 	}
-	if (!blk_rq_is_passthrough(rq))
+	/* Counted once per request, however often it is retried. */
+	if (!blk_rq_is_passthrough(rq) && !req->in_stats) {
+		req->in_stats = true;
 		rblk_stats_started(ctrl);
+	}
 	return BLK_STS_OK;
 
 out_fail:

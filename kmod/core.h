@@ -94,6 +94,7 @@ struct rblk_req {
 	atomic_t		pending;	/* send completion + response */
 	u8			gen;
 	u8			retries;
+	bool			in_stats;	/* counted as started */
 	u16			status;		/* NVMe status, DNR/MORE kept */
 	union nvme_result	result;
 	struct ib_cqe		send_cqe;
@@ -273,8 +274,6 @@ void rblk_req_abort(struct request *rq);
 int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 		     void *buf, unsigned int len, union nvme_result *result,
 		     bool reserved);
-void rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
-			blk_status_t sts);
 
 /* ns.c */
 int rblk_ns_scan(struct rblk_ctrl *ctrl);
