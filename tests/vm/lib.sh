@@ -20,23 +20,40 @@
 #   vm_require FILE...               fail unless each build output exists
 #   vm_setup_rxe                     veth0 10.99.0.1 (target side, rxe0) <->
 #                                    veth1 10.99.0.2 (initiator side, rxe1)
-#   vm_membacked_disk COUNT SIZE_MIB [BS]  memory-backed null_blk disks
-#                                    (data is kept, block size BS, default
-#                                    512); prints one /dev path a line:
+#   vm_membacked_disk COUNT SIZE_MIB [BS] [DISCARD]  memory-backed null_blk
+#                                    disks (data is kept, block size BS,
+#                                    default 512; DISCARD=1: discard frees
+#                                    the blocks, which then read as zeros);
+#                                    prints one /dev path a line:
 #                                    devs=$(vm_membacked_disk 2 64)
+#   vm_meminfo_kib FIELD             a /proc/meminfo value (Slab, MemFree...)
 # Reference target and initiator (Linux nvmet / nvme-rdma):
 #   vm_nvmet_subsys NQN DEV [NSID]   subsystem (allow_any_host) + namespace
 #   vm_nvmet_port PORTID TRADDR TRSVCID [TRTYPE]   port, rdma/ipv4 default
 #   vm_nvmet_link PORTID NQN / vm_nvmet_unlink PORTID NQN
 #   vm_nvmet_teardown                remove every port, subsystem, namespace
-#   vm_nvme_ref_connect NQN [TRADDR] [TRSVCID]  nvme-cli connect; prints the
-#                                    multipath head /dev/nvmeXnY of NQN
+#   vm_nvme_ref_connect NQN [TRADDR] [TRSVCID] [NVME_CONNECT_ARGS...]
+#                                    nvme-cli connect; prints the multipath
+#                                    head /dev/nvmeXnY of NQN
 #   vm_nvme_ref_disconnect NQN
 # rblk:
 #   vm_rblk_load [PARAM=V...]        install build/kmod/rblk.ko into updates/,
 #                                    depmod (index from the host), modprobe rblk
 #   vm_rblk_unload                   rmmod rblk, check /sys/module/rblk is gone
 #   RBLKCTL, RBLK_NLPROBE            paths of the built rblkctl and probe tool
+# Data path:
+#   vm_rdma_target NQN SIZE_MIB [BS] soft-RoCE (once), a memory-backed disk
+#                                    (discard on) as namespace 1 of NQN on
+#                                    port 1, 10.99.0.1:4420; prints the disk
+#   vm_rblk_connect NQN [RBLKCTL_CONNECT_ARGS...]  rblkctl connect to
+#                                    10.99.0.1 (port 4420 unless -s); prints
+#                                    rblkctl's output (controller, devices)
+#   vm_rblk_disks                    the /dev/rblk* nodes, one a line
+#   vm_sum DEV OFFSET LEN            sha256 of LEN bytes at OFFSET, O_DIRECT
+#   vm_put FILE DEV OFFSET           write FILE at byte OFFSET, O_DIRECT
+#   vm_fio JSON FIO_ARGS...          fio (bounded by timeout) writing its
+#                                    JSON report to JSON; fails on a fio
+#                                    error or any job's non-zero error
 set -euo pipefail
 
 : "${RBLK_SRC_DIR:?run this inside the VM via tests/vm/run-in-vm.sh}"
@@ -135,7 +152,7 @@ vm_setup_rxe() {
 vm__rxe_active() { rdma link show "$1/1" 2> /dev/null | grep -q 'state ACTIVE'; }
 
 vm_membacked_disk() {
-	local count=$1 size_mib=$2 bs=${3:-512} i n d
+	local count=$1 size_mib=$2 bs=${3:-512} discard=${4:-0} i n d
 	[ -d "$VM_NULLB" ] || vm_modprobe null_blk nr_devices=0
 	for ((i = 0; i < count; i++)); do
 		n=0
@@ -145,12 +162,18 @@ vm_membacked_disk() {
 		echo "$size_mib" > "$d/size"
 		echo 1 > "$d/memory_backed"
 		echo "$bs" > "$d/blocksize"
+		echo "$discard" > "$d/discard"
 		echo 1 > "$d/power"
 		# The disk is named after the configfs item on newer kernels,
 		# nullb<index> on older ones.
 		vm_wait_for 5 vm__nullb_dev "$d" > /dev/null
 		vm__nullb_dev "$d"
 	done
+}
+
+vm_meminfo_kib() {
+	awk -v f="$1:" '$1 == f { print $2; found = 1 } END { exit !found }' /proc/meminfo ||
+		vm_fail "no $1 in /proc/meminfo"
 }
 
 vm__nullb_dev() {
@@ -227,9 +250,10 @@ vm__nvme_disk_of() {
 
 vm_nvme_ref_connect() {
 	local nqn=$1 traddr=${2:-10.99.0.1} trsvcid=${3:-4420}
+	shift $(($# < 3 ? $# : 3))
 	vm_modprobe nvme-rdma
-	nvme connect -t rdma -a "$traddr" -s "$trsvcid" -n "$nqn" > /dev/null ||
-		vm_fail "nvme connect -t rdma -a $traddr -s $trsvcid -n $nqn failed"
+	nvme connect -t rdma -a "$traddr" -s "$trsvcid" -n "$nqn" "$@" > /dev/null ||
+		vm_fail "nvme connect -t rdma -a $traddr -s $trsvcid -n $nqn $* failed"
 	vm_wait_for 20 vm__nvme_disk_of "$nqn" > /dev/null
 	vm__nvme_disk_of "$nqn"
 }
@@ -262,4 +286,53 @@ vm_rblk_load() {
 vm_rblk_unload() {
 	rmmod rblk || vm_fail "rmmod rblk failed"
 	vm_assert_not_exists /sys/module/rblk
+}
+
+# --- data path ------------------------------------------------------------------
+
+vm_rdma_target() {
+	local nqn=$1 size_mib=$2 bs=${3:-512} dev
+	rdma link show rxe0/1 > /dev/null 2>&1 || vm_setup_rxe
+	dev=$(vm_membacked_disk 1 "$size_mib" "$bs" 1)
+	vm_nvmet_subsys "$nqn" "$dev"
+	[ -d "$VM_NVMET/ports/1" ] || vm_nvmet_port 1 10.99.0.1 4420
+	vm_nvmet_link 1 "$nqn"
+	echo "$dev"
+}
+
+vm_rblk_connect() {
+	local nqn=$1 out
+	shift
+	out=$("$RBLKCTL" connect -a 10.99.0.1 -n "$nqn" "$@" 2>&1) ||
+		vm_fail "rblkctl connect -a 10.99.0.1 -n $nqn $* failed: $out"
+	echo "$out"
+}
+
+vm_rblk_disks() { find /dev -maxdepth 1 -name 'rblk*' | sort; }
+
+vm_sum() {
+	dd if="$1" bs=1M iflag=direct,skip_bytes,count_bytes skip="$2" count="$3" \
+		status=none | sha256sum | cut -d' ' -f1
+}
+
+vm_put() {
+	dd if="$1" of="$2" bs=1M oflag=direct,seek_bytes seek="$3" conv=notrunc,fsync \
+		status=none || vm_fail "writing $1 to $2 at $3 failed"
+}
+
+vm_fio() {
+	local json=$1 rc=0
+	shift
+	timeout -k 5 "${VM_FIO_TIMEOUT:-240}" fio --output-format=json --output="$json" "$@" ||
+		rc=$?
+	[ "$rc" -eq 0 ] || vm_fail "fio $* exited $rc: $(tail -c 2000 "$json" 2> /dev/null)"
+	python3 - "$json" <<'PY' || vm_fail "fio $* reported errors"
+import json, sys
+text = open(sys.argv[1]).read()
+# fio prints its own notes before the JSON object on some errors.
+jobs = json.loads(text[text.index("{"):])["jobs"]
+bad = [(j["jobname"], j["error"]) for j in jobs if j["error"]]
+if bad:
+    sys.exit("fio job errors: %s" % bad)
+PY
 }
