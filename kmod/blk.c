@@ -262,7 +262,7 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 
 	req->queue = queue;
 	req->gen = (req->gen + 1) & RBLK_CID_GEN_MASK;
-	req->cmd.common.command_id = rq->tag | req->gen << RBLK_CID_TAG_BITS;
+	req->cmd.common.command_id = rblk_cid(rq->tag, req->gen);
 	req->status = 0;
 	req->result.u64 = 0;
 	req->flags = 0;

@@ -15,6 +15,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "logic.h"
 #include "rblk.h"
 
 #define RBLK_AQ_SIZE		NVME_AQ_DEPTH	/* admin SQ/RQ entries */
@@ -28,10 +29,6 @@
 #define RBLK_ADMIN_TIMEOUT	(30 * HZ)
 #define RBLK_IO_TIMEOUT		(30 * HZ)
 #define RBLK_SHUTDOWN_TIMEOUT	(5 * HZ)
-/* Command id = tag | generation << 12: catches stale or replayed CQEs. */
-#define RBLK_CID_TAG_BITS	12
-#define RBLK_CID_TAG_MASK	((1U << RBLK_CID_TAG_BITS) - 1)
-#define RBLK_CID_GEN_MASK	0xfU
 
 struct rblk_ctrl;
 struct rblk_qlim;
@@ -213,7 +210,6 @@ static inline struct rblk_req *rblk_req(struct request *rq)
 extern struct workqueue_struct *rblk_wq;
 bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new);
 enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl);
-const char *rblk_state_name(enum rblk_ctrl_state state);
 void rblk_ctrl_schedule_delete(struct rblk_ctrl *ctrl);
 void rblk_ctrls_delete_on_device(struct ib_device *ibdev);
 

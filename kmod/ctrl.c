@@ -24,43 +24,6 @@ static DEFINE_IDA(rblk_ida);
 static char rblk_hostnqn[NVMF_NQN_FIELD_LEN];
 static uuid_t rblk_hostid;
 
-static const char * const rblk_state_names[] = {
-	[RBLK_CTRL_NEW]		= "new",
-	[RBLK_CTRL_CONNECTING]	= "connecting",
-	[RBLK_CTRL_LIVE]	= "live",
-	[RBLK_CTRL_RESETTING]	= "resetting",
-	[RBLK_CTRL_DELETING]	= "deleting",
-	[RBLK_CTRL_DEAD]	= "dead",
-};
-
-const char *rblk_state_name(enum rblk_ctrl_state state)
-{
-	if ((unsigned int)state >= ARRAY_SIZE(rblk_state_names))
-		return "unknown";
-	return rblk_state_names[state];
-}
-
-/* The legal edges; everything else is refused. */
-static bool rblk_state_allowed(enum rblk_ctrl_state old,
-			       enum rblk_ctrl_state new)
-{
-	switch (new) {
-	case RBLK_CTRL_CONNECTING:
-		return old == RBLK_CTRL_NEW || old == RBLK_CTRL_RESETTING;
-	case RBLK_CTRL_LIVE:
-		return old == RBLK_CTRL_CONNECTING;
-	case RBLK_CTRL_RESETTING:
-		return old == RBLK_CTRL_LIVE;
-	case RBLK_CTRL_DELETING:
-		return old == RBLK_CTRL_NEW || old == RBLK_CTRL_CONNECTING ||
-		       old == RBLK_CTRL_LIVE || old == RBLK_CTRL_RESETTING;
-	case RBLK_CTRL_DEAD:
-		return old == RBLK_CTRL_DELETING;
-	default:
-		return false;
-	}
-}
-
 bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new)
 {
 	enum rblk_ctrl_state old;

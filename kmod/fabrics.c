@@ -232,15 +232,6 @@ static void rblk_copy_string(char *dst, const char *src, size_t len)
 	dst[len] = '\0';
 }
 
-static u32 rblk_mdts_sectors(struct rblk_ctrl *ctrl, u8 mdts)
-{
-	u32 shift = mdts + RBLK_CTRL_PAGE_SHIFT + NVME_CAP_MPSMIN(ctrl->cap);
-
-	if (!mdts || shift >= 31)
-		return UINT_MAX;
-	return 1U << (shift - SECTOR_SHIFT);
-}
-
 static int rblk_check_id_ctrl(struct rblk_ctrl *ctrl, struct nvme_id_ctrl *id,
 			      struct netlink_ext_ack *extack)
 {
@@ -294,7 +285,9 @@ int rblk_fabrics_identify(struct rblk_ctrl *ctrl,
 	ctrl->ioccsz = ioccsz;
 
 	max_sectors = ctrl->max_fr_pages << (RBLK_CTRL_PAGE_SHIFT - SECTOR_SHIFT);
-	ctrl->max_hw_sectors = min(max_sectors, rblk_mdts_sectors(ctrl, id->mdts));
+	ctrl->max_hw_sectors = min(max_sectors,
+				   rblk_mdts_sectors(id->mdts,
+						     NVME_CAP_MPSMIN(ctrl->cap)));
 	ctrl->oncs = le16_to_cpu(id->oncs);
 	ctrl->vwc = id->vwc;
 	ctrl->nn = le32_to_cpu(id->nn);
@@ -384,40 +377,20 @@ int rblk_fabrics_identify_ns(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
 /* Prefers the descriptor list; a target without it keeps Identify's IDs. */
 void rblk_fabrics_ns_ids(struct rblk_ctrl *ctrl, struct rblk_ns *ns)
 {
-	struct nvme_ns_id_desc *d;
-	unsigned int pos = 0;
+	struct rblk_ns_ids ids;
 	u8 *buf;
 
 	buf = kzalloc(NVME_IDENTIFY_DATA_SIZE, GFP_KERNEL);
 	if (!buf)
 		return;
-	if (rblk_identify(ctrl, NVME_ID_CNS_NS_DESC_LIST, ns->nsid, buf))
-		goto out;
-
-	while (pos + sizeof(*d) <= NVME_IDENTIFY_DATA_SIZE) {
-		d = (struct nvme_ns_id_desc *)(buf + pos);
-		if (!d->nidt)
-			break;
-		if (pos + sizeof(*d) + d->nidl > NVME_IDENTIFY_DATA_SIZE)
-			break;
-		switch (d->nidt) {
-		case NVME_NIDT_EUI64:
-			if (d->nidl == NVME_NIDT_EUI64_LEN)
-				memcpy(ns->eui64, d + 1, NVME_NIDT_EUI64_LEN);
-			break;
-		case NVME_NIDT_NGUID:
-			if (d->nidl == NVME_NIDT_NGUID_LEN)
-				memcpy(ns->nguid, d + 1, NVME_NIDT_NGUID_LEN);
-			break;
-		case NVME_NIDT_UUID:
-			if (d->nidl == NVME_NIDT_UUID_LEN)
-				memcpy(&ns->uuid, d + 1, NVME_NIDT_UUID_LEN);
-			break;
-		default:
-			break;
-		}
-		pos += sizeof(*d) + d->nidl;
+	if (!rblk_identify(ctrl, NVME_ID_CNS_NS_DESC_LIST, ns->nsid, buf) &&
+	    rblk_parse_ns_descs(buf, NVME_IDENTIFY_DATA_SIZE, &ids)) {
+		if (ids.has_eui64)
+			memcpy(ns->eui64, ids.eui64, sizeof(ns->eui64));
+		if (ids.has_nguid)
+			memcpy(ns->nguid, ids.nguid, sizeof(ns->nguid));
+		if (ids.has_uuid)
+			import_uuid(&ns->uuid, ids.uuid);
 	}
-out:
 	kfree(buf);
 }

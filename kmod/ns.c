@@ -229,8 +229,7 @@ int rblk_ns_scan(struct rblk_ctrl *ctrl)
 			nsid = le32_to_cpu(list[i]);
 			if (!nsid)
 				goto out;
-			if (nsid <= start || (ctrl->nn && nsid > ctrl->nn) ||
-			    nsid >= NVME_NSID_ALL) {
+			if (!rblk_nsid_next_ok(nsid, start, ctrl->nn)) {
 				dev_err(ctrl->dev, "bogus namespace id %u in active list\n",
 					nsid);
 				goto out;

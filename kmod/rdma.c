@@ -97,7 +97,7 @@ static struct request *rblk_cid_to_rq(struct rblk_queue *queue, u16 cid)
 		tags = ctrl->admin_set.tags[0];
 	}
 	/* Bounds-checked against the tag map; NULL for a tag never used. */
-	return blk_mq_tag_to_rq(tags, cid & RBLK_CID_TAG_MASK);
+	return blk_mq_tag_to_rq(tags, rblk_cid_tag(cid));
 }
 
 /* Never trusts the CQE: unknown, stale or repeated ids reset the ctrl. */
@@ -113,7 +113,7 @@ static void rblk_process_cqe(struct rblk_queue *queue,
 		goto invalid;
 	req = rblk_req(rq);
 	if (unlikely(req->queue != queue ||
-		     req->gen != (cid >> RBLK_CID_TAG_BITS) ||
+		     req->gen != rblk_cid_gen(cid) ||
 		     test_bit(RBLK_REQ_DONE, &req->flags) ||
 		     test_and_set_bit(RBLK_REQ_CQE, &req->flags)))
 		goto invalid;
