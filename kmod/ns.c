@@ -51,33 +51,30 @@ static ssize_t wwid_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(wwid);
 
-static ssize_t nsid_show(struct device *dev, struct device_attribute *attr,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%u\n", dev_to_ns(dev)->nsid);
-}
-static DEVICE_ATTR_RO(nsid);
+static ssize_t rblk_ns_id_show(struct device *dev,
+			       struct device_attribute *attr, char *buf);
+static struct device_attribute dev_attr_nsid =
+	__ATTR(nsid, 0444, rblk_ns_id_show, NULL);
+static struct device_attribute dev_attr_nguid =
+	__ATTR(nguid, 0444, rblk_ns_id_show, NULL);
+static struct device_attribute dev_attr_eui =
+	__ATTR(eui, 0444, rblk_ns_id_show, NULL);
+static struct device_attribute dev_attr_uuid =
+	__ATTR(uuid, 0444, rblk_ns_id_show, NULL);
 
-static ssize_t nguid_show(struct device *dev, struct device_attribute *attr,
-			  char *buf)
+static ssize_t rblk_ns_id_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%pU\n", dev_to_ns(dev)->nguid);
-}
-static DEVICE_ATTR_RO(nguid);
+	struct rblk_ns *ns = dev_to_ns(dev);
 
-static ssize_t eui_show(struct device *dev, struct device_attribute *attr,
-			char *buf)
-{
-	return sysfs_emit(buf, "%8ph\n", dev_to_ns(dev)->eui64);
+	if (attr == &dev_attr_nguid)
+		return sysfs_emit(buf, "%pU\n", ns->nguid);
+	if (attr == &dev_attr_eui)
+		return sysfs_emit(buf, "%8ph\n", ns->eui64);
+	if (attr == &dev_attr_uuid)
+		return sysfs_emit(buf, "%pU\n", &ns->uuid);
+	return sysfs_emit(buf, "%u\n", ns->nsid);
 }
-static DEVICE_ATTR_RO(eui);
-
-static ssize_t uuid_show(struct device *dev, struct device_attribute *attr,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%pU\n", &dev_to_ns(dev)->uuid);
-}
-static DEVICE_ATTR_RO(uuid);
 
 static struct attribute *rblk_ns_attrs[] = {
 	&dev_attr_wwid.attr,
