@@ -52,8 +52,9 @@
 #   vm_sum DEV OFFSET LEN            sha256 of LEN bytes at OFFSET, O_DIRECT
 #   vm_put FILE DEV OFFSET           write FILE at byte OFFSET, O_DIRECT
 #   vm_fio JSON FIO_ARGS...          fio (bounded by timeout) writing its
-#                                    JSON report to JSON; fails on a fio
-#                                    error or any job's non-zero error
+#                                    JSON report (nothing else) to JSON;
+#                                    fails on a fio error or any job's
+#                                    non-zero error
 set -euo pipefail
 
 : "${RBLK_SRC_DIR:?run this inside the VM via tests/vm/run-in-vm.sh}"
@@ -329,8 +330,10 @@ vm_fio() {
 	python3 - "$json" <<'PY' || vm_fail "fio $* reported errors"
 import json, sys
 text = open(sys.argv[1]).read()
-# fio prints its own notes before the JSON object on some errors.
-jobs = json.loads(text[text.index("{"):])["jobs"]
+# fio may print notes before the JSON object: keep only the report.
+report = json.loads(text[text.index("{"):])
+json.dump(report, open(sys.argv[1], "w"))
+jobs = report["jobs"]
 bad = [(j["jobname"], j["error"]) for j in jobs if j["error"]]
 if bad:
     sys.exit("fio job errors: %s" % bad)
