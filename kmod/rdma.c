@@ -533,6 +533,25 @@ static int rblk_cm_rejected(struct rblk_queue *queue, struct rdma_cm_event *ev)
 	return -ECONNREFUSED;
 }
 
+/* The target's receive queue must hold every command we may send. */
+static int rblk_cm_established(struct rblk_queue *queue,
+			       struct rdma_cm_event *ev)
+{
+	const struct nvme_rdma_cm_rep *rep = ev->param.conn.private_data;
+	u16 crqsize;
+
+	if (!rep || ev->param.conn.private_data_len < sizeof(*rep))
+		return 0;
+	crqsize = le16_to_cpu(rep->crqsize);
+	if (crqsize && crqsize < queue->size - 1) {
+		pr_err("%s: qid %u: target receive queue (%u) smaller than our SQ (%u)\n",
+		       queue->ctrl->name, queue->qid, crqsize, queue->size - 1);
+		queue->cm_msg = "target receive queue smaller than the host SQ";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 {
 	struct rblk_queue *queue = cm_id->context;
@@ -554,6 +573,7 @@ static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		set_bit(RBLK_Q_CONNECTED, &queue->flags);
+		err = rblk_cm_established(queue, ev);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		err = rblk_cm_rejected(queue, ev);
