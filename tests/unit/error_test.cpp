@@ -26,6 +26,35 @@ TEST(Error, DescribePrefersTheExtackAndNamesTheAttribute)
               "required (missing attribute: subnqn)");
 }
 
+TEST(Error, AnAttributeTheExtackAlreadyNamesIsNotRepeated)
+{
+    // The kernel's own messages for a missing or malformed attribute.
+    EXPECT_EQ(describe_error(EINVAL, "missing required attribute: traddr", "traddr", true,
+                             "connect"),
+              "missing required attribute: traddr");
+    EXPECT_EQ(describe_error(EINVAL, "missing required attribute: ctrl_name or ctrl_id",
+                             "ctrl_name", true, "show"),
+              "missing required attribute: ctrl_name or ctrl_id");
+    EXPECT_EQ(describe_error(EINVAL, "traddr is not an IPv4 or IPv6 address", "traddr", false,
+                             "connect"),
+              "traddr is not an IPv4 or IPv6 address");
+    EXPECT_EQ(describe_error(EINVAL, "subnqn must start with \"nqn.\"", "subnqn", false, ""),
+              "subnqn must start with \"nqn.\"");
+    // A message that does not name it still gets the attribute.
+    EXPECT_EQ(describe_error(ENODEV, "no controller with that name", "ctrl_name", false, "show"),
+              "no controller with that name (attribute: ctrl_name)");
+    // Only a whole word counts: "hostnqn" does not name "nqn", "ctrl_id" not "id".
+    EXPECT_EQ(describe_error(EINVAL, "bad hostnqn", "nqn", false, ""),
+              "bad hostnqn (attribute: nqn)");
+    EXPECT_EQ(describe_error(EINVAL, "bad ctrl_id", "id", false, ""),
+              "bad ctrl_id (attribute: id)");
+    EXPECT_EQ(describe_error(EINVAL, "traddrs", "traddr", false, ""),
+              "traddrs (attribute: traddr)");
+    // Without an extack the errno text never names it.
+    EXPECT_EQ(describe_error(EINVAL, "", "traddr", true, "connect"),
+              "connect: Invalid argument (missing attribute: traddr)");
+}
+
 TEST(Error, KernelErrorKeepsItsParts)
 {
     const KernelError e(EEXIST, "already connected", "subnqn", false, "connect");

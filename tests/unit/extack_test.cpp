@@ -76,7 +76,8 @@ TEST(Extack, MessageAndOffsetNameTheAttribute)
     EXPECT_EQ(e.extack(), "queue_size out of range");
     EXPECT_EQ(e.attribute(), "queue_size");
     EXPECT_FALSE(e.attribute_missing());
-    EXPECT_STREQ(e.what(), "queue_size out of range (attribute: queue_size)");
+    // The message already names the attribute: not repeated.
+    EXPECT_STREQ(e.what(), "queue_size out of range");
 }
 
 TEST(Extack, UncappedAckWithEchoedRequestStillFindsTheTlvs)
@@ -125,6 +126,19 @@ TEST(Extack, MissingAttributeIsNamedAndMarked)
     EXPECT_EQ(e.attribute(), "subnqn");
     EXPECT_TRUE(e.attribute_missing());
     EXPECT_STREQ(e.what(), "Missing attribute (missing attribute: subnqn)");
+}
+
+TEST(Extack, KernelMessageNamingTheMissingAttributeIsNotRepeated)
+{
+    auto req = connect_request();
+    auto reply = kernel_error(req.get(), -EINVAL,
+                              {"missing required attribute: traddr", {},
+                               std::uint32_t{RBLK_ATTR_TRADDR}});
+    const KernelError e = error_from_ack(parse_ack(nlmsg_hdr(reply.get())), nlmsg_hdr(req.get()),
+                                         "connect");
+    EXPECT_EQ(e.attribute(), "traddr");
+    EXPECT_TRUE(e.attribute_missing());
+    EXPECT_STREQ(e.what(), "missing required attribute: traddr");
 }
 
 TEST(Extack, PlainErrorWithoutTlvsFallsBackToStrerrorAndContext)

@@ -1,10 +1,33 @@
 #include "rblk/error.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <string.h>
 
 namespace rblk {
+namespace {
+
+bool is_word_char(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// True when `word` occurs in `text` as a whole word ("traddr" in
+// "missing required attribute: traddr", not "id" in "valid").
+bool names_word(std::string_view text, std::string_view word)
+{
+    for (auto pos = text.find(word); pos != std::string_view::npos;
+         pos = text.find(word, pos + 1)) {
+        const auto end = pos + word.size();
+        if ((pos == 0 || !is_word_char(text[pos - 1])) &&
+            (end == text.size() || !is_word_char(text[end])))
+            return true;
+    }
+    return false;
+}
+
+}  // namespace
 
 std::string describe_error(int errnum, std::string_view extack, std::string_view attribute,
                            bool attribute_missing, std::string_view context)
@@ -17,7 +40,8 @@ std::string describe_error(int errnum, std::string_view extack, std::string_view
             s.append(context).append(": ");
         s += std::generic_category().message(errnum);
     }
-    if (!attribute.empty())
+    // The kernel's message may already name the attribute: say it once.
+    if (!attribute.empty() && !names_word(extack, attribute))
         s.append(attribute_missing ? " (missing attribute: " : " (attribute: ")
             .append(attribute).append(")");
     return s;

@@ -55,7 +55,9 @@ public:
     using std::invalid_argument::invalid_argument;
 };
 
-// One-line description used as KernelError::what(), exposed for tests.
+// One-line description used as KernelError::what(), exposed for tests: the
+// extack (else "context: strerror"), then " (attribute: NAME)" unless the
+// extack already names the attribute as a word.
 std::string describe_error(int errnum, std::string_view extack, std::string_view attribute,
                            bool attribute_missing, std::string_view context);
 
