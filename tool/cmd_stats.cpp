@@ -1,8 +1,10 @@
-// rblkctl stats NAME [--json] [--watch [SECONDS]]
+// rblkctl stats NAME [--json] [--watch [SECONDS]]: the counters once, or
+// every SECONDS the per-second rates since the previous sample.
 #include "commands.hpp"
 #include "format.hpp"
 
 #include <rblk/json.hpp>
+#include <rblk/stats_rate.hpp>
 
 #include <chrono>
 #include <thread>
@@ -15,7 +17,8 @@ void add_stats(CLI::App& app, Request& req)
     sub->add_option("name", req.name, "Controller name, e.g. rblk0")->required();
     sub->add_flag("--json", req.json, "Print JSON (with --watch: one object a line)");
     sub->add_option("-w,--watch", req.watch_interval,
-                    "Print again every SECONDS until interrupted")
+                    "Every SECONDS, print IOPS, MiB/s, in-flight, errors and reconnects "
+                    "until interrupted")
         ->expected(0, 1)
         ->default_str("1")
         ->check(CLI::PositiveNumber);
@@ -26,19 +29,49 @@ void add_stats(CLI::App& app, Request& req)
     });
 }
 
+namespace {
+
+int watch_stats(const Request& req, rblk::Client& client, std::ostream& out)
+{
+    using clock = std::chrono::steady_clock;
+    const auto interval = std::chrono::duration_cast<clock::duration>(
+        std::chrono::duration<double>(req.watch_interval));
+    rblk::ControllerInfo prev = client.stats(req.name);
+    clock::time_point prev_at = clock::now();
+    if (!req.json)
+        out << format_stats_header() << std::flush;
+    // Ticks on a fixed schedule; the rates use the time actually elapsed.
+    for (clock::time_point next = prev_at + interval;; next += interval) {
+        std::this_thread::sleep_until(next);
+        const rblk::ControllerInfo c = client.stats(req.name);
+        const clock::time_point at = clock::now();
+        const rblk::StatsRates r = rblk::rates_between(
+            prev.stats.value_or(rblk::CtrlStats{}), c.stats.value_or(rblk::CtrlStats{}),
+            std::chrono::duration<double>(at - prev_at).count());
+        if (req.json)
+            out << rblk::controller_stats_json(c, r).dump() << '\n';
+        else
+            out << format_stats_row(c, r);
+        out.flush();
+        if (!out)
+            return 1;  // stdout is gone
+        prev = c;
+        prev_at = at;
+    }
+}
+
+}  // namespace
+
 int run_stats(const Request& req, rblk::Client& client, std::ostream& out)
 {
-    for (;;) {
-        const rblk::ControllerInfo c = client.stats(req.name);
-        if (req.json)
-            out << rblk::controller_stats_json(c).dump(req.watch_interval > 0 ? -1 : 2) << '\n';
-        else
-            out << format_stats(c) << (req.watch_interval > 0 ? "\n" : "");
-        out.flush();
-        if (req.watch_interval <= 0)
-            return 0;
-        std::this_thread::sleep_for(std::chrono::duration<double>(req.watch_interval));
-    }
+    if (req.watch_interval > 0)
+        return watch_stats(req, client, out);
+    const rblk::ControllerInfo c = client.stats(req.name);
+    if (req.json)
+        out << rblk::controller_stats_json(c).dump(2) << '\n';
+    else
+        out << format_stats(c);
+    return 0;
 }
 
 }  // namespace rblkctl

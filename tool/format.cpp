@@ -3,6 +3,7 @@
 #include <rblk/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 
 namespace rblkctl {
@@ -107,6 +108,40 @@ std::string format_stats(const rblk::ControllerInfo& c)
     for (const auto& [key, value] : counters.items())
         rows.push_back({key + ":", value.dump()});
     return align_table(rows);
+}
+
+namespace {
+
+// Fixed widths, so rows printed one at a time line up under the header.
+constexpr const char* kStatsHeaderFmt = "%-8s %9s %9s %9s %9s %9s %9s %9s %7s %11s\n";
+constexpr const char* kStatsRowFmt =
+    "%-8s %9.0f %9.0f %9.0f %9.2f %9.2f %9.2f %9llu %7llu %11llu\n";
+
+template <typename... Args>
+std::string printf_string(const char* fmt, Args... args)
+{
+    char buf[256];
+    const int n = std::snprintf(buf, sizeof(buf), fmt, args...);
+    return std::string(buf, n < 0 ? 0 : std::min<std::size_t>(n, sizeof(buf) - 1));
+}
+
+}  // namespace
+
+std::string format_stats_header()
+{
+    return printf_string(kStatsHeaderFmt, "NAME", "IOPS", "R_IOPS", "W_IOPS", "MiB/s",
+                         "R_MiB/s", "W_MiB/s", "INFLIGHT", "ERRORS", "RECONNECTS");
+}
+
+std::string format_stats_row(const rblk::ControllerInfo& c, const rblk::StatsRates& r)
+{
+    constexpr double kMiB = 1024.0 * 1024.0;
+    const rblk::CtrlStats s = c.stats.value_or(rblk::CtrlStats{});
+    using ull = unsigned long long;
+    return printf_string(kStatsRowFmt, c.name.c_str(), r.iops(), r.read_iops, r.write_iops,
+                         r.bytes_per_s() / kMiB, r.read_bytes_per_s / kMiB,
+                         r.write_bytes_per_s / kMiB, static_cast<ull>(s.inflight),
+                         static_cast<ull>(s.errors), static_cast<ull>(s.reconnects));
 }
 
 std::string format_session(const std::string& name, const std::string& subnqn,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <rblk/controller.hpp>
+#include <rblk/stats_rate.hpp>
 
 #include <string>
 #include <vector>
@@ -20,6 +21,10 @@ std::string format_connected(const rblk::ControllerInfo& c);
 std::string format_show(const rblk::ControllerInfo& c);
 // `stats`: "counter: value" lines.
 std::string format_stats(const rblk::ControllerInfo& c);
+// `stats --watch`: a header, then a row per interval with the rates over
+// it and the in-flight, error and reconnect counters as they are.
+std::string format_stats_header();
+std::string format_stats_row(const rblk::ControllerInfo& c, const rblk::StatsRates& r);
 // `apply`: one line a session, "rblk0  nqn.sub  10.0.0.1:4420  connected".
 std::string format_session(const std::string& name, const std::string& subnqn,
                            const std::string& traddr, std::int64_t trsvcid,

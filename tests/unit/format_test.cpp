@@ -70,6 +70,28 @@ TEST(Format, StatsShowsEveryCounter)
     EXPECT_EQ(out.find("state"), std::string::npos) << out;
 }
 
+TEST(Format, WatchRowsLineUpUnderTheHeader)
+{
+    rblk::ControllerInfo c = sample();
+    c.stats = rblk::CtrlStats{10, 20, 4096, 8192, 1, 2, 3};
+    rblk::StatsRates r;
+    r.seconds = 1;
+    r.read_iops = 1234.4;
+    r.write_iops = 10;
+    r.read_bytes_per_s = 3 * 1048576.0;
+    r.write_bytes_per_s = 1048576.0 / 4;
+    const std::string header = format_stats_header();
+    const std::string row = format_stats_row(c, r);
+    EXPECT_EQ(header,
+              "NAME          IOPS    R_IOPS    W_IOPS     MiB/s   R_MiB/s   W_MiB/s  INFLIGHT "
+              " ERRORS  RECONNECTS\n");
+    EXPECT_EQ(row,
+              "rblk0         1244      1234        10      3.25      3.00      0.25         3 "
+              "      1           2\n");
+    // Every column ends where its header ends.
+    EXPECT_EQ(header.size(), row.size());
+}
+
 TEST(Format, SessionLineBracketsIpv6)
 {
     EXPECT_EQ(format_session("rblk0", "nqn.s", "10.0.0.1", 4420, "connected"),

@@ -127,6 +127,23 @@ TEST(Json, StatsObject)
                                           "errors":5,"reconnects":6,"inflight":7})"));
 }
 
+TEST(Json, WatchLineAddsRates)
+{
+    ControllerInfo c = sample();
+    c.stats = CtrlStats{1, 2, 3, 4, 5, 6, 7};
+    StatsRates r;
+    r.seconds = 2;
+    r.read_iops = 100;
+    r.write_iops = 50;
+    r.read_bytes_per_s = 1048576;
+    r.write_bytes_per_s = 524288;
+    const json j = controller_stats_json(c, r);
+    EXPECT_EQ(j["stats"], controller_stats_json(c)["stats"]);
+    EXPECT_EQ(j["rates"], json::parse(R"({"interval_s":2.0,"iops":150.0,"read_iops":100.0,
+                                          "write_iops":50.0,"mib_s":1.5,"read_mib_s":1.0,
+                                          "write_mib_s":0.5})"));
+}
+
 TEST(Json, EventObject)
 {
     const StateEvent e{1, "rblk1", CtrlState::Dead, CtrlState::Connecting};

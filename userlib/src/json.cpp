@@ -72,6 +72,25 @@ json controller_stats_json(const ControllerInfo& c)
     return {{"name", c.name}, {"id", c.id}, {"stats", stats_json(c.stats.value_or(CtrlStats{}))}};
 }
 
+json rates_json(const StatsRates& r)
+{
+    constexpr double kMiB = 1024.0 * 1024.0;
+    return {{"interval_s", r.seconds},
+            {"iops", r.iops()},
+            {"read_iops", r.read_iops},
+            {"write_iops", r.write_iops},
+            {"mib_s", r.bytes_per_s() / kMiB},
+            {"read_mib_s", r.read_bytes_per_s / kMiB},
+            {"write_mib_s", r.write_bytes_per_s / kMiB}};
+}
+
+json controller_stats_json(const ControllerInfo& c, const StatsRates& r)
+{
+    json j = controller_stats_json(c);
+    j["rates"] = rates_json(r);
+    return j;
+}
+
 json event_json(const StateEvent& e)
 {
     return {{"event", "state"},

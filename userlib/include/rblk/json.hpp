@@ -16,11 +16,16 @@
 // stats: {"name": "rblk0", "id": 0, "stats": STATS}
 // STATS: {"reads", "writes", "read_bytes", "write_bytes", "errors",
 //         "reconnects", "inflight"} (integers)
+// stats --watch: one stats object a line, each with "rates": RATES over the
+//        interval since the previous sample
+// RATES: {"interval_s", "iops", "read_iops", "write_iops", "mib_s",
+//         "read_mib_s", "write_mib_s"} (numbers; MiB = 2^20 bytes)
 // event: {"event": "state", "id": 0, "name": "rblk0", "state": "live",
 //         "old_state": "connecting"}
 #pragma once
 
 #include "rblk/controller.hpp"
+#include "rblk/stats_rate.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +39,9 @@ nlohmann::json controller_detail_json(const ControllerInfo& c);  // show
 nlohmann::json list_json(const std::vector<ControllerInfo>& controllers);
 nlohmann::json stats_json(const CtrlStats& s);
 nlohmann::json controller_stats_json(const ControllerInfo& c);  // c.stats must be set
+nlohmann::json rates_json(const StatsRates& r);
+// A stats --watch line: controller_stats_json(c) plus "rates".
+nlohmann::json controller_stats_json(const ControllerInfo& c, const StatsRates& r);
 nlohmann::json event_json(const StateEvent& e);
 
 }  // namespace rblk
