@@ -68,8 +68,24 @@ TEST_F(SessionFile, BadJsonSaysWhere)
         FAIL() << "no exception";
     } catch (const InvalidOption& e) {
         const std::string what = e.what();
-        EXPECT_EQ(what.rfind(path + ": not valid JSON (", 0), 0u) << what;
-        EXPECT_NE(what.find("line 1"), std::string::npos) << what;
+        EXPECT_EQ(what.rfind(path + ": not valid JSON: line 1, column 12: syntax error", 0), 0u)
+            << what;
+        EXPECT_EQ(what.find("json.exception"), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+}
+
+TEST_F(SessionFile, BadJsonOnALaterLineGivesThatLineAndColumn)
+{
+    fs::create_directories(dir_);
+    const std::string path = (dir_ / "bad.json").string();
+    std::ofstream(path) << "{\n  \"hosts\": [\n    {\"subsystems\": [],}\n  ]\n}\n";
+    try {
+        read_json_file(path);
+        FAIL() << "no exception";
+    } catch (const InvalidOption& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind(path + ": not valid JSON: line 3, column 23: ", 0), 0u) << what;
     }
 }
 
@@ -81,6 +97,20 @@ TEST(SessionFileStdin, DashReadsStandardInput)
     EXPECT_NO_THROW(j = read_json_file("-"));
     std::cin.rdbuf(saved);
     EXPECT_EQ(j, (nlohmann::json{{"hosts", nlohmann::json::array()}}));
+}
+
+TEST(SessionFileStdin, BadJsonOnStandardInputSaysStdin)
+{
+    std::istringstream in("{\"hosts\": ");
+    std::streambuf* saved = std::cin.rdbuf(in.rdbuf());
+    std::string what;
+    try {
+        read_json_file("-");
+    } catch (const InvalidOption& e) {
+        what = e.what();
+    }
+    std::cin.rdbuf(saved);
+    EXPECT_EQ(what.rfind("stdin: not valid JSON: line 1, column 11: ", 0), 0u) << what;
 }
 
 }  // namespace

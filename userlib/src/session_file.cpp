@@ -7,10 +7,27 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <string_view>
 #include <system_error>
 #include <unistd.h>
 
 namespace rblk {
+namespace {
+
+// nlohmann's "[json.exception.parse_error.101] parse error at line 3,
+// column 5: syntax error ..." without the exception id and "parse error at ".
+std::string parse_error_text(std::string_view what)
+{
+    if (what.starts_with("[json.exception.")) {
+        if (const auto end = what.find("] "); end != std::string_view::npos)
+            what.remove_prefix(end + 2);
+    }
+    if (what.starts_with("parse error at "))
+        what.remove_prefix(std::string_view("parse error at ").size());
+    return std::string(what);
+}
+
+}  // namespace
 
 nlohmann::json read_json_file(const std::string& path)
 {
@@ -23,7 +40,8 @@ nlohmann::json read_json_file(const std::string& path)
     try {
         return nlohmann::json::parse(path == "-" ? std::cin : file);
     } catch (const nlohmann::json::parse_error& e) {
-        throw InvalidOption(path + ": not valid JSON (" + e.what() + ")");
+        throw InvalidOption((path == "-" ? "stdin" : path) + ": not valid JSON: " +
+                            parse_error_text(e.what()));
     }
 }
 
