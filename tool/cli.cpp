@@ -2,6 +2,7 @@
 
 #include "cmd_bench.hpp"
 #include "commands.hpp"
+#include "completion.hpp"
 
 namespace rblkctl {
 
@@ -18,6 +19,7 @@ Cli::Cli() : app_("rblkctl: control rblk NVMe-oF/RDMA block devices", "rblkctl")
     add_monitor(app_, request_);
     add_session(app_, request_);
     add_bench_command(app_);
+    add_completion(app_, request_);  // last: it describes everything above
 }
 
 void Cli::parse(const std::vector<std::string>& argv)

@@ -9,7 +9,9 @@
 
 namespace rblkctl {
 
-enum class Command { None, List, Connect, Disconnect, Show, Stats, Monitor, Apply, Save };
+enum class Command {
+    None, List, Connect, Disconnect, Show, Stats, Monitor, Apply, Save, Completion
+};
 
 struct Request {
     Command command = Command::None;
@@ -20,6 +22,8 @@ struct Request {
     bool all = false;  // disconnect --all
     double watch_interval = 0;  // stats --watch: seconds between samples, 0 = once
     std::string file = rblk::kDefaultSessionsFile;  // apply/save; "-" = stdin/stdout
+    std::string shell;   // completion
+    std::string output;  // completion: the script to print
 };
 
 }  // namespace rblkctl

@@ -6,6 +6,10 @@ int run(const Request& req, std::ostream& out)
 {
     if (req.command == Command::None)
         return 0;
+    if (req.command == Command::Completion) {
+        out << req.output;
+        return 0;
+    }
     std::vector<rblk::ConnectOptions> sessions;
     if (req.command == Command::Apply)
         sessions = load_sessions(req);
@@ -19,7 +23,8 @@ int run(const Request& req, std::ostream& out)
     case Command::Monitor: return run_monitor(req, client, out);
     case Command::Apply: return run_apply(req, sessions, client, out);
     case Command::Save: return run_save(req, client, out);
-    case Command::None: break;
+    case Command::None:
+    case Command::Completion: break;
     }
     return 0;
 }

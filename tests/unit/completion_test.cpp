@@ -1,0 +1,193 @@
+// rblkctl's bash completion (completion.hpp): generated from the app, so
+// every subcommand and option is in it; and it completes when bash runs it.
+#include "cli.hpp"
+#include "commands.hpp"
+#include "completion.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <unistd.h>
+
+namespace rblkctl {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string script()
+{
+    Cli cli;
+    return bash_completion(cli.app());
+}
+
+bool has_word(const std::string& text, const std::string& word)
+{
+    // Words are separated by spaces, quotes, '|' or ')' in the script.
+    static const std::string seps = " \"|)\n\t";
+    for (auto pos = text.find(word); pos != std::string::npos; pos = text.find(word, pos + 1)) {
+        const auto end = pos + word.size();
+        if ((pos == 0 || seps.find(text[pos - 1]) != std::string::npos) &&
+            (end == text.size() || seps.find(text[end]) != std::string::npos))
+            return true;
+    }
+    return false;
+}
+
+TEST(Completion, EverySubcommandAndOptionIsInTheScript)
+{
+    Cli cli;
+    const std::string s = bash_completion(cli.app());
+    std::size_t subcommands = 0, options = 0;
+    for (const CLI::App* sub : cli.app().get_subcommands([](const CLI::App*) { return true; })) {
+        ++subcommands;
+        EXPECT_TRUE(has_word(s, sub->get_name())) << sub->get_name();
+        for (const CLI::Option* opt : sub->get_options()) {
+            for (const std::string& l : opt->get_lnames()) {
+                ++options;
+                EXPECT_TRUE(has_word(s, "--" + l)) << sub->get_name() << " --" << l;
+            }
+            for (const std::string& n : opt->get_snames())
+                EXPECT_TRUE(has_word(s, "-" + n)) << sub->get_name() << " -" << n;
+        }
+    }
+    EXPECT_GE(subcommands, 10u);  // connect ... bench, completion
+    EXPECT_GE(options, 40u);
+    EXPECT_TRUE(has_word(s, "--version"));
+    EXPECT_NE(s.find("complete -F _rblkctl rblkctl"), std::string::npos);
+}
+
+TEST(Completion, PrintedByTheHiddenSubcommandWithoutAKernel)
+{
+    Cli cli;
+    cli.parse({"rblkctl", "completion", "bash"});
+    EXPECT_EQ(cli.request().command, Command::Completion);
+    std::ostringstream out;
+    EXPECT_EQ(run(cli.request(), out), 0);
+    EXPECT_EQ(out.str(), script());
+    // Hidden from --help, and only bash is known.
+    Cli fresh;
+    EXPECT_EQ(fresh.app().help().find("completion"), std::string::npos);
+    EXPECT_THROW(fresh.parse({"rblkctl", "completion", "zsh"}), CLI::ValidationError);
+}
+
+constexpr const char* kBashCompletion = "/usr/share/bash-completion/bash_completion";
+
+// Runs the script in bash as readline would for the command line `line`
+// (the cursor at its end; a trailing space starts a new word) and returns
+// COMPREPLY, one entry a line. /sys/class/rblk is replaced by `sysfs`.
+class CompletionInBash : public testing::Test {
+protected:
+    void SetUp() override
+    {
+        if (!fs::exists("/bin/bash"))
+            GTEST_SKIP() << "no bash";
+        dir_ = fs::temp_directory_path() /
+               ("rblk-completion-test-" + std::to_string(::getpid()) + "-" +
+                testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_ / "class" / "rblk" / "rblk0");
+        fs::create_directories(dir_ / "class" / "rblk" / "rblk3");
+        std::ofstream(dir_ / "class" / "rblk" / "rblk0" / "subnqn") << "nqn.2024-01.io.x:a\n";
+        std::ofstream(dir_ / "class" / "rblk" / "rblk3" / "subnqn") << "nqn.2024-01.io.x:b\n";
+        std::string s = script();
+        // Point the controller lookups at the fake sysfs.
+        for (std::size_t pos; (pos = s.find("/sys/class/rblk")) != std::string::npos;)
+            s.replace(pos, 15, (dir_ / "class" / "rblk").string());
+        std::ofstream(dir_ / "rblkctl.bash") << s;
+        std::ofstream(dir_ / "sessions.json") << "{}";
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    // with_bash_completion: the bash-completion package's helpers loaded
+    // first, as in an interactive shell (they read COMP_LINE/COMP_POINT).
+    std::string complete(const std::string& line, bool with_bash_completion = false)
+    {
+        const fs::path driver = dir_ / "driver.sh";
+        std::ofstream(driver) << (with_bash_completion ? "source " + std::string(kBashCompletion) +
+                                                             "\n"
+                                                       : std::string())
+                              << "source \"$1\"\n"
+                                 "COMP_LINE=$2 COMP_POINT=${#2}\n"
+                                 "read -r -a COMP_WORDS <<< \"$2\"\n"
+                                 "[[ $2 == *' ' ]] && COMP_WORDS+=('')\n"
+                                 "COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))\n"
+                                 "cd \"$3\"\n"
+                                 "_rblkctl\n"
+                                 "printf '%s\\n' \"${COMPREPLY[@]}\" | LC_ALL=C sort\n";
+        const std::string cmd = "bash '" + driver.string() + "' '" +
+                                (dir_ / "rblkctl.bash").string() + "' '" + line + "' '" +
+                                dir_.string() + "'";
+        std::unique_ptr<FILE, int (*)(FILE*)> p(::popen(cmd.c_str(), "r"), ::pclose);
+        std::string out;
+        char buf[256];
+        while (p && std::fgets(buf, sizeof(buf), p.get()))
+            out += buf;
+        return out;
+    }
+
+    fs::path dir_;
+};
+
+TEST_F(CompletionInBash, Subcommands)
+{
+    EXPECT_EQ(complete("rblkctl di"), "disconnect\n");
+    const std::string all = complete("rblkctl ");
+    for (const char* sub : {"apply", "bench", "connect", "disconnect", "list", "monitor", "save",
+                            "show", "stats"})
+        EXPECT_TRUE(has_word(all, sub)) << sub << " in\n" << all;
+    EXPECT_FALSE(has_word(all, "completion")) << all;  // hidden
+    EXPECT_EQ(complete("rblkctl --v"), "--version\n");
+}
+
+TEST_F(CompletionInBash, OptionsOfTheSubcommand)
+{
+    EXPECT_EQ(complete("rblkctl connect --tr"), "--traddr\n--transport\n--trsvcid\n");
+    EXPECT_EQ(complete("rblkctl stats rblk0 --"), "--help\n--json\n--watch\n");
+    EXPECT_EQ(complete("rblkctl bench --rw randread --io"), "--io-limit\n--iodepth\n");
+}
+
+TEST_F(CompletionInBash, Values)
+{
+    EXPECT_EQ(complete("rblkctl bench --rw rand"), "randread\nrandrw\nrandwrite\n");
+    EXPECT_EQ(complete("rblkctl connect -t "), "rdma\n");
+    // Controller names from sysfs, wherever a NAME goes.
+    EXPECT_EQ(complete("rblkctl show "), "rblk0\nrblk3\n");
+    EXPECT_EQ(complete("rblkctl stats rblk"), "rblk0\nrblk3\n");
+    EXPECT_EQ(complete("rblkctl disconnect "), "rblk0\nrblk3\n");
+    // A flag takes no value: what follows it is the positional again.
+    EXPECT_EQ(complete("rblkctl stats --json "), "rblk0\nrblk3\n");
+    EXPECT_EQ(complete("rblkctl show -h rblk3"), "rblk3\n");
+    EXPECT_EQ(complete("rblkctl disconnect --nqn nqn"),
+              "nqn.2024-01.io.x:a\nnqn.2024-01.io.x:b\n");
+    // Files for a sessions file; nothing to offer for a free value.
+    EXPECT_EQ(complete("rblkctl apply sess"), "sessions.json\n");
+    EXPECT_EQ(complete("rblkctl connect -a "), "\n");
+    EXPECT_EQ(complete("rblkctl completion "), "bash\n");
+}
+
+TEST_F(CompletionInBash, OptionEqualsValue)
+{
+    // Without bash-completion loaded, readline splits "--rw=ra" at '='.
+    EXPECT_EQ(complete("rblkctl bench --rw = ra"), "randread\nrandrw\nrandwrite\n");
+    EXPECT_EQ(complete("rblkctl bench --rw = "), "randread\nrandrw\nrandwrite\nread\nwrite\n");
+}
+
+TEST_F(CompletionInBash, WithTheBashCompletionPackage)
+{
+    if (!fs::exists(kBashCompletion))
+        GTEST_SKIP() << "bash-completion is not installed";
+    EXPECT_EQ(complete("rblkctl di", true), "disconnect\n");
+    EXPECT_EQ(complete("rblkctl bench --rw=ra", true), "randread\nrandrw\nrandwrite\n");
+    EXPECT_EQ(complete("rblkctl show ", true), "rblk0\nrblk3\n");
+    // Readline splits at ':', so only what follows the last one is offered.
+    EXPECT_EQ(complete("rblkctl disconnect --nqn nqn.2024-01.io.x:", true), "a\nb\n");
+    EXPECT_EQ(complete("rblkctl disconnect --nqn nqn", true),
+              "nqn.2024-01.io.x:a\nnqn.2024-01.io.x:b\n");
+}
+
+}  // namespace
+}  // namespace rblkctl
