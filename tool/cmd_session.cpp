@@ -4,6 +4,7 @@
 
 #include <rblk/error.hpp>
 #include <rblk/host_identity.hpp>
+#include <rblk/session_config.hpp>
 #include <rblk/session_file.hpp>
 
 #include <stdexcept>
@@ -28,7 +29,7 @@ void add_session(CLI::App& app, Request& req)
 std::vector<rblk::ConnectOptions> load_sessions(const Request& req)
 {
     std::vector<rblk::ConnectOptions> sessions =
-        rblk::parse_sessions(rblk::read_json_file(req.file));
+        rblk::load_sessions_file(req.file);
     const rblk::HostIdentity host = rblk::read_host_identity();
     for (rblk::ConnectOptions& o : sessions)
         rblk::apply_host_identity(o, host);

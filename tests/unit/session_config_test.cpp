@@ -71,40 +71,40 @@ std::string error_of(const char* text)
 
 TEST(Sessions, ErrorsNameTheJsonPath)
 {
-    EXPECT_EQ(error_of("[]"), "sessions: expected an object");
-    EXPECT_EQ(error_of("{}"), "sessions: missing 'hosts'");
-    EXPECT_EQ(error_of(R"({"hosts": {}})"), "sessions.hosts: expected an array");
-    EXPECT_EQ(error_of(R"({"hosts": [], "extra": 1})"), "sessions: unknown key 'extra'");
-    EXPECT_EQ(error_of(R"({"hosts": [{}]})"), "sessions.hosts[0]: missing 'subsystems'");
+    EXPECT_EQ(error_of("[]"), "expected an object");
+    EXPECT_EQ(error_of("{}"), "missing 'hosts'");
+    EXPECT_EQ(error_of(R"({"hosts": {}})"), "hosts: expected an array");
+    EXPECT_EQ(error_of(R"({"hosts": [], "extra": 1})"), "unknown key 'extra'");
+    EXPECT_EQ(error_of(R"({"hosts": [{}]})"), "hosts[0]: missing 'subsystems'");
     EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"ports": []}]}]})"),
-              "sessions.hosts[0].subsystems[0]: missing 'nqn'");
+              "hosts[0].subsystems[0]: missing 'nqn'");
     EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s", "ports": [{}]}]}]})"),
-              "sessions.hosts[0].subsystems[0].ports[0]: missing 'traddr'");
+              "hosts[0].subsystems[0].ports[0]: missing 'traddr'");
     EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s",
                            "ports": [{"traddr": "10.0.0.1", "trsvcd": 1}]}]}]})"),
-              "sessions.hosts[0].subsystems[0].ports[0]: unknown key 'trsvcd'");
+              "hosts[0].subsystems[0].ports[0]: unknown key 'trsvcd'");
     EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s",
                            "ports": [{"traddr": "10.0.0.1", "queue_size": "big"}]}]}]})"),
-              "sessions.hosts[0].subsystems[0].ports[0].queue_size: expected an integer");
+              "hosts[0].subsystems[0].ports[0].queue_size: expected an integer");
     EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s",
                            "ports": [{"traddr": "10.0.0.1", "trsvcid": "http"}]}]}]})"),
-              "sessions.hosts[0].subsystems[0].ports[0].trsvcid: expected a port number");
+              "hosts[0].subsystems[0].ports[0].trsvcid: expected a port number");
     EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s",
                            "ports": [{"traddr": 1}]}]}]})"),
-              "sessions.hosts[0].subsystems[0].ports[0].traddr: expected a string");
+              "hosts[0].subsystems[0].ports[0].traddr: expected a string");
     EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s",
                            "ports": [{"traddr": "10.0.0.1", "duplicate_connect": 1}]}]}]})"),
-              "sessions.hosts[0].subsystems[0].ports[0].duplicate_connect: expected true or false");
+              "hosts[0].subsystems[0].ports[0].duplicate_connect: expected true or false");
 }
 
 TEST(Sessions, ConnectValidationAppliesToEveryPort)
 {
     EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s", "ports": [
                            {"traddr": "10.0.0.1"}, {"traddr": "10.0.0.2", "queue_size": 8}]}]}]})"),
-              "sessions.hosts[0].subsystems[0].ports[1]: queue-size 8 is out of range (16..1024)");
+              "hosts[0].subsystems[0].ports[1]: queue-size 8 is out of range (16..1024)");
     EXPECT_EQ(error_of(R"({"hosts": [{"hostnqn": "host", "subsystems": [{"nqn": "nqn.s",
                            "ports": [{"traddr": "10.0.0.1"}]}]}]})"),
-              "sessions.hosts[0].subsystems[0].ports[0]: hostnqn 'host' must start with 'nqn.'");
+              "hosts[0].subsystems[0].ports[0]: hostnqn 'host' must start with 'nqn.'");
 }
 
 ControllerInfo controller(const char* name, const char* hostnqn, const char* subnqn,

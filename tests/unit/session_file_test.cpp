@@ -1,5 +1,6 @@
 // Reading and writing JSON files (rblk/session_file.hpp).
 #include <rblk/error.hpp>
+#include <rblk/session_config.hpp>
 #include <rblk/session_file.hpp>
 
 #include <gtest/gtest.h>
@@ -86,6 +87,41 @@ TEST_F(SessionFile, BadJsonOnALaterLineGivesThatLineAndColumn)
     } catch (const InvalidOption& e) {
         const std::string what = e.what();
         EXPECT_EQ(what.rfind(path + ": not valid JSON: line 3, column 23: ", 0), 0u) << what;
+    }
+}
+
+TEST_F(SessionFile, LoadNamesTheFileThenTheJsonPath)
+{
+    fs::create_directories(dir_);
+    const std::string path = (dir_ / "s.json").string();
+    std::ofstream(path) << R"({"hosts": [{"subsystems": [{"nqn": "nqn.s",
+                              "ports": [{"traddr": "10.0.0.1", "queue_size": 5000}]}]}]})";
+    try {
+        load_sessions_file(path);
+        FAIL() << "no exception";
+    } catch (const InvalidOption& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  path + ": hosts[0].subsystems[0].ports[0]: queue-size 5000 is out of range "
+                         "(16..1024)");
+    }
+    std::ofstream(path) << "[]";
+    try {
+        load_sessions_file(path);
+        FAIL() << "no exception";
+    } catch (const InvalidOption& e) {
+        EXPECT_EQ(std::string(e.what()), path + ": expected an object");
+    }
+    std::ofstream(path) << R"({"hosts": [{"subsystems": [{"nqn": "nqn.s",
+                              "ports": [{"traddr": "10.0.0.1"}]}]}]})";
+    const auto sessions = load_sessions_file(path);
+    ASSERT_EQ(sessions.size(), 1u);
+    EXPECT_EQ(sessions[0].subnqn, "nqn.s");
+    // A missing file is reported by read_json_file, once.
+    try {
+        load_sessions_file(path + ".absent");
+        FAIL() << "no exception";
+    } catch (const InvalidOption& e) {
+        EXPECT_EQ(std::string(e.what()), path + ".absent: No such file or directory");
     }
 }
 

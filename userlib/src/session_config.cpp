@@ -1,6 +1,7 @@
 #include "rblk/session_config.hpp"
 
 #include "rblk/error.hpp"
+#include "rblk/session_file.hpp"
 
 #include <algorithm>
 #include <initializer_list>
@@ -19,10 +20,14 @@ struct Node {
 
     [[noreturn]] void fail(const std::string& why) const
     {
-        throw InvalidOption(path + ": " + why);
+        throw InvalidOption(path.empty() ? why : path + ": " + why);
     }
 
-    Node at(const std::string& key) const { return {value.at(key), path + "." + key}; }
+    // The document itself has the empty path: "hosts[0].subsystems[1]".
+    Node at(const std::string& key) const
+    {
+        return {value.at(key), path.empty() ? key : path + "." + key};
+    }
     Node at(std::size_t i) const { return {value.at(i), path + "[" + std::to_string(i) + "]"}; }
     bool has(const char* key) const { return value.contains(key); }
 
@@ -121,9 +126,19 @@ ConnectOptions parse_port(const Node& port, const ConnectOptions& base)
 
 }  // namespace
 
+std::vector<ConnectOptions> load_sessions_file(const std::string& path)
+{
+    const json config = read_json_file(path);
+    try {
+        return parse_sessions(config);
+    } catch (const InvalidOption& e) {
+        throw InvalidOption((path == "-" ? "stdin" : path) + ": " + e.what());
+    }
+}
+
 std::vector<ConnectOptions> parse_sessions(const json& config)
 {
-    const Node root{config, "sessions"};
+    const Node root{config, ""};
     root.object({"hosts"});
     std::vector<ConnectOptions> out;
     const Node hosts = root.array("hosts");

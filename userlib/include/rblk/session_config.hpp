@@ -42,6 +42,9 @@ inline constexpr const char* kDefaultSessionsFile = "/etc/rblk/sessions.json";
 // Every port of every subsystem of every host, as validated ConnectOptions.
 // Throws InvalidOption naming the JSON path: "hosts[0].subsystems[1].ports[0]: ...".
 std::vector<ConnectOptions> parse_sessions(const nlohmann::json& config);
+// read_json_file + parse_sessions; every message starts with the file
+// ("/etc/rblk/sessions.json: hosts[0]...: ...", "stdin: ..." for "-").
+std::vector<ConnectOptions> load_sessions_file(const std::string& path);
 
 // The sessions file for the controllers that exist now (what `save` writes):
 // grouped by host identity, then subsystem, ports in controller order.
