@@ -56,6 +56,11 @@ int rblk_set_write_cache(struct request_queue *q, bool on)
 	return queue_limits_commit_update(q, &lim);
 }
 
+bool rblk_write_cache_enabled(struct request_queue *q)
+{
+	return blk_queue_write_cache(q);
+}
+
 #else /* !RBLK_HAVE_QUEUE_LIMITS */
 
 static void rblk_apply_limits(struct request_queue *q,
@@ -113,4 +118,19 @@ int rblk_set_write_cache(struct request_queue *q, bool on)
 	return 0;
 }
 
+bool rblk_write_cache_enabled(struct request_queue *q)
+{
+	return test_bit(QUEUE_FLAG_WC, &q->queue_flags);
+}
+
 #endif /* RBLK_HAVE_QUEUE_LIMITS */
+
+int rblk_import_ubuf(int rw, void __user *buf, size_t len, struct iovec *iov,
+		     struct iov_iter *iter)
+{
+#ifdef RBLK_HAVE_IMPORT_UBUF
+	return import_ubuf(rw, buf, len, iter);
+#else
+	return import_single_range(rw, buf, len, iov, iter);
+#endif
+}

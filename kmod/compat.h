@@ -9,6 +9,7 @@
 #define _RBLK_COMPAT_H
 
 #include <linux/blk-mq.h>
+#include <linux/uio.h>
 
 #ifdef RBLK_HAVE_LINUX_UNALIGNED
 #include <linux/unaligned.h>
@@ -37,5 +38,18 @@ struct request_queue *rblk_alloc_queue(struct blk_mq_tag_set *set,
 struct gendisk *rblk_alloc_disk(struct blk_mq_tag_set *set,
 				const struct rblk_qlim *l, void *queuedata);
 int rblk_set_write_cache(struct request_queue *q, bool on);
+bool rblk_write_cache_enabled(struct request_queue *q);
+/* One user buffer as an iov_iter (6.4 replaced import_single_range()). */
+int rblk_import_ubuf(int rw, void __user *buf, size_t len, struct iovec *iov,
+		     struct iov_iter *iter);
+
+/* 6.5 replaced fmode_t with blk_mode_t in block_device_operations. */
+#ifdef RBLK_HAVE_BLK_MODE_T
+#define rblk_mode_t	blk_mode_t
+#define RBLK_MODE_WRITE	BLK_OPEN_WRITE
+#else
+#define rblk_mode_t	fmode_t
+#define RBLK_MODE_WRITE	FMODE_WRITE
+#endif
 
 #endif /* _RBLK_COMPAT_H */

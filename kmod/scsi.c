@@ -140,13 +140,13 @@ static int rblk_sgio_check_hdr(struct rblk_sgio *sg)
  * scsi_cmd_allowed() semantics: read-safe commands for any opener, writing
  * commands for openers with write access, the rest for CAP_SYS_RAWIO.
  */
-static bool rblk_sgio_allowed(u8 opcode, fmode_t mode)
+static bool rblk_sgio_allowed(u8 opcode, rblk_mode_t mode)
 {
 	switch (rblk_xlate_access(opcode)) {
 	case RBLK_XLATE_ACC_READ:
 		return true;
 	case RBLK_XLATE_ACC_WRITE:
-		if (mode & FMODE_WRITE)
+		if (mode & RBLK_MODE_WRITE)
 			return true;
 		fallthrough;
 	default:
@@ -167,8 +167,8 @@ static int rblk_sgio_import(struct rblk_sgio *sg)
 		return 0;
 	}
 	if (!hdr->iovec_count)
-		return import_single_range(rw, hdr->dxferp, hdr->dxfer_len,
-					   sg->fast_iov, &sg->iter);
+		return rblk_import_ubuf(rw, hdr->dxferp, hdr->dxfer_len,
+					sg->fast_iov, &sg->iter);
 	sg->iov = sg->fast_iov;
 	len = import_iovec(rw, hdr->dxferp, hdr->iovec_count, UIO_FASTIOV,
 			   &sg->iov, &sg->iter);
@@ -207,7 +207,7 @@ static void rblk_sgio_facts(struct rblk_sgio *sg, struct block_device *bdev)
 	f->max_wz_lbas = q->limits.max_write_zeroes_sectors >> shift;
 	f->max_dsm_ranges = queue_max_discard_segments(q);
 	f->vwc_present = ctrl->vwc & NVME_CTRL_VWC_PRESENT;
-	f->vwc_enabled = test_bit(QUEUE_FLAG_WC, &q->queue_flags);
+	f->vwc_enabled = rblk_write_cache_enabled(q);
 	f->dsm_supported = ctrl->oncs & NVME_CTRL_ONCS_DSM;
 	f->write_zeroes_supported = ctrl->oncs & NVME_CTRL_ONCS_WRITE_ZEROES;
 	f->verify_supported = ctrl->oncs & RBLK_ONCS_VERIFY;
@@ -371,10 +371,8 @@ static void rblk_sgio_effects(struct rblk_sgio *sg)
 
 	if (sg->out.status != RBLK_SAM_GOOD)
 		return;
-	if (fx & RBLK_XLATE_FX_WCE_ON)
-		blk_queue_write_cache(q, true, true);
-	else if (fx & RBLK_XLATE_FX_WCE_OFF)
-		blk_queue_write_cache(q, false, false);
+	if (fx & (RBLK_XLATE_FX_WCE_ON | RBLK_XLATE_FX_WCE_OFF))
+		rblk_set_write_cache(q, fx & RBLK_XLATE_FX_WCE_ON);
 }
 
 /* Runs the plan; transport failures become host status, not errors. */
@@ -442,7 +440,7 @@ static int rblk_sgio_complete(struct rblk_sgio *sg)
 }
 
 static int rblk_sgio_run(struct rblk_sgio *sg, struct block_device *bdev,
-			 fmode_t mode)
+			 rblk_mode_t mode)
 {
 	struct rblk_xlate_req req = { };
 	unsigned long start = jiffies;
@@ -479,7 +477,7 @@ static int rblk_sgio_run(struct rblk_sgio *sg, struct block_device *bdev,
 	return rblk_sgio_complete(sg);
 }
 
-static int rblk_sg_io(struct block_device *bdev, fmode_t mode,
+static int rblk_sg_io(struct block_device *bdev, rblk_mode_t mode,
 		      void __user *argp)
 {
 	struct rblk_sgio *sg;
@@ -500,7 +498,7 @@ static int rblk_sg_io(struct block_device *bdev, fmode_t mode,
 	return ret;
 }
 
-int rblk_scsi_ioctl(struct block_device *bdev, fmode_t mode,
+int rblk_scsi_ioctl(struct block_device *bdev, rblk_mode_t mode,
 		    unsigned int cmd, unsigned long arg)
 {
 	struct request_queue *q = bdev->bd_disk->queue;

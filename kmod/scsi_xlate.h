@@ -197,6 +197,8 @@ void rblk_xlate_nvme_status(struct rblk_xlate_out *out, u16 nvme_status);
 int rblk_xlate_wwid(const struct rblk_xlate_ns *ns, char *buf, unsigned int len);
 
 #ifdef __KERNEL__
+#include "compat.h"
+
 struct block_device;
 
 /*
@@ -204,7 +206,7 @@ struct block_device;
  * block device (its .ioctl; .compat_ioctl is blkdev_compat_ptr_ioctl).
  * Returns -ENOTTY for other commands.
  */
-int rblk_scsi_ioctl(struct block_device *bdev, fmode_t mode,
+int rblk_scsi_ioctl(struct block_device *bdev, rblk_mode_t mode,
 		    unsigned int cmd, unsigned long arg);
 #endif
 
