@@ -272,6 +272,8 @@ int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 		     bool reserved);
 
 /* ns.c */
+int rblk_ns_init(void);
+void rblk_ns_exit(void);
 int rblk_ns_scan(struct rblk_ctrl *ctrl);
 void rblk_ns_remove_all(struct rblk_ctrl *ctrl);
 void rblk_ns_quiesce(struct rblk_ctrl *ctrl);

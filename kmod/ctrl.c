@@ -420,11 +420,16 @@ int rblk_core_init(void)
 	ret = rblk_sysfs_init();
 	if (ret)
 		goto out_delete_wq;
-	ret = rblk_rdma_init();
+	ret = rblk_ns_init();
 	if (ret)
 		goto out_sysfs;
+	ret = rblk_rdma_init();
+	if (ret)
+		goto out_ns;
 	return 0;
 
+out_ns:
+	rblk_ns_exit();
 out_sysfs:
 	rblk_sysfs_exit();
 out_delete_wq:
@@ -448,6 +453,7 @@ void rblk_core_exit(void)
 	flush_workqueue(rblk_delete_wq);
 
 	rblk_rdma_exit();
+	rblk_ns_exit();
 	rblk_sysfs_exit();
 	destroy_workqueue(rblk_delete_wq);
 	destroy_workqueue(rblk_wq);

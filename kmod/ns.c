@@ -13,12 +13,35 @@
 
 #define RBLK_MAX_NAMESPACES	1024
 #define RBLK_NS_LIST_LEN	(NVME_IDENTIFY_DATA_SIZE / sizeof(__le32))
+/* Minors per disk: the whole disk and 15 partitions. */
+#define RBLK_PART_MINORS	16
+
+/*
+ * rblk disks get a block major of their own rather than the shared
+ * extended major 259, which SCSI tools (sg3_utils) take for NVMe
+ * namespaces and then never send SG_IO to.
+ */
+static int rblk_major;
+static DEFINE_IDA(rblk_minor_ida);
+
+int rblk_ns_init(void)
+{
+	rblk_major = register_blkdev(0, "rblk");
+	return rblk_major < 0 ? rblk_major : 0;
+}
+
+void rblk_ns_exit(void)
+{
+	unregister_blkdev(rblk_major, "rblk");
+	ida_destroy(&rblk_minor_ida);
+}
 
 /* The last reference to the disk: an open fd may outlive del_gendisk(). */
 static void rblk_free_disk(struct gendisk *disk)
 {
 	struct rblk_ns *ns = disk->private_data;
 
+	ida_free(&rblk_minor_ida, disk->first_minor / RBLK_PART_MINORS);
 	rblk_ctrl_put(ns->ctrl);
 	kfree(ns);
 }
@@ -148,7 +171,7 @@ static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 	struct nvme_id_ns *id;
 	struct gendisk *disk;
 	struct rblk_ns *ns;
-	int ret;
+	int ret, minor;
 
 	ns = kzalloc(sizeof(*ns), GFP_KERNEL);
 	id = kzalloc(sizeof(*id), GFP_KERNEL);
@@ -164,14 +187,24 @@ static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 	rblk_fabrics_ns_ids(ctrl, ns);
 
 	rblk_ns_limits(ns, id, &lim);
+	minor = ida_alloc_max(&rblk_minor_ida,
+			      (MINORMASK + 1) / RBLK_PART_MINORS - 1, GFP_KERNEL);
+	if (minor < 0) {
+		ret = minor;
+		goto out_free;
+	}
 	disk = rblk_alloc_disk(&ctrl->io_set, &lim, ns);
 	if (IS_ERR(disk)) {
+		ida_free(&rblk_minor_ida, minor);
 		ret = PTR_ERR(disk);
 		goto out_free;
 	}
-	/* From here the disk owns ns and a controller reference. */
+	/* From here the disk owns ns, its minors and a controller reference. */
 	kref_get(&ctrl->ref);
 	ns->disk = disk;
+	disk->major = rblk_major;
+	disk->first_minor = minor * RBLK_PART_MINORS;
+	disk->minors = RBLK_PART_MINORS;
 	disk->fops = &rblk_bdev_ops;
 	disk->private_data = ns;
 	snprintf(disk->disk_name, DISK_NAME_LEN, "rblk%un%u", ctrl->id, nsid);
