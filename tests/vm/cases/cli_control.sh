@@ -39,13 +39,29 @@ check() {
 	python3 "$schema" "$@" <<< "$json" || vm_fail "rblkctl $1 --json output is wrong: $json"
 }
 
-# The monitor runs through the whole case; bounded by timeout, ended at the end.
+# The monitor runs through the whole case, ended at the end (or on failure).
 events=$work/monitor.jsonl
-timeout 400 "$RBLKCTL" monitor --json > "$events" 2> "$work/monitor.err" &
+"$RBLKCTL" monitor --json > "$events" 2> "$work/monitor.err" &
 mon=$!
 trap 'kill "$mon" 2> /dev/null || true' EXIT
-sleep 2  # let it join the multicast group before the first event
 event_count() { wc -l < "$events"; }
+# monitor_joined: its generic netlink socket is in a multicast group
+# (/proc/net/netlink shows groups 1-32 as a mask; rblk's "events" is one).
+monitor_joined() {
+	local link
+	for link in /proc/"$mon"/fd/*; do
+		link=$(readlink "$link") || continue
+		[[ $link =~ ^socket:\[([0-9]+)\]$ ]] || continue
+		awk -v ino="${BASH_REMATCH[1]}" '$2 == 16 && $10 == ino && $4 != "00000000" { f = 1 }
+			END { exit !f }' /proc/net/netlink && return 0
+	done
+	return 1
+}
+for ((i = 0; i < 50; i++)); do
+	monitor_joined && break
+	sleep 0.2
+done
+[ "$i" -lt 50 ] || vm_log "cannot tell whether the monitor has joined its group: going on"
 
 # --- connect, list, show ---------------------------------------------------------
 out=$(ctl connect -a 10.99.0.1 -n "$a" -i 1 -Q 32 -k 10)
@@ -79,9 +95,9 @@ vm_assert_match '^write_bytes: +[0-9]+$' "$(grep '^write_bytes:' <<< "$out")" "r
 
 # --watch: rates while reads run, one JSON object a line, bounded by timeout.
 rc=0
-timeout 4.5 "$RBLKCTL" stats rblk0 --watch 1 --json > "$work/watch.jsonl" 2>&1 &
+timeout 5 "$RBLKCTL" stats rblk0 --watch 1 --json > "$work/watch.jsonl" 2>&1 &
 watch=$!
-sleep 1.5
+vm_wait_for 4 test -s "$work/watch.jsonl"  # the reads go into a later interval
 dd if=/dev/rblk0n1 of=/dev/null bs=64k count=64 iflag=direct status=none
 wait "$watch" || rc=$?
 vm_assert_eq 124 "$rc" "stats --watch ended by timeout"
