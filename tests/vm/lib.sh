@@ -27,6 +27,8 @@
 #                                    prints one /dev path a line:
 #                                    devs=$(vm_membacked_disk 2 64)
 #   vm_meminfo_kib FIELD             a /proc/meminfo value (Slab, MemFree...)
+#   vm_slab_kib                      Slab after dropping the caches, so that
+#                                    mostly what was allocated moves
 # Reference target and initiator (Linux nvmet / nvme-rdma):
 #   vm_nvmet_subsys NQN DEV [NSID]   subsystem (allow_any_host) + namespace
 #   vm_nvmet_port PORTID TRADDR TRSVCID [TRTYPE]   port, rdma/ipv4 default
@@ -175,6 +177,13 @@ vm_membacked_disk() {
 vm_meminfo_kib() {
 	awk -v f="$1:" '$1 == f { print $2; found = 1 } END { exit !found }' /proc/meminfo ||
 		vm_fail "no $1 in /proc/meminfo"
+}
+
+vm_slab_kib() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	sleep 1
+	vm_meminfo_kib Slab
 }
 
 vm__nullb_dev() {
