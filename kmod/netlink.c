@@ -439,17 +439,23 @@ static int rblk_nl_disconnect(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+/* GET_CTRL and GET_STATS name exactly one controller, never a subsystem. */
+static struct rblk_ctrl *rblk_nl_get_one(struct genl_info *info)
+{
+	if (info->attrs[RBLK_ATTR_SUBNQN]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[RBLK_ATTR_SUBNQN],
+				    "subnqn selects controllers only for disconnect");
+		return ERR_PTR(-EINVAL);
+	}
+	return rblk_nl_get_named(info);
+}
+
 static int rblk_nl_get_ctrl(struct sk_buff *skb, struct genl_info *info)
 {
 	struct rblk_ctrl *ctrl;
 	int ret;
 
-	if (info->attrs[RBLK_ATTR_SUBNQN]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[RBLK_ATTR_SUBNQN],
-				    "subnqn selects controllers only for disconnect");
-		return -EINVAL;
-	}
-	ctrl = rblk_nl_get_named(info);
+	ctrl = rblk_nl_get_one(info);
 	if (IS_ERR(ctrl))
 		return PTR_ERR(ctrl);
 	ret = rblk_nl_reply_ctrl(info, ctrl, RBLK_CMD_GET_CTRL);
@@ -487,12 +493,7 @@ static int rblk_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int ret = -EMSGSIZE;
 
-	if (info->attrs[RBLK_ATTR_SUBNQN]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[RBLK_ATTR_SUBNQN],
-				    "subnqn selects controllers only for disconnect");
-		return -EINVAL;
-	}
-	ctrl = rblk_nl_get_named(info);
+	ctrl = rblk_nl_get_one(info);
 	if (IS_ERR(ctrl))
 		return PTR_ERR(ctrl);
 
