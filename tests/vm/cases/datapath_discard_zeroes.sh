@@ -75,50 +75,20 @@ fallocate --punch-hole --keep-size -o $((base + 3 * mib + 1536)) -l 3584 "$dev" 
 expect /tmp/p /tmp/e "$mib:$mib" "$((3 * mib + 1536)):3584"
 check "write zeroes" "$base" "$len" /tmp/e
 
-# Several ranges in one DSM: SCSI UNMAP through SG_IO, whose descriptors
-# rblk turns into one Dataset Management command. Sent from python, not
-# sg_unmap: sg3_utils takes any block device of major 259 (blkext) for an
-# NVMe namespace and gives up when NVME_IOCTL_ID fails.
-unmap() {
-	python3 - "$@" <<'PY'
-import ctypes, fcntl, os, struct, sys
-dev, ranges = sys.argv[1], [tuple(map(int, r.split(":"))) for r in sys.argv[2:]]
-param = struct.pack(">HH4x", 6 + 16 * len(ranges), 16 * len(ranges))
-param += b"".join(struct.pack(">QI4x", lba, n) for lba, n in ranges)
-cdb = struct.pack(">B5xBHB", 0x42, 0, len(param), 0)
-class SgIoHdr(ctypes.Structure):
-    _fields_ = [("interface_id", ctypes.c_int), ("dxfer_direction", ctypes.c_int),
-                ("cmd_len", ctypes.c_ubyte), ("mx_sb_len", ctypes.c_ubyte),
-                ("iovec_count", ctypes.c_ushort), ("dxfer_len", ctypes.c_uint),
-                ("dxferp", ctypes.c_char_p), ("cmdp", ctypes.c_char_p),
-                ("sbp", ctypes.c_void_p), ("timeout", ctypes.c_uint),
-                ("flags", ctypes.c_uint), ("pack_id", ctypes.c_int),
-                ("usr_ptr", ctypes.c_void_p), ("status", ctypes.c_ubyte),
-                ("masked_status", ctypes.c_ubyte), ("msg_status", ctypes.c_ubyte),
-                ("sb_len_wr", ctypes.c_ubyte), ("host_status", ctypes.c_ushort),
-                ("driver_status", ctypes.c_ushort), ("resid", ctypes.c_int),
-                ("duration", ctypes.c_uint), ("info", ctypes.c_uint)]
-sense = ctypes.create_string_buffer(32)
-h = SgIoHdr(interface_id=ord("S"), dxfer_direction=-2, cmd_len=len(cdb), mx_sb_len=32,
-            dxfer_len=len(param), dxferp=param, cmdp=cdb,
-            sbp=ctypes.cast(sense, ctypes.c_void_p), timeout=30000)
-fd = os.open(dev, os.O_RDWR)
-fcntl.ioctl(fd, 0x2285, h)  # SG_IO
-if h.status or h.host_status or h.driver_status:
-    sys.exit("UNMAP: status 0x%x host 0x%x driver 0x%x sense %s" % (
-        h.status, h.host_status, h.driver_status, sense.raw[:h.sb_len_wr].hex()))
-PY
-}
+# Several ranges in one DSM: one SCSI UNMAP through SG_IO with five
+# descriptors, which rblk turns into one Dataset Management command.
 base=$((16 * mib))
 vm_put /tmp/p "$dev" "$base"
-ranges=() zeroed=()
+lbas=() nums=() zeroed=()
 for i in 0 3 5 9 12; do
-	ranges+=("$(( (base + i * 512 * 1024) / 512 )):$(( (i + 1) * 64 ))")
+	lbas+=($(( (base + i * 512 * 1024) / 512 )))
+	nums+=($(( (i + 1) * 64 )))
 	zeroed+=("$((i * 512 * 1024)):$(( (i + 1) * 64 * 512 ))")
 done
-unmap "$dev" "${ranges[@]}" || vm_fail "SG_IO UNMAP of ${#ranges[@]} ranges on $dev failed"
+sg_unmap --force --lba="$(IFS=,; echo "${lbas[*]}")" --num="$(IFS=,; echo "${nums[*]}")" "$dev" ||
+	vm_fail "sg_unmap (SG_IO UNMAP, ${#lbas[@]} descriptors) on $dev failed"
 expect /tmp/p /tmp/e "${zeroed[@]}"
-check "UNMAP with ${#ranges[@]} ranges" "$base" "$len" /tmp/e
+check "UNMAP with ${#lbas[@]} ranges" "$base" "$len" /tmp/e
 
 # Flush: fsync after each write; the disk's stat counts the flushes.
 flushes() { awk '{ print $16 }' /sys/block/rblk0n1/stat; }
