@@ -148,6 +148,7 @@ struct rblk_ctrl {
 
 	/* Association: rebuilt by every (re)connect. */
 	struct ib_pd		*pd;
+	unsigned long		port_wait_end;	/* jiffies, 0 = not waiting */
 	struct rblk_queue	*queues;	/* [0] admin, [1..] I/O */
 	u32			max_queues;	/* entries in queues[] */
 	u32			nr_io_queues;	/* granted */

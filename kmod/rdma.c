@@ -8,6 +8,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
+#include <rdma/ib_cache.h>
 #include <rdma/mr_pool.h>
 
 #include "compat.h"
@@ -16,6 +18,8 @@
 #include <linux/nvme-rdma.h>	/* needs the types core.h pulls in */
 
 #define RBLK_DRAIN_TIMEOUT	(10 * HZ)
+/* How long a teardown holds CM messages back for a port that is down. */
+#define RBLK_PORT_WAIT		(15 * HZ)	/* keep-alive off */
 
 static void rblk_req_put(struct rblk_req *req)
 {
@@ -246,6 +250,46 @@ static void rblk_drain_qp(struct rblk_queue *queue)
 		       queue->ctrl->name, queue->qid);
 }
 
+static bool rblk_port_active(struct rblk_queue *queue)
+{
+	enum ib_port_state state;
+
+	if (ib_get_cached_port_state(queue->ibdev, queue->cm_id->port_num,
+				     &state))
+		return true;	/* unknown: do not hold anything back */
+	return state == IB_PORT_ACTIVE;
+}
+
+/*
+ * soft-RoCE looks up the IP route of every packet as it sends it, and
+ * while the netdev is down that fails. On an RC QP the failure is what
+ * starts recovery (LOC_QP_OP_ERR), but on the GSI QP it moves the QP to
+ * error: ib_mad moves it back to RTS, yet rxe (6.1) leaves its receive
+ * side in error for good, so the device never takes another CM message
+ * and no connection over it can be made again. rdma_disconnect() and
+ * destroying a connected cm_id both send a DREQ: while the port is down,
+ * wait for it, once per controller and for one keep-alive timeout at
+ * most: by then the target drops the association and sends its own DREQ.
+ */
+static void rblk_wait_port_active(struct rblk_queue *queue)
+{
+	struct rblk_ctrl *ctrl = queue->ctrl;
+	unsigned long end;
+
+	if (rblk_port_active(queue)) {
+		WRITE_ONCE(ctrl->port_wait_end, 0);
+		return;
+	}
+	end = jiffies + (ctrl->kato ? ctrl->kato * HZ : RBLK_PORT_WAIT);
+	/* The first queue to find the port down sets the deadline. */
+	if (cmpxchg(&ctrl->port_wait_end, 0, end ?: 1))
+		end = READ_ONCE(ctrl->port_wait_end);
+	pr_info("%s: qid %u: RDMA port down: holding back the disconnect\n",
+		ctrl->name, queue->qid);
+	while (!rblk_port_active(queue) && time_before(jiffies, end))
+		msleep(100);
+}
+
 /*
  * After this no completion of the queue runs any more, so its in-flight
  * requests can be cancelled without racing the CQ.
@@ -255,6 +299,7 @@ void rblk_rdma_stop_queue(struct rblk_queue *queue)
 	mutex_lock(&queue->stop_lock);
 	clear_bit(RBLK_Q_LIVE, &queue->flags);
 	if (test_and_clear_bit(RBLK_Q_CONNECTED, &queue->flags)) {
+		rblk_wait_port_active(queue);
 		rdma_disconnect(queue->cm_id);
 		rblk_drain_qp(queue);
 	}
@@ -566,6 +611,12 @@ static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 			return 0;
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		/* A REQ sent now would break the device's CM for good. */
+		if (!rblk_port_active(queue)) {
+			queue->cm_msg = "RDMA port is down";
+			err = -ENETDOWN;
+			break;
+		}
 		err = rblk_cm_connect(queue);
 		if (!err)
 			return 0;
@@ -683,6 +734,8 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 	}
 
 	set_bit(RBLK_Q_ALLOCATED, &queue->flags);
+	/* Connected: a later loss of the port gets a fresh wait. */
+	WRITE_ONCE(ctrl->port_wait_end, 0);
 	return 0;
 
 out_release:
