@@ -1,0 +1,57 @@
+#!/bin/bash
+# Module removal while a controller is reconnecting: the target port goes
+# away, the controller (ctrl_loss_tmo 600 s, reconnect every second) sits in
+# CONNECTING, and `modprobe -r rblk` (its disk not open) must still finish
+# within 30 s, with no hung task. Afterwards a fresh modprobe and connect
+# work and the disk reads.
+# vm-timeout: 300
+. "$RBLK_SRC_DIR/tests/vm/lib.sh"
+vm_require "$RBLKCTL"
+
+nqn=nqn.2024-01.io.rblk:lc-rmmod
+bound=30
+vm_rdma_target "$nqn" 32 > /dev/null
+vm_rblk_load
+vm_rblk_connect "$nqn" -i 2 -k 5 -c 1 -l 600 > /dev/null
+vm_assert_exists /dev/rblk0n1
+state() { cat /sys/class/rblk/rblk0/state 2> /dev/null; }
+vm_assert_eq live "$(state)" "state after connect"
+
+# Unlinking makes nvmet drop the association; without the port nothing
+# listens, so every reconnect fails at the RDMA CM.
+vm_nvmet_unlink 1 "$nqn"
+rmdir "$VM_NVMET/ports/1"
+connecting() { [ "$(state)" = connecting ]; }
+vm_wait_for 60 connecting
+# At least one reconnect attempt has failed by now.
+failed_reconnects() { dmesg | grep -c 'rblk0: reconnect failed' || true; }
+reconnect_failed() { [ "$(failed_reconnects)" -ge 1 ]; }
+vm_wait_for 30 reconnect_failed
+echo "RESULT: modprobe -r while reconnecting: state $(state), $(failed_reconnects) reconnects failed before it"
+
+t0=$(date +%s%N)
+up0=$(cut -d' ' -f1 /proc/uptime)
+rc=0
+timeout "$bound" modprobe -r rblk || rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo "RESULT: modprobe -r rblk with a controller in CONNECTING: exit $rc after $ms ms"
+# How much of it was modprobe itself (reading the module index over 9p)
+# before the module's exit began deleting the controller.
+removing=$(dmesg | awk -F'[][]' '/rblk0: removing controller/ { t = $2 } END { print t }')
+[ -n "$removing" ] && echo "RESULT: modprobe -r: the controller's delete began $(awk -v a="$up0" -v b="$removing" 'BEGIN { printf "%d", (b - a) * 1000 }') ms after modprobe started"
+vm_assert_eq 0 "$rc" "modprobe -r rblk (124: took over ${bound}s)"
+vm_assert_not_exists /sys/module/rblk
+vm_assert_eq "" "$(vm_rblk_disks)" "rblk disks after modprobe -r"
+vm_dmesg_clean
+
+# A fresh start works.
+vm_nvmet_port 1 10.99.0.1 4420
+vm_nvmet_link 1 "$nqn"
+vm_modprobe rblk
+vm_rblk_connect "$nqn" -i 2 > /dev/null
+vm_assert_eq live "$(state)" "state after the fresh connect"
+dd if=/dev/rblk0n1 of=/dev/null bs=1M count=8 iflag=direct status=none ||
+	vm_fail "reading the disk after the fresh connect failed"
+"$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"
+vm_rblk_unload
+vm_dmesg_clean
