@@ -11,7 +11,8 @@ vm_require "$RBLKCTL"
 nqn=nqn.2024-01.io.rblk:lc-rmmod
 bound=30
 vm_rdma_target "$nqn" 32 > /dev/null
-vm_rblk_load
+# dyndbg: the state changes, with their kernel timestamps, reach dmesg.
+vm_rblk_load dyndbg=+p
 vm_rblk_connect "$nqn" -i 2 -k 5 -c 1 -l 600 > /dev/null
 vm_assert_exists /dev/rblk0n1
 state() { cat /sys/class/rblk/rblk0/state 2> /dev/null; }
@@ -37,8 +38,13 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 echo "RESULT: modprobe -r rblk with a controller in CONNECTING: exit $rc after $ms ms"
 # How much of it was modprobe itself (reading the module index over 9p)
 # before the module's exit began deleting the controller.
-removing=$(dmesg | awk -F'[][]' '/rblk0: removing controller/ { t = $2 } END { print t }')
-[ -n "$removing" ] && echo "RESULT: modprobe -r: the controller's delete began $(awk -v a="$up0" -v b="$removing" 'BEGIN { printf "%d", (b - a) * 1000 }') ms after modprobe started"
+# last_at ERE: kernel timestamp (seconds) of the last dmesg line matching.
+last_at() { dmesg | awk -F'[][]' -v re="$1" '$0 ~ re { t = $2 } END { print t }'; }
+ms_between() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", (b - a) * 1000 }'; }
+deleting=$(last_at 'rblk0: state connecting -> deleting')
+dead=$(last_at 'rblk0: state deleting -> dead')
+[ -n "$deleting" ] && [ -n "$dead" ] || vm_fail "no connecting -> deleting -> dead in dmesg"
+echo "RESULT: modprobe -r: delete began $(ms_between "$up0" "$deleting") ms after modprobe started; the kernel's delete (deleting -> dead) took $(ms_between "$deleting" "$dead") ms"
 vm_assert_eq 0 "$rc" "modprobe -r rblk (124: took over ${bound}s)"
 vm_assert_not_exists /sys/module/rblk
 vm_assert_eq "" "$(vm_rblk_disks)" "rblk disks after modprobe -r"
