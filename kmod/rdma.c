@@ -9,7 +9,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
-#include <rdma/ib_cache.h>
 #include <rdma/mr_pool.h>
 
 #include "compat.h"
@@ -250,14 +249,14 @@ static void rblk_drain_qp(struct rblk_queue *queue)
 		       queue->ctrl->name, queue->qid);
 }
 
+/* The device's own view: the port cache is updated later, from a work. */
 static bool rblk_port_active(struct rblk_queue *queue)
 {
-	enum ib_port_state state;
+	struct ib_port_attr attr;
 
-	if (ib_get_cached_port_state(queue->ibdev, queue->cm_id->port_num,
-				     &state))
+	if (ib_query_port(queue->ibdev, queue->cm_id->port_num, &attr))
 		return true;	/* unknown: do not hold anything back */
-	return state == IB_PORT_ACTIVE;
+	return attr.state == IB_PORT_ACTIVE;
 }
 
 /*
