@@ -7,14 +7,14 @@
 # module can be removed: nothing holds a reference any more.
 # vm-timeout: 400
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
+. "$RBLK_SRC_DIR/tests/vm/lifecycle.sh"
 vm_require "$RBLKCTL"
 
 nqn=nqn.2024-01.io.rblk:lc-disconnect
 bound=30	# seconds a disconnect (and fio after it) may take
 vm_rdma_target "$nqn" 128 > /dev/null
-vm_rblk_load
-
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# dyndbg: state changes with kernel timestamps, for the delete's own time.
+vm_rblk_load dyndbg=+p
 
 # The one controller's name (rblk0 unless an id is still held).
 ctrl_name() {
@@ -29,10 +29,10 @@ ctrl_gone() { [ ! -e "/sys/class/rblk/$1" ] && [ ! -e "/dev/${1}n1" ]; }
 # disconnect_timed NAME: rblkctl disconnect, bounded; prints milliseconds.
 disconnect_timed() {
 	local t0 rc=0
-	t0=$(now_ms)
+	t0=$(lc_now_ms)
 	timeout "$bound" "$RBLKCTL" disconnect "$1" > /dev/null || rc=$?
 	[ "$rc" -eq 0 ] || vm_fail "rblkctl disconnect $1 exited $rc (124: took over ${bound}s)"
-	echo $(($(now_ms) - t0))
+	echo $(($(lc_now_ms) - t0))
 }
 
 # --- 1: disconnect during fio randrw QD32 ---------------------------------
@@ -40,28 +40,13 @@ vm_rblk_connect "$nqn" -i 2 -Q 64 > /dev/null
 c=$(ctrl_name)
 dev=/dev/${c}n1
 vm_assert_exists "$dev"
-fio --name=qd32 --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw --bs=4k \
-	--iodepth=32 --time_based --runtime=120 --output-format=json \
-	--output=/tmp/qd32.json > /dev/null 2>&1 &
-fio_pid=$!
-trap 'kill -9 "$fio_pid" 2> /dev/null || true' EXIT
-# I/O is flowing and the queue is deep before the disconnect.
+lc_fio_qd32_start "$dev"
 busy() { [ "$(cat "/sys/class/rblk/$c/reads")" -ge 2000 ]; }
 vm_wait_for 60 busy
 vm_log "in flight before the disconnect: $(cat "/sys/class/rblk/$c/inflight")"
 ms=$(disconnect_timed "$c")
-echo "RESULT: disconnect during fio randrw QD32: returned after $ms ms"
-t0=$(now_ms)
-for ((i = 0; i < bound * 5; i++)); do
-	kill -0 "$fio_pid" 2> /dev/null || break
-	sleep 0.2
-done
-kill -0 "$fio_pid" 2> /dev/null && vm_fail "fio still running ${bound}s after the disconnect"
-fio_rc=0
-wait "$fio_pid" || fio_rc=$?
-trap - EXIT
-echo "RESULT: disconnect during fio randrw QD32: fio ended $(($(now_ms) - t0)) ms later, exit $fio_rc"
-vm_assert_ne 0 "$fio_rc" "fio's exit code (its disk vanished)"
+echo "RESULT: disconnect during fio randrw QD32: returned after $ms ms (the kernel's delete: $(lc_delete_ms "$c") ms)"
+lc_fio_qd32_end "$bound" "disconnect during fio randrw QD32"
 ctrl_gone "$c" || vm_fail "$c or $dev still exists after the disconnect"
 vm_assert_eq "" "$(vm_rblk_disks)" "rblk disks after the disconnect"
 vm_dmesg_clean
@@ -78,7 +63,7 @@ sync
 exec 3<> "$mnt/held"
 echo "dirty, not yet written back" >&3
 ms=$(disconnect_timed "$c")
-echo "RESULT: delete under a mounted ext4 with an open file: returned after $ms ms"
+echo "RESULT: delete under a mounted ext4 with an open file: returned after $ms ms (the kernel's delete: $(lc_delete_ms "$c") ms)"
 ctrl_gone "$c" || vm_fail "$c or $dev still exists after the disconnect"
 
 # Nothing of the file is cached: this read must reach the vanished disk.
@@ -95,9 +80,9 @@ vm_assert_ne 0 "$rc" "direct write on the dead mount"
 echo "RESULT: delete under a mounted ext4: direct read EIO; direct write: $(grep -m1 "^dd:" <<< "$err")"
 exec 3>&-
 
-t0=$(now_ms)
+t0=$(lc_now_ms)
 timeout "$bound" umount "$mnt" || vm_fail "umount of the dead mount failed or hung"
-echo "RESULT: delete under a mounted ext4: umount took $(($(now_ms) - t0)) ms"
+echo "RESULT: delete under a mounted ext4: umount took $(($(lc_now_ms) - t0)) ms"
 # The controller id is freed by its last reference only (ida_alloc hands
 # out the lowest free one): a new controller named rblk0 proves the dead
 # disk let go of the old one.
@@ -105,8 +90,8 @@ vm_assert_eq rblk0 "$c" "controller name"
 vm_rblk_connect "$nqn" -i 1 > /dev/null
 vm_assert_eq rblk0 "$(ctrl_name)" "name of a new controller once the old one is released"
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"
-t0=$(now_ms)
+t0=$(lc_now_ms)
 timeout "$bound" modprobe -r rblk || vm_fail "modprobe -r rblk failed after umount: $(cat /sys/module/rblk/refcnt 2> /dev/null)"
 vm_assert_not_exists /sys/module/rblk
-echo "RESULT: delete under a mounted ext4: modprobe -r rblk after umount took $(($(now_ms) - t0)) ms"
+echo "RESULT: delete under a mounted ext4: modprobe -r rblk after umount took $(($(lc_now_ms) - t0)) ms"
 vm_dmesg_clean
