@@ -6,6 +6,7 @@
 # work and the disk reads.
 # vm-timeout: 300
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
+. "$RBLK_SRC_DIR/tests/vm/lifecycle.sh"
 vm_require "$RBLKCTL"
 
 nqn=nqn.2024-01.io.rblk:lc-rmmod
@@ -36,16 +37,12 @@ rc=0
 timeout "$bound" modprobe -r rblk || rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 echo "RESULT: modprobe -r rblk with a controller in CONNECTING: exit $rc after $ms ms"
+vm_assert_eq 0 "$rc" "modprobe -r rblk (124: took over ${bound}s)"
 # How much of it was modprobe itself (reading the module index over 9p)
 # before the module's exit began deleting the controller.
-# last_at ERE: kernel timestamp (seconds) of the last dmesg line matching.
-last_at() { dmesg | awk -F'[][]' -v re="$1" '$0 ~ re { t = $2 } END { print t }'; }
-ms_between() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", (b - a) * 1000 }'; }
-deleting=$(last_at 'rblk0: state connecting -> deleting')
-dead=$(last_at 'rblk0: state deleting -> dead')
-[ -n "$deleting" ] && [ -n "$dead" ] || vm_fail "no connecting -> deleting -> dead in dmesg"
-echo "RESULT: modprobe -r: delete began $(ms_between "$up0" "$deleting") ms after modprobe started; the kernel's delete (deleting -> dead) took $(ms_between "$deleting" "$dead") ms"
-vm_assert_eq 0 "$rc" "modprobe -r rblk (124: took over ${bound}s)"
+deleting=$(lc_last_at 'rblk0: state connecting -> deleting')
+[ -n "$deleting" ] || vm_fail "no rblk0: state connecting -> deleting in dmesg"
+echo "RESULT: modprobe -r: delete began $(lc_ms_between "$up0" "$deleting") ms after modprobe started; the kernel's delete (deleting -> dead) took $(lc_delete_ms rblk0) ms"
 vm_assert_not_exists /sys/module/rblk
 vm_assert_eq "" "$(vm_rblk_disks)" "rblk disks after modprobe -r"
 vm_dmesg_clean
