@@ -88,6 +88,8 @@ static void rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
 	req->in_stats = false;
 	if (sts != BLK_STS_OK) {
 		u64_stats_inc(&s->errors);
+	} else if (!blk_rq_bytes(rq)) {
+		/* Its bios were handed back for resubmission, or a flush. */
 	} else if (req_op(rq) == REQ_OP_READ) {
 		u64_stats_inc(&s->reads);
 		u64_stats_add(&s->read_bytes, blk_rq_bytes(rq));
@@ -118,6 +120,27 @@ void rblk_req_done(struct request *rq)
 		blk_mq_complete_request(rq);
 }
 
+/*
+ * A reconnect may be granted a smaller SQ than the tag set is deep (the
+ * depth is fixed once disks exist): each queue then admits no more
+ * commands than its SQ holds, the rest wait in blk-mq, which runs the
+ * queue again when a request ends. Counting is cheap enough to do always,
+ * so the limit needs no switching while commands are in flight.
+ */
+static bool rblk_slot_get(struct rblk_queue *queue)
+{
+	if (atomic_inc_return(&queue->nr_active) < queue->size)
+		return true;
+	atomic_dec(&queue->nr_active);
+	return false;
+}
+
+static void rblk_slot_put(struct rblk_req *req)
+{
+	if (test_and_clear_bit(RBLK_REQ_ACTIVE, &req->flags))
+		atomic_dec(&req->queue->nr_active);
+}
+
 static void rblk_complete_rq(struct request *rq)
 {
 	struct rblk_req *req = rblk_req(rq);
@@ -125,6 +148,7 @@ static void rblk_complete_rq(struct request *rq)
 	blk_status_t sts = rblk_error_status(req->status);
 
 	rblk_rdma_unmap_data(req->queue, rq);
+	rblk_slot_put(req);
 	if (rq->rq_flags & RQF_SPECIAL_PAYLOAD) {
 		kfree(bvec_virt(&rq->special_vec));
 		rq->rq_flags &= ~RQF_SPECIAL_PAYLOAD;
@@ -234,6 +258,61 @@ static blk_status_t rblk_setup_cmd(struct rblk_ns *ns, struct request *rq,
 	}
 }
 
+/*
+ * A reconnect granted fewer I/O queues: a request still bound to a
+ * hardware context that lost its queue hands its bios back, to be
+ * resubmitted once the tag set has the new count (as nvme multipath
+ * fails over). Passthrough and flush-sequence requests carry no bios
+ * that could be resubmitted: they fail.
+ */
+static bool rblk_requeue_bios(struct rblk_ctrl *ctrl, struct request *rq)
+{
+	unsigned long flags;
+
+	if (blk_rq_is_passthrough(rq) || !rq->bio ||
+	    (rq->rq_flags & RQF_FLUSH_SEQ))
+		return false;
+	spin_lock_irqsave(&ctrl->requeue_lock, flags);
+	blk_steal_bios(&ctrl->requeue_bios, rq);
+	spin_unlock_irqrestore(&ctrl->requeue_lock, flags);
+	blk_mq_start_request(rq);
+	rblk_stats_account(ctrl, rq, BLK_STS_OK);
+	blk_mq_end_request(rq, BLK_STS_OK);
+	return true;
+}
+
+void rblk_blk_requeue_work(struct work_struct *work)
+{
+	struct rblk_ctrl *ctrl = container_of(work, struct rblk_ctrl,
+					      requeue_work);
+	struct bio *bio, *next;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctrl->requeue_lock, flags);
+	next = bio_list_get(&ctrl->requeue_bios);
+	spin_unlock_irqrestore(&ctrl->requeue_lock, flags);
+
+	while ((bio = next) != NULL) {
+		next = bio->bi_next;
+		bio->bi_next = NULL;
+		submit_bio_noacct(bio);
+	}
+}
+
+/* Neither a live queue nor a Connect on a connected one. */
+static blk_status_t rblk_queue_not_ready(struct rblk_queue *queue,
+					 struct request *rq)
+{
+	struct rblk_ctrl *ctrl = queue->ctrl;
+
+	if (!rblk_may_wait(ctrl, rq))
+		return BLK_STS_IOERR;
+	if (queue->qid > READ_ONCE(ctrl->nr_io_queues) &&
+	    rblk_requeue_bios(ctrl, rq))
+		return BLK_STS_OK;
+	return BLK_STS_RESOURCE;
+}
+
 static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 				  const struct blk_mq_queue_data *bd)
 {
@@ -241,23 +320,30 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	struct request *rq = bd->rq;
 	struct rblk_req *req = rblk_req(rq);
+	struct rblk_ns *ns = hctx->queue->queuedata;
 	blk_status_t sts;
 	int ret;
 
+	/* The namespace left the target: its disk is being deleted. */
+	if (unlikely(ns && READ_ONCE(ns->gone)))
+		return BLK_STS_IOERR;
 	if (unlikely(!test_bit(RBLK_Q_LIVE, &queue->flags)) &&
 	    !(rblk_is_connect(rq) &&
 	      test_bit(RBLK_Q_ALLOCATED, &queue->flags)))
-		return rblk_may_wait(ctrl, rq) ? BLK_STS_RESOURCE :
-						 BLK_STS_IOERR;
+		return rblk_queue_not_ready(queue, rq);
+	if (unlikely(!rblk_slot_get(queue)))
+		return BLK_STS_RESOURCE;
 
 	if (!(rq->rq_flags & RQF_DONTPREP)) {
 		req->retries = 0;
 		rq->rq_flags |= RQF_DONTPREP;
 	}
 	if (!blk_rq_is_passthrough(rq)) {
-		sts = rblk_setup_cmd(hctx->queue->queuedata, rq, &req->cmd);
-		if (sts)
+		sts = rblk_setup_cmd(ns, rq, &req->cmd);
+		if (sts) {
+			atomic_dec(&queue->nr_active);
 			return sts;
+		}
 	}
 
 	req->queue = queue;
@@ -265,7 +351,7 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	req->cmd.common.command_id = rblk_cid(rq->tag, req->gen);
 	req->status = 0;
 	req->result.u64 = 0;
-	req->flags = 0;
+	req->flags = BIT(RBLK_REQ_ACTIVE);
 	/* The SEND completion and the response; LOCAL_INV reuses the latter. */
 	atomic_set(&req->pending, 2);
 
@@ -292,6 +378,7 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	return BLK_STS_OK;
 
 out_fail:
+	rblk_slot_put(req);
 	set_bit(RBLK_REQ_DONE, &req->flags);
 	if (rq->rq_flags & RQF_SPECIAL_PAYLOAD) {
 		kfree(bvec_virt(&rq->special_vec));
@@ -497,6 +584,28 @@ void rblk_blk_free_io(struct rblk_ctrl *ctrl)
 	if (ctrl->has_io_set)
 		rblk_free_set(&ctrl->io_set, &ctrl->connect_q);
 	ctrl->has_io_set = false;
+}
+
+/*
+ * The target granted another I/O queue count than the tag set has. Like
+ * nvme_rdma_configure_io_queues(): freeze the disks so no new I/O enters,
+ * let what waits drain into the connected queues (requests of vanished
+ * ones hand their bios back), resize, unfreeze, resubmit those bios.
+ */
+int rblk_blk_resize_io(struct rblk_ctrl *ctrl)
+{
+	int ret;
+
+	rblk_ns_freeze_start(ctrl);
+	rblk_ns_unquiesce(ctrl);
+	ret = rblk_ns_freeze_wait(ctrl, RBLK_IO_TIMEOUT);
+	if (ret)
+		dev_err(ctrl->dev, "I/O did not drain for the queue count change\n");
+	else
+		blk_mq_update_nr_hw_queues(&ctrl->io_set, ctrl->nr_io_queues);
+	rblk_ns_unfreeze(ctrl);
+	queue_work(rblk_wq, &ctrl->requeue_work);
+	return ret;
 }
 
 /*

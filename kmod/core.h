@@ -7,6 +7,7 @@
 #ifndef _RBLK_CORE_H
 #define _RBLK_CORE_H
 
+#include <linux/bio.h>
 #include <linux/blk-mq.h>
 #include <linux/device.h>
 #include <linux/scatterlist.h>
@@ -54,6 +55,7 @@ struct rblk_queue {
 	struct rblk_ctrl	*ctrl;
 	u16			qid;
 	u16			size;		/* SQ entries = posted receives */
+	atomic_t		nr_active;	/* commands the target holds */
 	unsigned long		flags;
 	struct mutex		stop_lock;	/* serialises stop vs. stop */
 	struct rdma_cm_id	*cm_id;
@@ -81,6 +83,7 @@ enum rblk_req_flag {
 	RBLK_REQ_CQE,		/* the CQE for this generation arrived */
 	RBLK_REQ_DONE,		/* completion claimed: never complete twice */
 	RBLK_REQ_MR_VALID,	/* the MR may still be accessed remotely */
+	RBLK_REQ_ACTIVE,	/* holds one of queue->nr_active */
 };
 
 /* Per-request driver data (blk-mq PDU). */
@@ -119,6 +122,7 @@ struct rblk_pcpu_stats {
 
 struct rblk_ns {
 	struct list_head	entry;
+	struct list_head	scan_entry;	/* rblk_ns_scan()'s snapshot */
 	struct rblk_ctrl	*ctrl;
 	u32			nsid;
 	struct gendisk		*disk;
@@ -128,6 +132,8 @@ struct rblk_ns {
 	u8			eui64[8];
 	uuid_t			uuid;
 	bool			added;
+	bool			gone;		/* left the target: fail I/O */
+	bool			frozen;		/* by rblk_ns_freeze_start() */
 };
 
 struct rblk_ctrl {
@@ -153,6 +159,7 @@ struct rblk_ctrl {
 	u32			max_queues;	/* entries in queues[] */
 	u32			nr_io_queues;	/* granted */
 	u32			queue_size;	/* I/O SQ entries */
+	u32			io_tags;	/* I/O tags per queue: fixed */
 	u32			max_fr_pages;
 
 	struct blk_mq_tag_set	admin_set;
@@ -185,6 +192,10 @@ struct rblk_ctrl {
 	struct delayed_work	failfast_work;
 	struct work_struct	abort_work;
 	struct work_struct	delete_work;
+	struct work_struct	scan_work;	/* namespaces after reconnect */
+	struct work_struct	requeue_work;	/* resubmits requeue_bios */
+	spinlock_t		requeue_lock;
+	struct bio_list		requeue_bios;	/* from vanished hw queues */
 
 	struct mutex		scan_lock;	/* creator's scan vs. delete */
 	struct mutex		ns_lock;	/* namespaces list */
@@ -205,6 +216,16 @@ static inline void rblk_set_err(struct netlink_ext_ack *extack,
 static inline struct rblk_req *rblk_req(struct request *rq)
 {
 	return blk_mq_rq_to_pdu(rq);
+}
+
+/*
+ * sqes[] is indexed by tag, and the I/O tag set keeps the depth of the
+ * first association even when a reconnect is granted a smaller SQ.
+ */
+static inline u32 rblk_queue_nr_sqes(const struct rblk_queue *queue)
+{
+	return queue->qid ? max_t(u32, queue->size, queue->ctrl->io_tags) :
+			    queue->size;
 }
 
 /* ctrl.c */
@@ -265,6 +286,8 @@ void rblk_blk_free_admin(struct rblk_ctrl *ctrl);
 int rblk_blk_alloc_io(struct rblk_ctrl *ctrl);
 void rblk_blk_free_io(struct rblk_ctrl *ctrl);
 void rblk_blk_cancel_all(struct blk_mq_tag_set *set);
+int rblk_blk_resize_io(struct rblk_ctrl *ctrl);
+void rblk_blk_requeue_work(struct work_struct *work);
 void rblk_blk_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l);
 void rblk_req_done(struct request *rq);
 void rblk_req_abort(struct request *rq);
@@ -280,6 +303,9 @@ void rblk_ns_remove_all(struct rblk_ctrl *ctrl);
 void rblk_ns_quiesce(struct rblk_ctrl *ctrl);
 void rblk_ns_unquiesce(struct rblk_ctrl *ctrl);
 void rblk_ns_sync(struct rblk_ctrl *ctrl);
-void rblk_ns_revalidate(struct rblk_ctrl *ctrl);
+void rblk_ns_scan_work(struct work_struct *work);
+void rblk_ns_freeze_start(struct rblk_ctrl *ctrl);
+int rblk_ns_freeze_wait(struct rblk_ctrl *ctrl, unsigned long timeout);
+void rblk_ns_unfreeze(struct rblk_ctrl *ctrl);
 
 #endif /* _RBLK_CORE_H */

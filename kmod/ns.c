@@ -237,13 +237,31 @@ out_free:
 	return ret;
 }
 
-/* Walks the active namespace list; ids must ascend and respect NN. */
-int rblk_ns_scan(struct rblk_ctrl *ctrl)
+static struct rblk_ns *rblk_ns_find(struct rblk_ctrl *ctrl, u32 nsid)
 {
-	unsigned int added = 0, i;
+	struct rblk_ns *ns, *found = NULL;
+
+	mutex_lock(&ctrl->ns_lock);
+	list_for_each_entry(ns, &ctrl->namespaces, entry) {
+		if (ns->nsid == nsid) {
+			found = ns;
+			break;
+		}
+	}
+	mutex_unlock(&ctrl->ns_lock);
+	return found;
+}
+
+/*
+ * Reads the active namespace list into @ids (ascending, at most @max):
+ * returns how many, or a negative errno when the list is unreadable.
+ */
+static int rblk_ns_active_ids(struct rblk_ctrl *ctrl, u32 *ids, int max)
+{
 	u32 start = 0, nsid;
 	__le32 *list;
-	int ret;
+	int n = 0, ret;
+	unsigned int i;
 
 	list = kmalloc(NVME_IDENTIFY_DATA_SIZE, GFP_KERNEL);
 	if (!list)
@@ -253,7 +271,7 @@ int rblk_ns_scan(struct rblk_ctrl *ctrl)
 		if (ret) {
 			dev_err(ctrl->dev, "Identify active namespaces failed: %d\n",
 				ret);
-			break;
+			goto out;
 		}
 		for (i = 0; i < RBLK_NS_LIST_LEN; i++) {
 			nsid = le32_to_cpu(list[i]);
@@ -264,53 +282,215 @@ int rblk_ns_scan(struct rblk_ctrl *ctrl)
 					nsid);
 				goto out;
 			}
-			start = nsid;
-			if (rblk_ctrl_state(ctrl) == RBLK_CTRL_DELETING)
-				goto out;
-			if (added >= RBLK_MAX_NAMESPACES) {
+			if (n >= max) {
 				dev_warn(ctrl->dev, "more than %u namespaces: ignoring the rest\n",
-					 RBLK_MAX_NAMESPACES);
+					 max);
 				goto out;
 			}
-			ret = rblk_ns_add(ctrl, nsid);
-			if (ret)
-				dev_err(ctrl->dev, "nsid %u: not added: %d\n",
-					nsid, ret);
-			else
-				added++;
+			ids[n++] = nsid;
+			start = nsid;
 		}
 	}
 out:
 	kfree(list);
-	return ret;
+	return ret ?: n;
 }
 
-/* Capacity may have changed while we were away. */
-void rblk_ns_revalidate(struct rblk_ctrl *ctrl)
+static bool rblk_ns_listed(const u32 *ids, int n, u32 nsid)
 {
-	struct nvme_id_ns *id;
-	struct rblk_ns *ns;
+	int i;
 
-	id = kmalloc(sizeof(*id), GFP_KERNEL);
-	if (!id)
-		return;
+	for (i = 0; i < n; i++)
+		if (ids[i] == nsid)
+			return true;
+	return false;
+}
+
+/*
+ * Resubmits what vanished hardware queues handed back: those bios must
+ * not outlive their disk.
+ */
+static void rblk_ns_flush_requeue(struct rblk_ctrl *ctrl)
+{
+	queue_work(rblk_wq, &ctrl->requeue_work);
+	flush_work(&ctrl->requeue_work);
+}
+
+/*
+ * The namespace left the target (or came back as another one): its I/O
+ * fails from now on, and its disk goes; an open file or a mount keeps
+ * the gendisk until the last close.
+ */
+static void rblk_ns_remove(struct rblk_ctrl *ctrl, struct rblk_ns *ns)
+{
+	struct request_queue *q = ns->disk->queue;
+
+	dev_info(ctrl->dev, "nsid %u: gone from the target: removing %s\n",
+		 ns->nsid, ns->disk->disk_name);
+	WRITE_ONCE(ns->gone, true);
 	mutex_lock(&ctrl->ns_lock);
-	list_for_each_entry(ns, &ctrl->namespaces, entry) {
-		struct rblk_ns tmp = { .ctrl = ctrl, .nsid = ns->nsid };
+	list_del(&ns->entry);
+	/* It leaves the set recovery holds: what waits there now fails. */
+	if (test_bit(RBLK_CTRL_NS_QUIESCED, &ctrl->flags))
+		blk_mq_unquiesce_queue(q);
+	if (ns->frozen)
+		blk_mq_unfreeze_queue(q);
+	ns->frozen = false;
+	mutex_unlock(&ctrl->ns_lock);
+	blk_mq_kick_requeue_list(q);
+	rblk_ns_flush_requeue(ctrl);
+	del_gendisk(ns->disk);
+	put_disk(ns->disk);
+}
 
-		if (rblk_fabrics_identify_ns(ctrl, &tmp, id))
-			continue;
-		if (tmp.lba_shift != ns->lba_shift) {
-			dev_warn(ctrl->dev, "nsid %u: LBA size changed: keeping the old one\n",
-				 ns->nsid);
-			continue;
-		}
+/* Same identity and format as the one we know? Then only the size moves. */
+static bool rblk_ns_same(const struct rblk_ns *a, const struct rblk_ns *b)
+{
+	return a->lba_shift == b->lba_shift &&
+	       !memcmp(a->nguid, b->nguid, sizeof(a->nguid)) &&
+	       !memcmp(a->eui64, b->eui64, sizeof(a->eui64)) &&
+	       uuid_equal(&a->uuid, &b->uuid);
+}
+
+/*
+ * A namespace we know and the target still lists: false when it must be
+ * replaced (other identity or LBA size), true when it stays.
+ */
+static bool rblk_ns_revalidate(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
+			       struct nvme_id_ns *id)
+{
+	struct rblk_ns tmp = { .ctrl = ctrl, .nsid = ns->nsid };
+
+	/* A failure here is the association's: recovery will scan again. */
+	if (rblk_fabrics_identify_ns(ctrl, &tmp, id))
+		return true;
+	rblk_fabrics_ns_ids(ctrl, &tmp);
+	if (!rblk_ns_same(ns, &tmp)) {
+		dev_warn(ctrl->dev, "nsid %u: identity or LBA size changed\n",
+			 ns->nsid);
+		return false;
+	}
+	if (tmp.nsze != ns->nsze) {
 		ns->nsze = tmp.nsze;
 		set_capacity_and_notify(ns->disk,
 					ns->nsze << (ns->lba_shift - SECTOR_SHIFT));
 	}
+	return true;
+}
+
+/*
+ * Brings the disks in line with the target's active namespaces: new ones
+ * are added, vanished or replaced ones removed, sizes updated. Survivors
+ * keep their disk (name, minor, open files). Caller holds scan_lock.
+ */
+int rblk_ns_scan(struct rblk_ctrl *ctrl)
+{
+	struct rblk_ns *ns, *next;
+	struct nvme_id_ns *id;
+	LIST_HEAD(known);
+	int i, n, ret;
+	u32 *ids;
+
+	ids = kmalloc_array(RBLK_MAX_NAMESPACES, sizeof(*ids), GFP_KERNEL);
+	id = kmalloc(sizeof(*id), GFP_KERNEL);
+	if (!ids || !id) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	n = rblk_ns_active_ids(ctrl, ids, RBLK_MAX_NAMESPACES);
+	if (n < 0) {
+		ret = n;
+		goto out;
+	}
+
+	/* Only this scan changes the list: walk a snapshot of it. */
+	mutex_lock(&ctrl->ns_lock);
+	list_for_each_entry(ns, &ctrl->namespaces, entry)
+		list_add_tail(&ns->scan_entry, &known);
 	mutex_unlock(&ctrl->ns_lock);
+	list_for_each_entry_safe(ns, next, &known, scan_entry) {
+		list_del(&ns->scan_entry);
+		if (rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE)
+			continue;
+		if (!rblk_ns_listed(ids, n, ns->nsid) ||
+		    !rblk_ns_revalidate(ctrl, ns, id))
+			rblk_ns_remove(ctrl, ns);
+	}
+
+	for (i = 0; i < n; i++) {
+		if (rblk_ctrl_state(ctrl) == RBLK_CTRL_DELETING)
+			break;
+		if (rblk_ns_find(ctrl, ids[i]))
+			continue;
+		ret = rblk_ns_add(ctrl, ids[i]);
+		if (ret)
+			dev_err(ctrl->dev, "nsid %u: not added: %d\n",
+				ids[i], ret);
+	}
+	ret = 0;
+out:
 	kfree(id);
+	kfree(ids);
+	return ret;
+}
+
+/* After a reconnect: the target may have changed its namespaces. */
+void rblk_ns_scan_work(struct work_struct *work)
+{
+	struct rblk_ctrl *ctrl = container_of(work, struct rblk_ctrl,
+					      scan_work);
+
+	mutex_lock(&ctrl->scan_lock);
+	if (rblk_ctrl_state(ctrl) == RBLK_CTRL_LIVE)
+		rblk_ns_scan(ctrl);
+	mutex_unlock(&ctrl->scan_lock);
+}
+
+/*
+ * Holds new I/O off while the I/O tag set changes its hardware queue
+ * count; unlike quiescing, what is already queued still runs.
+ */
+void rblk_ns_freeze_start(struct rblk_ctrl *ctrl)
+{
+	struct rblk_ns *ns;
+
+	mutex_lock(&ctrl->ns_lock);
+	list_for_each_entry(ns, &ctrl->namespaces, entry) {
+		if (!ns->frozen)
+			blk_freeze_queue_start(ns->disk->queue);
+		ns->frozen = true;
+	}
+	mutex_unlock(&ctrl->ns_lock);
+}
+
+int rblk_ns_freeze_wait(struct rblk_ctrl *ctrl, unsigned long timeout)
+{
+	long left = timeout;
+	struct rblk_ns *ns;
+
+	mutex_lock(&ctrl->ns_lock);
+	list_for_each_entry(ns, &ctrl->namespaces, entry) {
+		if (!ns->frozen)
+			continue;
+		left = blk_mq_freeze_queue_wait_timeout(ns->disk->queue, left);
+		if (left <= 0)
+			break;
+	}
+	mutex_unlock(&ctrl->ns_lock);
+	return left > 0 ? 0 : -ETIMEDOUT;
+}
+
+void rblk_ns_unfreeze(struct rblk_ctrl *ctrl)
+{
+	struct rblk_ns *ns;
+
+	mutex_lock(&ctrl->ns_lock);
+	list_for_each_entry(ns, &ctrl->namespaces, entry) {
+		if (ns->frozen)
+			blk_mq_unfreeze_queue(ns->disk->queue);
+		ns->frozen = false;
+	}
+	mutex_unlock(&ctrl->ns_lock);
 }
 
 /* The flag changes under ns_lock so rblk_ns_add() sees it consistently. */
@@ -368,6 +548,10 @@ void rblk_ns_remove_all(struct rblk_ctrl *ctrl)
 	list_splice_init(&ctrl->namespaces, &gone);
 	mutex_unlock(&ctrl->ns_lock);
 	mutex_unlock(&ctrl->scan_lock);
+
+	/* A scan work queued before the delete began now finds DELETING. */
+	cancel_work_sync(&ctrl->scan_work);
+	rblk_ns_flush_requeue(ctrl);
 
 	list_for_each_entry_safe(ns, next, &gone, entry) {
 		list_del(&ns->entry);

@@ -330,7 +330,8 @@ static void rblk_queue_destroy_ib(struct rblk_queue *queue)
 		ib_free_cq(queue->cq);
 	queue->cq = NULL;
 	rblk_unmap_buf(queue, (void **)&queue->sqes, queue->sqes_dma,
-		       queue->size * sizeof(struct nvme_command), DMA_TO_DEVICE);
+		       rblk_queue_nr_sqes(queue) * sizeof(struct nvme_command),
+		       DMA_TO_DEVICE);
 	rblk_unmap_buf(queue, (void **)&queue->cqes, queue->cqes_dma,
 		       queue->size * sizeof(struct nvme_completion),
 		       DMA_FROM_DEVICE);
@@ -460,7 +461,7 @@ static int rblk_queue_create_ib(struct rblk_queue *queue)
 	queue->qp = queue->cm_id->qp;
 
 	ret = rblk_map_buf(queue, (void **)&queue->sqes, &queue->sqes_dma,
-			   queue->size * sizeof(struct nvme_command),
+			   rblk_queue_nr_sqes(queue) * sizeof(struct nvme_command),
 			   DMA_TO_DEVICE);
 	if (ret)
 		goto err;

@@ -214,6 +214,12 @@ out:
 	return ret;
 }
 
+/*
+ * The I/O SQ size: what we asked for, within CAP.MQES and MAXCMD. The tag
+ * set's depth is fixed by the first association; a later one may grant
+ * less, and then each queue admits no more commands than its SQ holds
+ * (see rblk_slot_get()).
+ */
 static int rblk_io_queue_size(struct rblk_ctrl *ctrl, bool first,
 			      struct netlink_ext_ack *extack)
 {
@@ -226,22 +232,42 @@ static int rblk_io_queue_size(struct rblk_ctrl *ctrl, bool first,
 		NL_SET_ERR_MSG(extack, "controller queues are too small");
 		return -EINVAL;
 	}
-	if (first) {
-		ctrl->queue_size = size;
-	} else if (size < ctrl->queue_size) {
-		/* The tag set's depth is fixed for the controller's life. */
-		dev_err(ctrl->dev, "queue size shrank from %u to %u\n",
-			ctrl->queue_size, size);
-		return -EINVAL;
+	if (first)
+		ctrl->io_tags = size;
+	size = min(size, ctrl->io_tags);
+	if (!first && size != ctrl->queue_size)
+		dev_warn(ctrl->dev, "I/O queue size now %u (was %u)\n", size,
+			 ctrl->queue_size);
+	WRITE_ONCE(ctrl->queue_size, size);
+	return 0;
+}
+
+/* Fabrics Connect on I/O queues @from..@to: they must have a hw context. */
+static int rblk_connect_io(struct rblk_ctrl *ctrl, u32 from, u32 to,
+			   struct netlink_ext_ack *extack)
+{
+	u32 i;
+	int ret;
+
+	for (i = from; i <= to; i++) {
+		ret = rblk_fabrics_connect(ctrl, i, extack);
+		if (ret)
+			return ret;
+		set_bit(RBLK_Q_LIVE, &ctrl->queues[i].flags);
 	}
 	return 0;
 }
 
+/*
+ * Every association asks for as many I/O queues as the first one did; a
+ * different grant resizes the I/O tag set in between (as
+ * nvme_rdma_configure_io_queues() does): queues the tag set already has
+ * connect first, the resize drains what waits into them, new ones after.
+ */
 static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
 			 struct netlink_ext_ack *extack)
 {
-	u32 count = first ? ctrl->max_queues - 1 : ctrl->nr_io_queues;
-	u32 want = count, i;
+	u32 count = ctrl->max_queues - 1, hw, i;
 	int ret;
 
 	ret = rblk_io_queue_size(ctrl, first, extack);
@@ -252,13 +278,10 @@ static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
 		NL_SET_ERR_MSG(extack, "controller granted no I/O queues");
 		return ret ?: -EIO;
 	}
-	if (!first && count < want) {
-		/* Kept simple: the hardware queue count never changes. */
-		dev_err(ctrl->dev, "only %u of %u I/O queues granted\n",
-			count, want);
-		return -EIO;
-	}
-	ctrl->nr_io_queues = count;
+	if (!first && count != ctrl->nr_io_queues)
+		dev_warn(ctrl->dev, "%u I/O queues granted (had %u)\n", count,
+			 ctrl->nr_io_queues);
+	WRITE_ONCE(ctrl->nr_io_queues, count);
 
 	for (i = 1; i <= count; i++) {
 		ret = rblk_rdma_alloc_queue(ctrl, i, ctrl->queue_size, extack);
@@ -272,13 +295,16 @@ static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
 			goto out;
 		}
 	}
-	for (i = 1; i <= count; i++) {
-		ret = rblk_fabrics_connect(ctrl, i, extack);
-		if (ret)
-			goto out;
-		set_bit(RBLK_Q_LIVE, &ctrl->queues[i].flags);
-	}
-	return 0;
+	hw = ctrl->io_set.nr_hw_queues;
+	ret = rblk_connect_io(ctrl, 1, min(count, hw), extack);
+	if (ret || count == hw)
+		goto out_ret;
+	ret = rblk_blk_resize_io(ctrl);
+	if (!ret)
+		ret = rblk_connect_io(ctrl, hw + 1, count, extack);
+out_ret:
+	if (!ret)
+		return 0;
 out:
 	rblk_teardown_io(ctrl, first);
 	return ret;
@@ -303,8 +329,6 @@ int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 	if (ret)
 		goto out_admin;
 
-	if (!first)
-		rblk_ns_revalidate(ctrl);
 	/* A delete may have won the race while we were connecting. */
 	if (!rblk_ctrl_change_state(ctrl, RBLK_CTRL_LIVE)) {
 		ret = -ENODEV;
@@ -317,6 +341,8 @@ int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 	cancel_delayed_work_sync(&ctrl->failfast_work);
 	clear_bit(RBLK_CTRL_FAILFAST, &ctrl->flags);
 	rblk_ns_unquiesce(ctrl);
+	/* Namespaces may have come, gone or grown meanwhile. */
+	queue_work(rblk_wq, &ctrl->scan_work);
 	atomic64_inc(&ctrl->reconnects);
 	dev_info(ctrl->dev, "reconnected: %u I/O queues of %u\n",
 		 ctrl->nr_io_queues, ctrl->queue_size);
@@ -427,6 +453,10 @@ void rblk_ctrl_init_works(struct rblk_ctrl *ctrl)
 	INIT_DELAYED_WORK(&ctrl->reconnect_work, rblk_reconnect_work);
 	INIT_DELAYED_WORK(&ctrl->failfast_work, rblk_failfast_work);
 	INIT_WORK(&ctrl->abort_work, rblk_abort_work);
+	INIT_WORK(&ctrl->scan_work, rblk_ns_scan_work);
+	INIT_WORK(&ctrl->requeue_work, rblk_blk_requeue_work);
+	spin_lock_init(&ctrl->requeue_lock);
+	bio_list_init(&ctrl->requeue_bios);
 }
 
 /* Only once the state is DELETING: nothing can queue them again. */
