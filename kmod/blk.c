@@ -287,6 +287,7 @@ void rblk_blk_requeue_work(struct work_struct *work)
 					      requeue_work);
 	struct bio *bio, *next;
 	unsigned long flags;
+	unsigned int n = 0;
 
 	spin_lock_irqsave(&ctrl->requeue_lock, flags);
 	next = bio_list_get(&ctrl->requeue_bios);
@@ -296,7 +297,11 @@ void rblk_blk_requeue_work(struct work_struct *work)
 		next = bio->bi_next;
 		bio->bi_next = NULL;
 		submit_bio_noacct(bio);
+		n++;
 	}
+	if (n)
+		dev_info(ctrl->dev, "%u bios of vanished I/O queues resubmitted\n",
+			 n);
 }
 
 /* Neither a live queue nor a Connect on a connected one. */

@@ -1,0 +1,102 @@
+# shellcheck shell=bash
+# Helpers shared by the recovery_* VM cases; source it after lib.sh.
+#   rec_ms                        wall clock in milliseconds
+#   rec_state CTRL                state from sysfs, empty once CTRL is gone
+#   rec_wait_state SECS CTRL ST   wait until CTRL is in state ST
+#   rec_wait_gone SECS CTRL       wait until /sys/class/rblk/CTRL is gone
+#   rec_attr CTRL ATTR            one sysfs attribute of CTRL
+#   rec_show_json CTRL            rblkctl show CTRL --json
+#   rec_json KEY                  KEY of the JSON object on stdin (fails
+#                                 when it is missing)
+#   rec_fio_job_error JSON        the error code of fio's (only) job
+#   rec_result NAME VALUE...      a "RESULT:" line for the README
+#   rec_pread FD                  reads 4 KiB at 8 MiB from the open FD:
+#                                 prints "data", "eof" (a deleted disk has
+#                                 no capacity left) or the errno name
+#   rec_setup NQN MIB DELAY LOSS FF   target (vm_rdma_target), module and
+#                                 controller rblk0 with reconnect_delay,
+#                                 ctrl_loss_tmo and fast_io_fail_tmo
+#   rec_wait_io SECS ATTR N       until rblk0's counter ATTR reaches N
+#   rec_ms_to_eio NQN RW ATTR     fio RW (4k, QD8, time based) on rblk0n1;
+#                                 once ATTR counts 200 I/Os, port 1 drops
+#                                 NQN; fio must end with EIO: prints the
+#                                 ms from the drop to fio's end
+
+rec_ms() { date +%s%3N; }
+
+rec_state() { cat "/sys/class/rblk/$1/state" 2> /dev/null || true; }
+
+rec__is_state() { [ "$(rec_state "$1")" = "$2" ]; }
+
+rec_wait_state() { vm_wait_for "$1" rec__is_state "$2" "$3"; }
+
+rec__gone() { [ ! -e "/sys/class/rblk/$1" ]; }
+
+rec_wait_gone() { vm_wait_for "$1" rec__gone "$2"; }
+
+rec_attr() { cat "/sys/class/rblk/$1/$2"; }
+
+rec_show_json() {
+	"$RBLKCTL" show "$1" --json || vm_fail "rblkctl show $1 --json failed"
+}
+
+rec_json() {
+	python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1" ||
+		vm_fail "no '$1' in the JSON"
+}
+
+rec_fio_job_error() {
+	python3 - "$1" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+print(json.loads(text[text.index("{"):])["jobs"][0]["error"])
+PY
+}
+
+rec_pread() {
+	timeout 30 python3 - "$1" <<'PY' || echo hung
+import errno, os, sys
+try:
+    print("data" if os.pread(int(sys.argv[1]), 4096, 8 << 20) else "eof")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno))
+PY
+}
+
+rec_result() {
+	local name=$1
+	shift
+	echo "RESULT: $name $*"
+}
+
+rec_setup() {
+	vm_rdma_target "$1" "$2" > /dev/null
+	vm_rblk_load
+	vm_rblk_connect "$1" --reconnect-delay "$3" --ctrl-loss-tmo "$4" \
+		--fast-io-fail-tmo "$5" > /dev/null
+}
+
+rec__io_at_least() { [ "$(rec_attr rblk0 "$1")" -ge "$2" ]; }
+
+rec_wait_io() { vm_wait_for "$1" rec__io_at_least "$2" "$3"; }
+
+rec_ms_to_eio() {
+	local nqn=$1 rw=$2 attr=$3 json=/tmp/rec_eio.json pid rc=0 t_down ms err
+	timeout -k 5 120 fio --output-format=json --output="$json" --name="$rw" \
+		--filename=/dev/rblk0n1 --ioengine=io_uring --direct=1 --rw="$rw" \
+		--bs=4k --iodepth=8 --size=16M --offset=8M --time_based --runtime=100 &
+	pid=$!
+	rec_wait_io 60 "$attr" 200
+	t_down=$(rec_ms)
+	vm_nvmet_unlink 1 "$nqn"
+	wait "$pid" || rc=$?
+	ms=$(($(rec_ms) - t_down))
+	case $rc in
+	0) vm_fail "fio succeeded although the target is away" ;;
+	124 | 137) vm_fail "fio hung: killed by timeout" ;;
+	esac
+	err=$(rec_fio_job_error "$json")
+	vm_assert_eq 5 "$err" "fio's error (EIO)"
+	vm_log "fio $rw got EIO $ms ms after the target went away"
+	echo "$ms"
+}
