@@ -10,6 +10,8 @@
 #                                 when it is missing)
 #   rec_fio_job_error JSON        the error code of fio's (only) job
 #   rec_result NAME VALUE...      a "RESULT:" line for the README
+#   rec_timed_read DEV OFFSET     one 4 KiB O_DIRECT read: prints "ok MS"
+#                                 or "ERRNO MS", timed inside the process
 #   rec_pread FD                  reads 4 KiB at 8 MiB from the open FD:
 #                                 prints "data", "eof" (a deleted disk has
 #                                 no capacity left) or the errno name
@@ -60,6 +62,21 @@ try:
     print("data" if os.pread(int(sys.argv[1]), 4096, 8 << 20) else "eof")
 except OSError as e:
     print(errno.errorcode.get(e.errno, e.errno))
+PY
+}
+
+rec_timed_read() {
+	timeout 60 python3 - "$1" "$2" <<'PY' || echo "hung -"
+import errno, mmap, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
+buf = mmap.mmap(-1, 4096)
+t0 = time.monotonic()
+try:
+    os.preadv(fd, [buf], int(sys.argv[2]))
+    res = "ok"
+except OSError as e:
+    res = errno.errorcode.get(e.errno, str(e.errno))
+print(res, int((time.monotonic() - t0) * 1000))
 PY
 }
 

@@ -1,0 +1,47 @@
+#!/bin/bash
+# ctrl_loss_tmo: the target goes away for good under fio randwrite. With
+# fast_io_fail_tmo off the I/O waits while rblk reconnects every
+# reconnect_delay, then fails with EIO once ctrl_loss_tmo expires: not
+# before (loss - delay, the last attempt that still fits), not after
+# loss + delay + slack. The controller and its disk are then gone, a file
+# descriptor still open on the disk gets EIO (no hang), and the module
+# unloads once it is closed.
+# vm-timeout: 300
+. "$RBLK_SRC_DIR/tests/vm/lib.sh"
+. "$RBLK_SRC_DIR/tests/vm/recovery-lib.sh"
+vm_require "$RBLKCTL"
+
+nqn=nqn.2024-01.io.rblk:recovery-loss
+delay=1
+loss=6
+slack=5
+rec_setup "$nqn" 32 "$delay" "$loss" -1
+dev=/dev/rblk0n1
+exec 3< "$dev"
+
+fail_ms=$(rec_ms_to_eio "$nqn" randwrite writes)
+t_eio=$(rec_ms)
+[ "$fail_ms" -ge $(((loss - delay) * 1000)) ] ||
+	vm_fail "I/O failed after $fail_ms ms: before ctrl_loss_tmo (${loss} s) was due"
+[ "$fail_ms" -le $(((loss + delay + slack) * 1000)) ] ||
+	vm_fail "I/O failed after $fail_ms ms: later than ctrl_loss_tmo + reconnect_delay + ${slack} s"
+
+rec_wait_gone 30 rblk0
+t_gone=$(rec_ms)
+vm_wait_for 10 test ! -e "$dev"
+list=$("$RBLKCTL" list --json) || vm_fail "rblkctl list --json failed"
+vm_assert_eq "[]" "$(rec_json controllers <<< "$list")" "controllers after ctrl_loss_tmo"
+
+# The open descriptor outlives the disk: reads fail, nothing hangs.
+t0=$(rec_ms)
+read_res=$(rec_pread 3)
+read_ms=$(($(rec_ms) - t0))
+vm_assert_match '^(eof|EIO|ENXIO|ENODEV)$' "$read_res" "read through the descriptor of the deleted disk"
+exec 3<&-
+rec_result recovery_loss_tmo "ctrl_loss_tmo_s=$loss reconnect_delay_s=$delay" \
+	"link_loss_to_eio_ms=$fail_ms link_loss_to_ctrl_gone_ms=$((fail_ms + t_gone - t_eio))" \
+	"fio_error=5 read_on_deleted_disk=$read_res/${read_ms}ms"
+
+vm_nvmet_link 1 "$nqn"
+vm_rblk_unload
+vm_dmesg_clean
