@@ -4,7 +4,9 @@
  * I/O queues), tear-down, keep-alive, and error recovery: a transport
  * error moves a live controller to RESETTING, tears the association down
  * with its requests requeued, and reconnects every reconnect_delay until
- * ctrl_loss_tmo gives up and deletes the controller.
+ * ctrl_loss_tmo gives up and deletes the controller. A reconnect takes
+ * what the target grants now (I/O queue count and size) and rescans the
+ * namespaces once live.
  *
  * Serialisation: bring-up and tear-down only run from the creator, the
  * error work, the reconnect work or the delete work, and the state machine

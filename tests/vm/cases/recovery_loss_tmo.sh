@@ -6,6 +6,7 @@
 # loss + delay + slack. The controller and its disk are then gone, a file
 # descriptor still open on the disk gets EIO (no hang), and the module
 # unloads once it is closed.
+# Times run from the port removal to the first failed request (kernel log).
 # vm-timeout: 300
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 . "$RBLK_SRC_DIR/tests/vm/recovery-lib.sh"

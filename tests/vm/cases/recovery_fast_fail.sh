@@ -1,0 +1,53 @@
+#!/bin/bash
+# fast_io_fail_tmo: the target goes away under fio randread; the I/O waits
+# for fast_io_fail_tmo, then fails (not before, not much after) while the
+# controller keeps reconnecting; new I/O fails at once. The target comes
+# back: the controller goes LIVE again on its own, the data written
+# before the outage reads back intact and new writes work.
+# Times run from the port removal to the first failed request (kernel log).
+# vm-timeout: 300
+. "$RBLK_SRC_DIR/tests/vm/lib.sh"
+. "$RBLK_SRC_DIR/tests/vm/recovery-lib.sh"
+vm_require "$RBLKCTL"
+
+nqn=nqn.2024-01.io.rblk:recovery-fastfail
+delay=1
+ff=3
+slack=5
+mib=$((1 << 20))
+rec_setup "$nqn" 32 "$delay" 120 "$ff"
+dev=/dev/rblk0n1
+head -c 4M /dev/urandom > /tmp/before
+vm_put /tmp/before "$dev" 0
+sum_before=$(sha256sum < /tmp/before | cut -d' ' -f1)
+
+fail_ms=$(rec_ms_to_eio "$nqn" randread reads)
+[ "$fail_ms" -ge $((ff * 1000)) ] ||
+	vm_fail "I/O failed after $fail_ms ms: before fast_io_fail_tmo (${ff} s)"
+[ "$fail_ms" -le $(((ff + slack) * 1000)) ] ||
+	vm_fail "I/O failed after $fail_ms ms: later than fast_io_fail_tmo + ${slack} s"
+vm_assert_eq connecting "$(rec_state rblk0)" "state after the fail-fast"
+
+# New I/O while still reconnecting fails at once (timed in the process).
+read -r res new_io_ms <<< "$(rec_timed_read "$dev" 409600)"
+vm_assert_eq EIO "$res" "new I/O while fast-failing"
+[ "$new_io_ms" -le 1000 ] || vm_fail "new I/O took $new_io_ms ms to fail while fast-failing"
+vm_assert_eq connecting "$(rec_state rblk0)" "state after the new I/O failed"
+
+t_up=$(rec_ms)
+vm_nvmet_link 1 "$nqn"
+rec_wait_state 30 rblk0 live
+t_live=$(rec_ms)
+vm_assert_eq "$sum_before" "$(vm_sum "$dev" 0 $((4 * mib)))" "data written before the outage"
+head -c 1M /dev/urandom > /tmp/after
+vm_put /tmp/after "$dev" $((4 * mib))
+vm_assert_eq "$(sha256sum < /tmp/after | cut -d' ' -f1)" "$(vm_sum "$dev" $((4 * mib)) "$mib")" \
+	"data written after the reconnect"
+[ "$(rec_attr rblk0 reconnects)" -ge 1 ] || vm_fail "reconnect counter did not move"
+rec_result recovery_fast_fail "fast_io_fail_tmo_s=$ff link_loss_to_eio_ms=$fail_ms" \
+	"new_io_fail_ms=$new_io_ms restore_to_live_ms=$((t_live - t_up))" \
+	"fio_error=5 io_errors=$(rec_attr rblk0 errors) reconnects=$(rec_attr rblk0 reconnects) data_verified=yes"
+
+"$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"
+vm_rblk_unload
+vm_dmesg_clean
