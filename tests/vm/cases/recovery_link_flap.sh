@@ -4,6 +4,8 @@
 # for 5 s (tests/vm/flap.sh: every RC QP of this VM sits on rxe0). fio
 # must finish with zero errors and every block verified, the controller
 # must have reconnected, disconnect must return promptly, dmesg clean.
+# Then a disconnect with the link down (and I/O queued) must return and
+# end the I/O.
 #
 # Why keep-alive is 30 s here, not 5: on this kernel's soft-RoCE a CM
 # message sent while the port is down breaks rxe0's GSI QP for good (see
@@ -82,5 +84,33 @@ vm_assert_eq 512 "$reads" "blocks read back and verified"
 t0=$(date +%s.%N)
 timeout 60 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed or hung"
 echo "RESULT: disconnect took $(echo "$(date +%s.%N) - $t0" | bc) s"
+
+# Disconnect while the link is down, under I/O: rblk holds its DREQs back
+# for one kato (10 s here), then tears down anyway; nothing may hang and
+# the I/O must end (with errors: the controller is gone).
+vm_rblk_connect "$nqn" -i 2 -k 10 -c 2 -l 60 > /dev/null
+fio --name=down --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite \
+	--bs=4k --iodepth=4 --size=2M --time_based --runtime=600 \
+	--output=/tmp/fio-down.out &
+fio_pid=$!
+sleep 2
+ip link set veth0 down
+t0=$(date +%s.%N)
+timeout 60 "$RBLKCTL" disconnect rblk0 > /dev/null ||
+	vm_fail "rblkctl disconnect rblk0 with the link down failed or hung"
+echo "RESULT: disconnect with the link down took $(echo "$(date +%s.%N) - $t0" | bc) s"
+deadline=$(( $(date +%s) + 30 ))
+while kill -0 "$fio_pid" 2> /dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
+	sleep 0.5
+done
+if kill -0 "$fio_pid" 2> /dev/null; then
+	flap_stacks "fio still running after the disconnect"
+	kill -9 "$fio_pid" 2> /dev/null || true
+	vm_fail "fio still running 30 s after the disconnect"
+fi
+rc=0
+wait "$fio_pid" || rc=$?
+vm_assert_ne 0 "$rc" "fio exit code once its disk is gone"
+ip link set veth0 up
 vm_rblk_unload
 vm_dmesg_clean
