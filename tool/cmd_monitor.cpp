@@ -1,4 +1,5 @@
-// rblkctl monitor: controller state changes as they happen.
+// rblkctl monitor: controller state changes as they happen, and the module
+// being unloaded and loaded again (it keeps running across a reload).
 #include "commands.hpp"
 #include "format.hpp"
 
@@ -15,10 +16,16 @@ void add_monitor(CLI::App& app, Request& req)
 
 int run_monitor(const Request& req, rblk::Client& client, std::ostream& out)
 {
-    client.subscribe([&](const rblk::StateEvent& e) {
-        out << (req.json ? rblk::event_json(e).dump() : format_event(e)) << std::endl;
-        return static_cast<bool>(out);  // stop when stdout is gone
-    });
+    client.monitor(
+        [&](const rblk::StateEvent& e) {
+            out << (req.json ? rblk::event_json(e).dump() : format_event(e)) << std::endl;
+            return static_cast<bool>(out);  // stop when stdout is gone
+        },
+        [&](const rblk::FamilyNotice& n) {
+            out << (req.json ? rblk::module_event_json(n).dump() : format_module_event(n))
+                << std::endl;
+            return static_cast<bool>(out);
+        });
     return 0;
 }
 

@@ -159,4 +159,11 @@ std::string format_event(const rblk::StateEvent& e)
     return e.name + ": " + rblk::state_name(e.old_state) + " -> " + rblk::state_name(e.state);
 }
 
+std::string format_module_event(const rblk::FamilyNotice& n)
+{
+    if (!n.registered)
+        return "rblk module unloaded";
+    return "rblk module loaded (family id " + std::to_string(n.family_id) + ")";
+}
+
 }  // namespace rblkctl

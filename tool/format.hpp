@@ -3,6 +3,7 @@
 #pragma once
 
 #include <rblk/controller.hpp>
+#include <rblk/family_notice.hpp>
 #include <rblk/stats_rate.hpp>
 
 #include <string>
@@ -31,5 +32,7 @@ std::string format_session(const std::string& name, const std::string& subnqn,
                            const std::string& outcome);
 // `monitor`: "rblk0: connecting -> live".
 std::string format_event(const rblk::StateEvent& e);
+// "rblk module unloaded" / "rblk module loaded (family id 37)"
+std::string format_module_event(const rblk::FamilyNotice& n);
 
 }  // namespace rblkctl

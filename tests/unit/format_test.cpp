@@ -106,5 +106,13 @@ TEST(Format, EventLine)
     EXPECT_EQ(format_event(e), "rblk4: live -> resetting");
 }
 
+TEST(Format, ModuleEvents)
+{
+    EXPECT_EQ(format_module_event(rblk::FamilyNotice{false, 33, std::nullopt}),
+              "rblk module unloaded");
+    EXPECT_EQ(format_module_event(rblk::FamilyNotice{true, 37, 9}),
+              "rblk module loaded (family id 37)");
+}
+
 }  // namespace
 }  // namespace rblkctl

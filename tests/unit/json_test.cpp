@@ -151,5 +151,13 @@ TEST(Json, EventObject)
                                               "state":"dead","old_state":"connecting"})"));
 }
 
+TEST(Json, ModuleEventObjects)
+{
+    EXPECT_EQ(module_event_json(FamilyNotice{false, 33, std::nullopt}),
+              json::parse(R"({"event":"module","state":"unloaded"})"));
+    EXPECT_EQ(module_event_json(FamilyNotice{true, 37, 9}),
+              json::parse(R"({"event":"module","state":"loaded","family_id":37})"));
+}
+
 }  // namespace
 }  // namespace rblk

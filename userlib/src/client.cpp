@@ -5,6 +5,8 @@
 
 #include <uapi/rblk.h>
 
+#include <linux/genetlink.h>
+
 #include <cerrno>
 
 namespace rblk {
@@ -112,6 +114,32 @@ void Client::subscribe(const std::function<bool(const StateEvent&)>& on_event)
     // A socket of its own: multicast traffic must not mix with request replies.
     GenlSocket events(RBLK_GENL_NAME, RBLK_GENL_VERSION);
     events.listen(RBLK_GENL_MCGRP_EVENTS, [&](nlmsghdr* hdr) {
+        if (genlmsg_hdr(hdr)->cmd != RBLK_CMD_EVENT)
+            return true;
+        return on_event(parse_event(hdr));
+    });
+}
+
+void Client::monitor(const std::function<bool(const StateEvent&)>& on_event,
+                     const std::function<bool(const FamilyNotice&)>& on_module)
+{
+    GenlSocket events(RBLK_GENL_NAME, RBLK_GENL_VERSION);
+    // nlctrl's notices first: a reload from here on cannot go unseen.
+    events.join("nlctrl", "notify");
+    events.join(RBLK_GENL_NAME, RBLK_GENL_MCGRP_EVENTS);
+    events.receive([&](nlmsghdr* hdr) {
+        if (hdr->nlmsg_type == GENL_ID_CTRL) {
+            const std::optional<FamilyNotice> n =
+                parse_family_notice(hdr, RBLK_GENL_NAME, RBLK_GENL_MCGRP_EVENTS);
+            if (!n)
+                return true;  // another family, or a group notice
+            // The old membership went with the old family; join the new group.
+            if (n->registered && n->group)
+                events.join(*n->group);
+            else if (n->registered)
+                events.join(RBLK_GENL_NAME, RBLK_GENL_MCGRP_EVENTS);
+            return on_module(*n);
+        }
         if (genlmsg_hdr(hdr)->cmd != RBLK_CMD_EVENT)
             return true;
         return on_event(parse_event(hdr));

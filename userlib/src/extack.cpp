@@ -5,6 +5,7 @@
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
 
+#include <cerrno>
 #include <cstring>
 
 namespace rblk {
@@ -78,6 +79,11 @@ std::optional<int> attr_at_offset(const nlmsghdr* request, std::uint32_t offset)
             return nla_type(pos);
     }
     return std::nullopt;
+}
+
+bool family_may_be_stale(const KernelAck& ack)
+{
+    return (ack.error == -ENOENT || ack.error == -EOPNOTSUPP) && ack.message.empty();
 }
 
 KernelError error_from_ack(const KernelAck& ack, const nlmsghdr* request, std::string_view context)

@@ -106,11 +106,17 @@ GenlSocket::GenlSocket(std::string family, std::uint8_t version)
     const int one = 1;
     setsockopt(fd(), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
     setsockopt(fd(), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
-    family_id_ = genl_ctrl_resolve(sock_.get(), family_.c_str());
-    if (family_id_ == -NLE_OBJ_NOTFOUND)
+    resolve();
+}
+
+void GenlSocket::resolve()
+{
+    const int id = genl_ctrl_resolve(sock_.get(), family_.c_str());
+    if (id == -NLE_OBJ_NOTFOUND)
         throw ModuleNotLoaded();
-    if (family_id_ < 0)
-        fail_local("resolving generic netlink family " + family_, family_id_);
+    if (id < 0)
+        fail_local("resolving generic netlink family " + family_, id);
+    family_id_ = id;
 }
 
 NlMsgPtr GenlSocket::new_request(std::uint8_t cmd, int flags) const
@@ -122,7 +128,13 @@ NlMsgPtr GenlSocket::new_request(std::uint8_t cmd, int flags) const
     return msg;
 }
 
-void GenlSocket::transact(nl_msg* msg, const ReplyHandler& on_reply, std::string_view context)
+struct GenlSocket::Outcome {
+    std::optional<KernelAck> failure;
+    std::exception_ptr handler_error;
+};
+
+GenlSocket::Outcome GenlSocket::exchange(nl_msg* msg, const ReplyHandler& on_reply,
+                                         std::string_view context)
 {
     if (int rc = nl_send_auto(sock_.get(), msg); rc < 0)
         fail_local(context, rc);
@@ -137,20 +149,60 @@ void GenlSocket::transact(nl_msg* msg, const ReplyHandler& on_reply, std::string
         if (rc < 0 && !t.failure)
             fail_local(context, rc);
     }
-    if (t.failure)
-        throw error_from_ack(*t.failure, t.request, context);
-    if (t.handler_error)
-        std::rethrow_exception(t.handler_error);
+    return Outcome{std::move(t.failure), t.handler_error};
+}
+
+void GenlSocket::transact(nl_msg* msg, const ReplyHandler& on_reply, std::string_view context)
+{
+    Outcome out = exchange(msg, on_reply, context);
+    if (out.failure && family_may_be_stale(*out.failure)) {
+        // The module may have been reloaded: its family has a new id, and
+        // the request never reached it, so sending it again is safe.
+        const int old_id = family_id_;
+        resolve();
+        if (family_id_ != old_id) {
+            nlmsghdr* hdr = nlmsg_hdr(msg);
+            hdr->nlmsg_type = static_cast<std::uint16_t>(family_id_);
+            hdr->nlmsg_seq = NL_AUTO_SEQ;  // a fresh one, as libnl expects
+            out = exchange(msg, on_reply, context);
+        }
+    }
+    if (out.failure)
+        throw error_from_ack(*out.failure, nlmsg_hdr(msg), context);
+    if (out.handler_error)
+        std::rethrow_exception(out.handler_error);
+}
+
+void GenlSocket::join(const std::string& family, const std::string& group)
+{
+    // A socket of its own: this one may have events queued already.
+    NlSockPtr resolver(nl_socket_alloc());
+    if (!resolver)
+        throw Error(ENOMEM, "cannot allocate a netlink socket");
+    if (int rc = genl_connect(resolver.get()); rc < 0)
+        fail_local("generic netlink connect", rc);
+    const int grp = genl_ctrl_resolve_grp(resolver.get(), family.c_str(), group.c_str());
+    if (grp == -NLE_OBJ_NOTFOUND && family == family_)
+        throw ModuleNotLoaded();
+    if (grp < 0)
+        fail_local("resolving multicast group " + family + "/" + group, grp);
+    join(static_cast<std::uint32_t>(grp));
+}
+
+void GenlSocket::join(std::uint32_t group_id)
+{
+    if (int rc = nl_socket_add_membership(sock_.get(), static_cast<int>(group_id)); rc < 0)
+        fail_local("joining multicast group " + std::to_string(group_id), rc);
 }
 
 void GenlSocket::listen(const std::string& group, const EventHandler& on_event_msg)
 {
-    const int grp = genl_ctrl_resolve_grp(sock_.get(), family_.c_str(), group.c_str());
-    if (grp < 0)
-        fail_local("resolving multicast group " + group, grp);
-    if (int rc = nl_socket_add_membership(sock_.get(), grp); rc < 0)
-        fail_local("joining multicast group " + group, rc);
+    join(family_, group);
+    receive(on_event_msg);
+}
 
+void GenlSocket::receive(const EventHandler& on_event_msg)
+{
     Listener listener{&on_event_msg, true};
     NlCbPtr cb = new_cb();
     // nl_socket_disable_seq_check() only changes the socket's default

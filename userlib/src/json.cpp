@@ -100,4 +100,11 @@ json event_json(const StateEvent& e)
             {"old_state", state_name(e.old_state)}};
 }
 
+json module_event_json(const FamilyNotice& n)
+{
+    if (!n.registered)
+        return {{"event", "module"}, {"state", "unloaded"}};
+    return {{"event", "module"}, {"state", "loaded"}, {"family_id", n.family_id}};
+}
+
 }  // namespace rblk

@@ -4,6 +4,7 @@
 
 #include "rblk/connect_options.hpp"
 #include "rblk/controller.hpp"
+#include "rblk/family_notice.hpp"
 #include "rblk/genl_socket.hpp"
 
 #include <functional>
@@ -32,6 +33,11 @@ public:
     ControllerInfo stats(const std::string& name);
     // Blocks, calling on_event for each state change until it returns false.
     void subscribe(const std::function<bool(const StateEvent&)>& on_event);
+    // Like subscribe, and survives the module being unloaded and loaded
+    // again: nlctrl's notices of the family going away and coming back go to
+    // on_module (then the events group is joined again, under its new id).
+    void monitor(const std::function<bool(const StateEvent&)>& on_event,
+                 const std::function<bool(const FamilyNotice&)>& on_module);
 
     // Raw entry point: a request of `cmd` whose attributes put_attrs writes,
     // with librblk's error handling (extack, attribute names). For tools and

@@ -29,6 +29,12 @@ KernelAck parse_ack(const nlmsghdr* hdr);
 // contain `offset` (counted from the start of the request's nlmsghdr).
 std::optional<int> attr_at_offset(const nlmsghdr* request, std::uint32_t offset);
 
+// True when the error may mean "no family with that id (any more)": genetlink
+// answers ENOENT for an unknown family id, EOPNOTSUPP when the id now belongs
+// to a family without that command - both without an extack message, which
+// rblk's own refusals always carry. The caller re-resolves the family.
+bool family_may_be_stale(const KernelAck& ack);
+
 // The exception for a failed ack; request may be null (no attribute name then).
 KernelError error_from_ack(const KernelAck& ack, const nlmsghdr* request, std::string_view context);
 

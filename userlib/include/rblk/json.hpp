@@ -22,9 +22,13 @@
 //         "read_mib_s", "write_mib_s"} (numbers; MiB = 2^20 bytes)
 // event: {"event": "state", "id": 0, "name": "rblk0", "state": "live",
 //         "old_state": "connecting"}
+// module event (monitor): {"event": "module", "state": "unloaded"} when the
+//         rblk family goes away, {"event": "module", "state": "loaded",
+//         "family_id": 37} when it is registered again
 #pragma once
 
 #include "rblk/controller.hpp"
+#include "rblk/family_notice.hpp"
 #include "rblk/stats_rate.hpp"
 
 #include <nlohmann/json.hpp>
@@ -43,5 +47,6 @@ nlohmann::json rates_json(const StatsRates& r);
 // A stats --watch line: controller_stats_json(c) plus "rates".
 nlohmann::json controller_stats_json(const ControllerInfo& c, const StatsRates& r);
 nlohmann::json event_json(const StateEvent& e);
+nlohmann::json module_event_json(const FamilyNotice& n);
 
 }  // namespace rblk
