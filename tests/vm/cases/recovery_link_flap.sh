@@ -22,6 +22,23 @@
 . "$RBLK_SRC_DIR/tests/vm/flap.sh"
 vm_require "$RBLKCTL"
 
+# fio_wait PID SECS WHEN: wait for fio, its exit code in fio_rc; fail (with
+# the stacks of where it sits) unless it ends within SECS.
+fio_wait() {
+	local end=$(( $(date +%s) + $2 ))
+	while kill -0 "$1" 2> /dev/null && [ "$(date +%s)" -lt "$end" ]; do
+		sleep 0.5
+	done
+	if kill -0 "$1" 2> /dev/null; then
+		flap_stacks "fio still running"
+		flap_qps
+		kill -9 "$1" 2> /dev/null || true
+		vm_fail "fio did not finish within $2 s $3"
+	fi
+	fio_rc=0
+	wait "$1" || fio_rc=$?
+}
+
 nqn=nqn.2024-01.io.rblk:link-flap
 sys=/sys/class/rblk/rblk0
 vm_rdma_target "$nqn" 64 > /dev/null
@@ -57,18 +74,8 @@ while [ -d "$sys" ] && [ "$(date +%s)" -lt "$deadline" ]; do
 done
 echo "RESULT: link up -> live again: ${live_s:-never} s, reconnects $rc0 -> $(cat "$sys/reconnects" 2> /dev/null)"
 
-deadline=$(( $(date +%s) + 120 ))
-while kill -0 "$fio_pid" 2> /dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
-	sleep 1
-done
-if kill -0 "$fio_pid" 2> /dev/null; then
-	flap_stacks "fio still running"
-	flap_qps
-	kill -9 "$fio_pid" 2> /dev/null || true
-	vm_fail "fio did not finish within 120 s of the controller's recovery"
-fi
-rc=0
-wait "$fio_pid" || rc=$?
+fio_wait "$fio_pid" 120 "of the controller's recovery"
+rc=$fio_rc
 read -r fio_err writes reads < <(python3 -c '
 import json, sys
 t = open(sys.argv[1]).read()
@@ -99,17 +106,8 @@ t0=$(date +%s.%N)
 timeout 60 "$RBLKCTL" disconnect rblk0 > /dev/null ||
 	vm_fail "rblkctl disconnect rblk0 with the link down failed or hung"
 echo "RESULT: disconnect with the link down took $(echo "$(date +%s.%N) - $t0" | bc) s"
-deadline=$(( $(date +%s) + 30 ))
-while kill -0 "$fio_pid" 2> /dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
-	sleep 0.5
-done
-if kill -0 "$fio_pid" 2> /dev/null; then
-	flap_stacks "fio still running after the disconnect"
-	kill -9 "$fio_pid" 2> /dev/null || true
-	vm_fail "fio still running 30 s after the disconnect"
-fi
-rc=0
-wait "$fio_pid" || rc=$?
+fio_wait "$fio_pid" 30 "of the disconnect"
+rc=$fio_rc
 vm_assert_ne 0 "$rc" "fio exit code once its disk is gone"
 ip link set veth0 up
 vm_rblk_unload
