@@ -263,7 +263,8 @@ static blk_status_t rblk_setup_cmd(struct rblk_ns *ns, struct request *rq,
  * hardware context that lost its queue hands its bios back, to be
  * resubmitted once the tag set has the new count (as nvme multipath
  * fails over). Passthrough and flush-sequence requests carry no bios
- * that could be resubmitted: they fail.
+ * that could be resubmitted: they fail (an fsync sees EIO; nothing is
+ * lost silently).
  */
 static bool rblk_requeue_bios(struct rblk_ctrl *ctrl, struct request *rq)
 {
@@ -304,6 +305,14 @@ void rblk_blk_requeue_work(struct work_struct *work)
 			 n);
 }
 
+/* Fails a request before it reaches the target: counted like the rest. */
+static blk_status_t rblk_fail_early(struct rblk_ctrl *ctrl, struct request *rq)
+{
+	if (!blk_rq_is_passthrough(rq))
+		rblk_stats_account(ctrl, rq, BLK_STS_IOERR);
+	return BLK_STS_IOERR;
+}
+
 /* Neither a live queue nor a Connect on a connected one. */
 static blk_status_t rblk_queue_not_ready(struct rblk_queue *queue,
 					 struct request *rq)
@@ -311,10 +320,11 @@ static blk_status_t rblk_queue_not_ready(struct rblk_queue *queue,
 	struct rblk_ctrl *ctrl = queue->ctrl;
 
 	if (!rblk_may_wait(ctrl, rq))
-		return BLK_STS_IOERR;
-	if (queue->qid > READ_ONCE(ctrl->nr_io_queues) &&
-	    rblk_requeue_bios(ctrl, rq))
-		return BLK_STS_OK;
+		return rblk_fail_early(ctrl, rq);
+	/* Its queue will never come back: waiting would stall the resize. */
+	if (queue->qid > READ_ONCE(ctrl->nr_io_queues))
+		return rblk_requeue_bios(ctrl, rq) ? BLK_STS_OK :
+						     rblk_fail_early(ctrl, rq);
 	return BLK_STS_RESOURCE;
 }
 
@@ -331,7 +341,7 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 
 	/* The namespace left the target: its disk is being deleted. */
 	if (unlikely(ns && READ_ONCE(ns->gone)))
-		return BLK_STS_IOERR;
+		return rblk_fail_early(ctrl, rq);
 	if (unlikely(!test_bit(RBLK_Q_LIVE, &queue->flags)) &&
 	    !(rblk_is_connect(rq) &&
 	      test_bit(RBLK_Q_ALLOCATED, &queue->flags)))

@@ -44,6 +44,8 @@ vm_put /tmp/after "$dev" $((4 * mib))
 vm_assert_eq "$(sha256sum < /tmp/after | cut -d' ' -f1)" "$(vm_sum "$dev" $((4 * mib)) "$mib")" \
 	"data written after the reconnect"
 [ "$(rec_attr rblk0 reconnects)" -ge 1 ] || vm_fail "reconnect counter did not move"
+# fio's failed reads and the new one: the controller counts them.
+[ "$(rec_attr rblk0 errors)" -ge 2 ] || vm_fail "error counter: $(rec_attr rblk0 errors), expected 2 at least"
 rec_result recovery_fast_fail "fast_io_fail_tmo_s=$ff link_loss_to_eio_ms=$fail_ms" \
 	"new_io_fail_ms=$new_io_ms restore_to_live_ms=$((t_live - t_up))" \
 	"fio_error=5 io_errors=$(rec_attr rblk0 errors) reconnects=$(rec_attr rblk0 reconnects) data_verified=yes"
