@@ -661,7 +661,10 @@ int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 	sts = blk_execute_rq(rq, false);
 	if (result)
 		*result = req->result;
-	if (req->status)
+	/* Ended by us (timeout, queue torn down): there was no response. */
+	if ((req->status & RBLK_SC_MASK) == NVME_SC_HOST_ABORTED_CMD)
+		ret = -ECONNABORTED;
+	else if (req->status)
 		ret = req->status;
 	else
 		ret = blk_status_to_errno(sts);

@@ -423,9 +423,10 @@ int rblk_ns_scan(struct rblk_ctrl *ctrl)
 		if (rblk_ns_find(ctrl, ids[i]))
 			continue;
 		ret = rblk_ns_add(ctrl, ids[i]);
+		/* A target may list many it then calls inactive: no flood. */
 		if (ret)
-			dev_err(ctrl->dev, "nsid %u: not added: %d\n",
-				ids[i], ret);
+			dev_err_ratelimited(ctrl->dev, "nsid %u: not added: %d\n",
+					    ids[i], ret);
 	}
 	ret = 0;
 out:

@@ -1,0 +1,147 @@
+// Admin commands: Identify (controller, namespace, active list, namespace
+// descriptors), number of queues, keep-alive. The absurd-* misbehaviours
+// live in the Identify data.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "target.hpp"
+
+namespace rt {
+
+namespace {
+
+constexpr uint32_t kNsid = 1;
+constexpr uint32_t kAbsurdNn = 0xfffffffe;
+
+void put_string(uint8_t* buf, size_t off, size_t len, const std::string& s)
+{
+    std::memset(buf + off, ' ', len);
+    std::memcpy(buf + off, s.data(), std::min(len, s.size()));
+}
+
+}  // namespace
+
+void Target::admin(Queue& q, uint32_t slot)
+{
+    const Sqe& c = q.sqe(slot);
+    switch (c.opcode) {
+    case kAdminIdentify:
+        identify(q, slot);
+        return;
+    case kAdminKeepAlive:
+        reply(q, slot, kScSuccess);
+        return;
+    case kAdminSetFeatures:
+    case kAdminGetFeatures:
+        if ((c.cdw10 & 0xff) == kFeatNumQueues) {
+            const uint32_t want = std::min(c.cdw11 & 0xffff, c.cdw11 >> 16) + 1;
+            const uint32_t n = c.opcode == kAdminSetFeatures ? std::min(want, kMaxIoQueues) : kMaxIoQueues;
+            reply(q, slot, kScSuccess, (n - 1) | ((n - 1) << 16));
+            return;
+        }
+        reply(q, slot, kScInvalidField | kScDnr);
+        return;
+    default:
+        reply(q, slot, kScInvalidOpcode | kScDnr);
+        return;
+    }
+}
+
+void Target::identify_ctrl(Queue& q, uint8_t* buf)
+{
+    put<uint16_t>(buf, 0, 0x1b36);  // PCI VID: any; nobody checks it on fabrics
+    put_string(buf, idc::sn, 20, "BADTGT0001");
+    put_string(buf, idc::mn, 40, "rblk test target");
+    put_string(buf, idc::fr, 8, "1.0");
+    buf[idc::mdts] = bad_.is(Mode::absurd_mdts) ? 255 : 5;  // 2^5 pages: 128 KiB
+    put<uint16_t>(buf, idc::cntlid, q.cntlid);
+    put<uint32_t>(buf, idc::ver, 0x00010300);
+    buf[idc::cntrltype] = 1;              // I/O controller
+    put<uint16_t>(buf, idc::kas, 1);      // 100 ms granularity
+    buf[idc::sqes] = 0x66;
+    buf[idc::cqes] = 0x44;
+    put<uint16_t>(buf, idc::maxcmd, kMaxQueueSize);
+    put<uint32_t>(buf, idc::nn, bad_.is(Mode::absurd_nn) ? kAbsurdNn : kNsid);
+    put<uint16_t>(buf, idc::oncs, 0);
+    buf[idc::vwc] = 1;
+    // SGLs supported, keyed data block descriptors, offsets (in-capsule).
+    put<uint32_t>(buf, idc::sgls, 1u | (1u << 2) | (1u << 20));
+    std::strncpy(reinterpret_cast<char*>(buf + idc::subnqn), opts_.subnqn.c_str(), 255);
+    put<uint32_t>(buf, idc::ioccsz, (sizeof(Sqe) + kInlineBytes) / 16);
+    put<uint32_t>(buf, idc::iorcsz, sizeof(Cqe) / 16);
+    put<uint16_t>(buf, idc::icdoff, 0);
+    buf[idc::msdbd] = 1;
+}
+
+void Target::identify_ns(uint32_t nsid, uint8_t* buf)
+{
+    if (nsid != kNsid)
+        return;  // inactive: all zeroes
+    const uint64_t blocks = ns_.size() >> kBlockShift;
+    put<uint64_t>(buf, idn::nsze, blocks);
+    put<uint64_t>(buf, idn::ncap, blocks);
+    put<uint64_t>(buf, idn::nuse, blocks);
+    buf[idn::nlbaf] = 0;  // one format
+    buf[idn::flbas] = bad_.is(Mode::bad_flbas) ? 5 : 0;
+    for (size_t i = 0; i < 16; i++)
+        buf[idn::nguid + i] = uint8_t(0xb0 + i);
+    uint8_t ds = kBlockShift;
+    if (bad_.is(Mode::absurd_lbaf))
+        ds = 40;
+    else if (bad_.is(Mode::tiny_lbaf))
+        ds = 3;
+    buf[idn::lbaf0 + 2] = ds;
+}
+
+void Target::identify(Queue& q, uint32_t slot)
+{
+    const Sqe& c = q.sqe(slot);
+    uint8_t* buf = q.scratch(slot);
+    std::memset(buf, 0, kIdentifySize);
+
+    switch (c.cdw10 & 0xff) {
+    case kCnsCtrl:
+        identify_ctrl(q, buf);
+        break;
+    case kCnsNs:
+        if (c.nsid == 0 || c.nsid == 0xffffffff) {
+            reply(q, slot, kScInvalidNs | kScDnr);
+            return;
+        }
+        identify_ns(c.nsid, buf);
+        break;
+    case kCnsNsActiveList: {
+        uint32_t n = 0;
+        if (bad_.is(Mode::absurd_nn)) {
+            // Ascending ids without end: every page is full.
+            for (uint64_t id = uint64_t(c.nsid) + 1; n < 1024 && id < kAbsurdNn; id++)
+                put<uint32_t>(buf, 4 * n++, uint32_t(id));
+        } else if (c.nsid < kNsid) {
+            put<uint32_t>(buf, 0, kNsid);
+        }
+        break;
+    }
+    case kCnsNsDescList:
+        if (c.nsid != kNsid) {
+            reply(q, slot, kScInvalidNs | kScDnr);
+            return;
+        }
+        buf[0] = 2;  // NGUID
+        buf[1] = 16;
+        identify_ns(c.nsid, buf + 512);  // borrow its NGUID
+        std::memcpy(buf + 4, buf + 512 + idn::nguid, 16);
+        std::memset(buf + 512, 0, kIdentifySize - 512);
+        break;
+    default:
+        reply(q, slot, kScInvalidField | kScDnr);
+        return;
+    }
+    if (!q.push(slot, buf, q.scratch_lkey(), DataPtr::parse(c), kIdentifySize)) {
+        reply(q, slot, kScSglInvalidType | kScDnr);
+        return;
+    }
+    reply(q, slot, kScSuccess);
+}
+
+}  // namespace rt

@@ -1,0 +1,98 @@
+// I/O commands on the RAM namespace: Read (RDMA WRITE to the host), Write
+// (in-capsule data or RDMA READ from the host), Flush. The command id and
+// status misbehaviours are applied here, to commands that touch the trap.
+#include <cstdio>
+#include <string>
+
+#include "target.hpp"
+
+namespace rt {
+
+namespace {
+
+std::string hex(uint16_t v)
+{
+    char s[8];
+    std::snprintf(s, sizeof(s), "%#06x", v);
+    return s;
+}
+
+constexpr uint16_t kGenShift = 12;  // rblk: tag in 11:0, generation in 15:12 (never trusted)
+
+}  // namespace
+
+void Target::io(Queue& q, uint32_t slot)
+{
+    const Sqe& c = q.sqe(slot);
+    if (c.opcode != kIoRead && c.opcode != kIoWrite && c.opcode != kIoFlush) {
+        reply(q, slot, kScInvalidOpcode | kScDnr);
+        return;
+    }
+    if (c.nsid != 1) {
+        reply(q, slot, kScInvalidNs | kScDnr);
+        return;
+    }
+    if (c.opcode == kIoFlush) {
+        reply(q, slot, kScSuccess);
+        return;
+    }
+    const uint64_t slba = c.cdw10 | (uint64_t(c.cdw11) << 32);
+    const uint64_t len = uint64_t((c.cdw12 & 0xffff) + 1) << kBlockShift;
+    if (slba > (ns_.size() >> kBlockShift) || (slba << kBlockShift) + len > ns_.size()) {
+        reply(q, slot, kScLbaRange | kScDnr);
+        return;
+    }
+    const uint64_t off = slba << kBlockShift;
+    const bool in_trap = off < opts_.trap_offset + 4096 && opts_.trap_offset < off + len;
+    const Action act = bad_.on_command(in_trap);
+    if (act == Action::drop) {
+        log("misbehave: silence from qid " + std::to_string(q.qid()) + " cid " + hex(c.cid) + " on");
+        q.release(slot);
+        return;
+    }
+    const DataPtr dp = DataPtr::parse(c);
+    uint8_t* data = ns_.data() + off;
+    const uint32_t lkey = q.device().ns_mr->lkey;
+    if (c.opcode == kIoRead) {
+        const bool ok = q.push(slot, data, lkey, dp, uint32_t(len));
+        io_done(q, slot, act, ok ? kScSuccess : kScSglInvalidType | kScDnr);
+        return;
+    }
+    q.fetch(slot, data, lkey, dp, uint32_t(len), [this, &q, slot, act](bool ok) {
+        io_done(q, slot, act, ok ? kScSuccess : kScSglInvalidType | kScDnr);
+    });
+}
+
+void Target::io_done(Queue& q, uint32_t slot, Action act, uint16_t status)
+{
+    if (act != Action::misbehave) {
+        reply(q, slot, status);
+        return;
+    }
+    const uint16_t cid = q.sqe(slot).cid;
+    const uint16_t tag = cid & ((1u << kGenShift) - 1);
+    Cqe cqe{};
+    cqe.cid = cid;
+    cqe.status = uint16_t(status << 1);
+    switch (bad_.mode()) {
+    case Mode::unknown_cid:
+        cqe.cid = uint16_t((cid & ~0xfffu) | 0xfff);  // a tag far beyond the queue depth
+        break;
+    case Mode::stale_cid:
+        cqe.cid = uint16_t(((cid - (1u << kGenShift)) & ~0xfffu) | tag);
+        break;
+    case Mode::dnr_status:
+        cqe.status = uint16_t((kScInternal | kScDnr) << 1);
+        break;
+    default:
+        break;
+    }
+    log("misbehave: " + std::string(mode_name(bad_.mode())) + ": qid " + std::to_string(q.qid()) +
+        " cid " + hex(cid) + " answered as " + hex(cqe.cid) + " status " + hex(cqe.status >> 1) + " (#" +
+        std::to_string(bad_.hits()) + ")");
+    q.respond(slot, cqe);
+    if (bad_.is(Mode::double_completion))
+        q.send_cqe(cqe);
+}
+
+}  // namespace rt

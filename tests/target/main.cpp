@@ -1,0 +1,59 @@
+// rblk_test_target: a userspace NVMe-oF/RDMA target, just enough of one
+// for rblk to connect and do I/O, that misbehaves on command. For tests
+// only: one RAM namespace, no security, no persistence.
+#include <csignal>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "target.hpp"
+
+namespace {
+
+volatile bool g_stop = false;
+
+void on_signal(int)
+{
+    g_stop = true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    rt::Options o;
+    std::string mode = "none";
+    CLI::App app{"NVMe-oF/RDMA test target that misbehaves on command"};
+    app.add_option("-a,--addr", o.addr, "IPv4 address to listen on")->capture_default_str();
+    app.add_option("-p,--port", o.port, "Port")->capture_default_str();
+    app.add_option("-n,--nqn", o.subnqn, "Subsystem NQN")->capture_default_str();
+    app.add_option("--size-mib", o.size_mib, "Namespace size, MiB")->capture_default_str()->check(CLI::Range(1, 1024));
+    app.add_option("--misbehave", mode, "One of: " + rt::mode_names())->capture_default_str();
+    app.add_option("--after", o.after, "Qualifying events to let pass first")->capture_default_str();
+    app.add_option("--count", o.count, "Events to misbehave on (0: all)")->capture_default_str();
+    app.add_option("--trap-offset", o.trap_offset,
+                   "Byte offset of the 4 KiB the I/O misbehaviours wait for")
+        ->capture_default_str();
+    CLI11_PARSE(app, argc, argv);
+
+    const auto m = rt::parse_mode(mode);
+    if (!m) {
+        std::cerr << "rblk_test_target: unknown --misbehave '" << mode << "' (one of: " << rt::mode_names()
+                  << ")\n";
+        return 2;
+    }
+    o.mode = *m;
+
+    struct sigaction sa{};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    try {
+        rt::Target target(o);
+        target.run(g_stop);
+    } catch (const std::exception& e) {
+        std::cerr << "rblk_test_target: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,61 @@
+// Which misbehaviour the target plays, and when: the only place that
+// decides to break the protocol on purpose.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rt {
+
+enum class Mode {
+    none,
+    unknown_cid,           // response names a command id never issued
+    stale_cid,             // response names the previous generation of the tag
+    double_completion,     // two responses for one command
+    dnr_status,            // error status with Do Not Retry
+    silence,               // from the trigger on, nothing is answered
+    absurd_nn,             // NN 0xfffffffe and an active list that never ends
+    absurd_mdts,           // MDTS 255 (2^255 pages)
+    absurd_lbaf,           // LBA data size 2^40
+    tiny_lbaf,             // LBA data size 2^3
+    bad_flbas,             // FLBAS names format 5 of a single one
+    reject_connect,        // rdma_reject() with an NVMe-oF reject status
+    disconnect_in_connect, // accept, then disconnect instead of answering Connect
+};
+
+std::optional<Mode> parse_mode(std::string_view name);
+std::string_view mode_name(Mode m);
+std::string mode_names();  // for --help
+
+// What to do with one I/O command or connection request.
+enum class Action { normal, misbehave, drop };
+
+class Misbehaviour {
+public:
+    // @after: qualifying events to let pass first; @count: how many to
+    // break (0: all). Silence, once triggered, never ends.
+    Misbehaviour(Mode mode, uint64_t after, uint64_t count) : mode_(mode), after_(after), count_(count) {}
+
+    Mode mode() const { return mode_; }
+    bool is(Mode m) const { return mode_ == m; }
+
+    // An I/O command that touches the trap range (or any command once
+    // silent; then @in_trap is ignored).
+    Action on_command(bool in_trap);
+    // A connection request (reject-connect, disconnect-in-connect).
+    bool on_connection();
+
+    uint64_t hits() const { return hits_; }
+
+private:
+    bool take();
+
+    Mode mode_;
+    uint64_t after_, count_;
+    uint64_t seen_ = 0, hits_ = 0;
+    bool silent_ = false;
+};
+
+}  // namespace rt

@@ -1,0 +1,206 @@
+#include "target.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+
+namespace rt {
+
+void throw_errno(const std::string& what)
+{
+    throw std::runtime_error(what + ": " + std::strerror(errno));
+}
+
+Target::Target(const Options& opts)
+    : opts_(opts), bad_(opts.mode, opts.after, opts.count), ns_(size_t(opts.size_mib) << 20)
+{
+    channel_.reset(check_ptr(rdma_create_event_channel(), "rdma_create_event_channel"));
+    const int fl = fcntl(channel_->fd, F_GETFL);
+    check_rc(fcntl(channel_->fd, F_SETFL, fl | O_NONBLOCK) < 0, "fcntl(O_NONBLOCK)");
+
+    rdma_cm_id* id = nullptr;
+    check_rc(rdma_create_id(channel_.get(), &id, nullptr, RDMA_PS_TCP), "rdma_create_id");
+    listener_.reset(id);
+
+    sockaddr_in sin{};
+    sin.sin_family = AF_INET;
+    sin.sin_port = htons(opts_.port);
+    if (inet_pton(AF_INET, opts_.addr.c_str(), &sin.sin_addr) != 1)
+        throw std::runtime_error("not an IPv4 address: " + opts_.addr);
+    check_rc(rdma_bind_addr(id, reinterpret_cast<sockaddr*>(&sin)), "rdma_bind_addr " + opts_.addr);
+    check_rc(rdma_listen(id, 16), "rdma_listen");
+    log("listening on " + opts_.addr + ":" + std::to_string(opts_.port) + " subnqn " + opts_.subnqn +
+        " misbehave " + std::string(mode_name(opts_.mode)));
+}
+
+void Target::log(const std::string& line)
+{
+    std::cout << line << std::endl;
+}
+
+Device& Target::device(ibv_context* ctx)
+{
+    auto& d = devices_[ctx];
+    if (!d) {
+        auto dev = std::make_unique<Device>();
+        dev->ctx = ctx;
+        check_rc(ibv_query_device(ctx, &dev->attr), "ibv_query_device");
+        dev->pd.reset(check_ptr(ibv_alloc_pd(ctx), "ibv_alloc_pd"));
+        dev->ns_mr.reset(check_ptr(ibv_reg_mr(dev->pd.get(), ns_.data(), ns_.size(),
+                                              IBV_ACCESS_LOCAL_WRITE),
+                                   "ibv_reg_mr(namespace)"));
+        d = std::move(dev);
+    }
+    return *d;
+}
+
+void Target::on_connect_request(rdma_cm_id* id, const void* priv, uint8_t priv_len, uint8_t rd_depth)
+{
+    CmId owned(id);
+    CmReq req{};
+    CmRej rej{};
+    const uint64_t nr = ++connections_;
+
+    std::memcpy(&req, priv, std::min<size_t>(priv_len, sizeof(req)));
+    if (priv_len < sizeof(req) || req.recfmt != 0)
+        rej.sts = kRejInvalidRecfmt;
+    else if (req.hsqsize + 1u > (req.qid ? kMaxQueueSize : 32u) || req.hsqsize < 1)
+        rej.sts = kRejInvalidHsqsize;
+    else if (bad_.is(Mode::reject_connect) && bad_.on_connection()) {
+        log("misbehave: reject-connect: connection " + std::to_string(nr) + " qid " +
+            std::to_string(req.qid) + " (#" + std::to_string(bad_.hits()) + ")");
+        rej.sts = kRejNoResources;
+    }
+    if (rej.sts) {
+        rdma_reject(id, &rej, sizeof(rej));
+        return;  // the id goes with @owned
+    }
+
+    const uint16_t depth = req.hsqsize + 1;
+    std::unique_ptr<Queue> q;
+    try {
+        q = std::make_unique<Queue>(id, device(id->verbs), req.qid, depth, kInlineBytes);
+    } catch (const std::exception& e) {
+        log(std::string("cannot set up a queue: ") + e.what());
+        rej.sts = kRejNoResources;
+        rdma_reject(id, &rej, sizeof(rej));
+        return;
+    }
+    (void)owned.release();  // the Queue has it
+
+    CmRep rep{};
+    rep.crqsize = depth;
+    rdma_conn_param param{};
+    param.private_data = &rep;
+    param.private_data_len = sizeof(rep);
+    param.responder_resources = 0;
+    param.initiator_depth = uint8_t(std::min<int>(rd_depth, q->device().attr.max_qp_init_rd_atom));
+    param.rnr_retry_count = 7;
+    if (rdma_accept(id, &param)) {
+        log(std::string("rdma_accept: ") + std::strerror(errno));
+        return;  // the Queue, and with it the id, goes
+    }
+    if (bad_.is(Mode::disconnect_in_connect) && bad_.on_connection()) {
+        log("misbehave: disconnect-in-connect: connection " + std::to_string(nr) + " qid " +
+            std::to_string(req.qid) + " (#" + std::to_string(bad_.hits()) + ")");
+        hang_up_[id] = true;
+    }
+    queues_[id] = std::move(q);
+}
+
+void Target::drop_queue(rdma_cm_id* id)
+{
+    hang_up_.erase(id);
+    queues_.erase(id);
+}
+
+void Target::on_cm_event(rdma_cm_event& ev)
+{
+    switch (ev.event) {
+    case RDMA_CM_EVENT_CONNECT_REQUEST: {
+        uint8_t priv[64] = {};
+        const uint8_t len = std::min<uint8_t>(ev.param.conn.private_data_len, sizeof(priv));
+        std::memcpy(priv, ev.param.conn.private_data, len);
+        rdma_cm_id* id = ev.id;
+        // Seen from this side: the RDMA READs the host lets us have.
+        const uint8_t rd_depth = ev.param.conn.initiator_depth;
+        rdma_ack_cm_event(&ev);
+        on_connect_request(id, priv, len, rd_depth);
+        return;
+    }
+    case RDMA_CM_EVENT_DISCONNECTED:
+    case RDMA_CM_EVENT_REJECTED:
+    case RDMA_CM_EVENT_CONNECT_ERROR:
+    case RDMA_CM_EVENT_UNREACHABLE:
+    case RDMA_CM_EVENT_DEVICE_REMOVAL: {
+        rdma_cm_id* id = ev.id;
+        rdma_ack_cm_event(&ev);
+        if (queues_.count(id))
+            rdma_disconnect(id);
+        drop_queue(id);
+        return;
+    }
+    default:
+        rdma_ack_cm_event(&ev);
+        return;
+    }
+}
+
+void Target::on_command(Queue& q, uint32_t slot)
+{
+    if (bad_.on_command(false) == Action::drop) {  // silent: nobody is answered
+        q.release(slot);
+        return;
+    }
+    const Sqe& c = q.sqe(slot);
+    if (c.opcode == kOpFabrics)
+        fabrics(q, slot);
+    else if (!q.connected)
+        reply(q, slot, kScInvalidOpcode | kScDnr);
+    else if (q.qid() == 0)
+        admin(q, slot);
+    else
+        io(q, slot);
+}
+
+void Target::reply(Queue& q, uint32_t slot, uint16_t status, uint64_t result)
+{
+    Cqe cqe{};
+    cqe.result = result;
+    cqe.cid = q.sqe(slot).cid;
+    cqe.status = uint16_t(status << 1);
+    q.respond(slot, cqe);
+}
+
+void Target::run(const volatile bool& stop)
+{
+    while (!stop) {
+        std::vector<pollfd> fds{{channel_->fd, POLLIN, 0}};
+        std::vector<Queue*> order;
+        for (auto& [id, q] : queues_) {
+            fds.push_back({q->fd(), POLLIN, 0});
+            order.push_back(q.get());
+        }
+        if (poll(fds.data(), fds.size(), 200) < 0) {
+            if (errno == EINTR)
+                continue;
+            throw_errno("poll");
+        }
+        for (size_t i = 1; i < fds.size(); i++) {
+            if (!(fds[i].revents & POLLIN))
+                continue;
+            Queue& q = *order[i - 1];
+            q.process([&](uint32_t slot) { on_command(q, slot); });
+        }
+        rdma_cm_event* ev = nullptr;
+        while (rdma_get_cm_event(channel_.get(), &ev) == 0)
+            on_cm_event(*ev);
+    }
+}
+
+}  // namespace rt

@@ -1,0 +1,86 @@
+// The test target: an rdma_cm listener, its queues, the controllers they
+// form, one RAM namespace, and the misbehaviour it was asked to play.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "misbehave.hpp"
+#include "queue.hpp"
+
+namespace rt {
+
+struct Options {
+    std::string addr = "0.0.0.0";
+    uint16_t port = 4420;
+    std::string subnqn = "nqn.2024-01.io.rblk:badtarget";
+    uint32_t size_mib = 16;
+    uint64_t trap_offset = 8 << 20;  // byte offset of the trap block
+    Mode mode = Mode::none;
+    uint64_t after = 0;
+    uint64_t count = 0;
+};
+
+// Controller registers, per association.
+struct Controller {
+    uint32_t cc = 0;
+    uint32_t csts = 0;
+};
+
+class Target {
+public:
+    static constexpr uint32_t kBlockShift = 9;
+    static constexpr uint16_t kMaxQueueSize = 128;  // CAP.MQES + 1
+    static constexpr uint32_t kInlineBytes = 8192;  // in-capsule data
+    static constexpr uint32_t kMaxIoQueues = 4;
+
+    explicit Target(const Options& opts);
+    // Serves until @stop becomes true.
+    void run(const volatile bool& stop);
+
+private:
+    // target.cpp: connections
+    void on_cm_event(rdma_cm_event& ev);
+    void on_connect_request(rdma_cm_id* id, const void* priv, uint8_t priv_len, uint8_t rd_depth);
+    Device& device(ibv_context* ctx);
+    void drop_queue(rdma_cm_id* id);
+    void on_command(Queue& q, uint32_t slot);
+
+    // fabrics.cpp: Connect and properties
+    void fabrics(Queue& q, uint32_t slot);
+    void connect(Queue& q, uint32_t slot);
+    void connect_done(Queue& q, uint32_t slot, bool ok);
+
+    // admin.cpp
+    void admin(Queue& q, uint32_t slot);
+    void identify(Queue& q, uint32_t slot);
+    void identify_ctrl(Queue& q, uint8_t* buf);
+    void identify_ns(uint32_t nsid, uint8_t* buf);
+
+    // io.cpp
+    void io(Queue& q, uint32_t slot);
+    void io_done(Queue& q, uint32_t slot, Action act, uint16_t status);
+
+    void reply(Queue& q, uint32_t slot, uint16_t status, uint64_t result = 0);
+    static void log(const std::string& line);
+
+    Options opts_;
+    Misbehaviour bad_;
+    std::vector<uint8_t> ns_;  // namespace 1
+    std::map<uint16_t, Controller> ctrls_;
+    uint16_t next_cntlid_ = 1;
+    uint64_t connections_ = 0;
+
+    // Tear-down runs bottom up: queues, devices, listener, channel.
+    EventChannel channel_;
+    CmId listener_;
+    std::map<ibv_context*, std::unique_ptr<Device>> devices_;
+    std::map<rdma_cm_id*, std::unique_ptr<Queue>> queues_;
+    // Queues whose Connect is answered by a disconnect (by the cm_id).
+    std::map<rdma_cm_id*, bool> hang_up_;
+};
+
+}  // namespace rt

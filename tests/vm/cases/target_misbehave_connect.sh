@@ -1,0 +1,64 @@
+#!/bin/bash
+# rblk against a target that breaks the protocol on purpose, bring-up
+# side (tests/target/rblk_test_target --misbehave MODE): absurd Identify
+# data (NN 0xfffffffe with an endless active list: the scan is bounded;
+# MDTS 255: clamped, I/O verified; LBA data size 2^40 or 2^3, FLBAS beyond
+# NLBAF: the namespace is refused, no disk), a reject or a disconnect
+# during Connect of the admin or the first I/O queue (connect fails with
+# its message). After each mode no controller or disk is left and the
+# module unloads.
+# vm-timeout: 480
+. "$RBLK_SRC_DIR/tests/vm/lib.sh"
+. "$RBLK_SRC_DIR/tests/vm/target_lib.sh"
+head -c 1M /dev/urandom > /tmp/big
+
+# --- absurd Identify data ------------------------------------------------------
+start_target absurd-nn
+t0=$(now)
+out=$(connect_ok absurd-nn)
+t=$(since "$t0")
+vm_assert_eq $'rblk0\n/dev/rblk0n1' "$out" "absurd-nn: only the real namespace"
+dmesg | grep -q 'rblk0: more than 1024 namespaces' || vm_fail "absurd-nn: scan not bounded"
+echo "RESULT: absurd-nn: NN 0xfffffffe, endless active list: scan stopped after 1024 ids, connect ${t} s, 1 disk"
+clean_slate absurd-nn
+
+start_target absurd-mdts
+out=$(connect_ok absurd-mdts)
+vm_assert_eq $'rblk0\n/dev/rblk0n1' "$out" "absurd-mdts: rblkctl connect output"
+kb=$(cat /sys/block/rblk0n1/queue/max_hw_sectors_kb)
+[ "$kb" -ge 4 ] && [ "$kb" -le 1024 ] || vm_fail "absurd-mdts: max_hw_sectors_kb $kb"
+vm_put /tmp/big /dev/rblk0n1 0
+vm_assert_eq "$(sha256sum < /tmp/big | cut -d' ' -f1)" "$(vm_sum /dev/rblk0n1 0 $((1 << 20)))" \
+	"absurd-mdts: 1 MiB read back"
+echo "RESULT: absurd-mdts: MDTS 255 clamped to max_hw_sectors_kb $kb, 1 MiB verified"
+clean_slate absurd-mdts
+
+for spec in "absurd-lbaf:unsupported LBA data size 2^40" "tiny-lbaf:unsupported LBA data size 2^3" \
+	"bad-flbas:LBA format 5 out of range"; do
+	mode=${spec%%:*} msg=${spec#*:}
+	start_target "$mode"
+	out=$(connect_ok "$mode")
+	vm_assert_eq rblk0 "$out" "$mode: a controller and no disk"
+	vm_assert_eq "" "$(vm_rblk_disks)" "$mode: disks"
+	dmesg | grep -qF "rblk0: nsid 1: $msg" || vm_fail "$mode: no '$msg' in the kernel log"
+	echo "RESULT: $mode: namespace refused ($msg), controller without disk"
+	clean_slate "$mode"
+done
+
+# --- Connect refused or cut ------------------------------------------------------
+start_target reject-connect
+connect_fails reject-connect "target rejected the RDMA connection: no resources"
+clean_slate reject-connect
+start_target reject-connect --after 1
+connect_fails reject-connect-ioq "target rejected the RDMA connection: no resources"
+vm_assert_eq 1 "$(hits reject-connect)" "reject-connect-ioq: rejects"
+clean_slate reject-connect-ioq
+
+start_target disconnect-in-connect
+connect_fails disconnect-in-connect "no response to the Fabrics Connect command"
+clean_slate disconnect-in-connect
+start_target disconnect-in-connect --after 1
+connect_fails disconnect-in-connect-ioq "no response to the Fabrics Connect command"
+clean_slate disconnect-in-connect-ioq
+
+vm_rblk_unload
