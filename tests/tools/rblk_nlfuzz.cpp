@@ -734,12 +734,14 @@ private:
         if ((c.msg.flags() & NLM_F_ACK) && to_family && !a.acked)
             fail(i, c, "no ack or error for a request with NLM_F_ACK");
         const int err = a.ack ? -a.ack->error : 0;
-        if (!a.acked)
-            histogram_[a.data_msgs ? "reply-no-ack" : "processed-no-ack"]++;
-        else
-            histogram_[err ? rblk::errno_name(err) : "ok"]++;
+        // Without NLM_F_REQUEST netlink only acks (when asked): not an "ok" of rblk's.
+        const std::string answer = !(c.msg.flags() & NLM_F_REQUEST) ? "not-a-request"
+                                   : !a.acked ? (a.data_msgs ? "reply-no-ack" : "processed-no-ack")
+                                   : err      ? rblk::errno_name(err)
+                                              : "ok";
+        histogram_[answer]++;
         if (c.wire)
-            wire_[err ? rblk::errno_name(err) : "ok"]++;
+            wire_[answer]++;
         if (err && !kAllowed.count(err))
             fail(i, c, "errno " + rblk::errno_name(err) + " is not in the allowed set");
         if (err && a.ack && !a.ack->message.empty())
