@@ -149,6 +149,7 @@ struct rblk_ctrl {
 	spinlock_t		lock;		/* state and its timestamps */
 	enum rblk_ctrl_state	state;
 	unsigned long		state_since;	/* jiffies */
+	unsigned long		lost_at;	/* jiffies: entered RESETTING */
 	unsigned long		loss_deadline;	/* jiffies, 0 = none */
 	unsigned long		next_reconnect;	/* jiffies, 0 = none */
 

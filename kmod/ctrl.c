@@ -39,10 +39,11 @@ bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new)
 		if (new == RBLK_CTRL_LIVE || new == RBLK_CTRL_DELETING) {
 			ctrl->loss_deadline = 0;
 			ctrl->next_reconnect = 0;
-		} else if (new == RBLK_CTRL_RESETTING &&
-			   ctrl->opts.ctrl_loss_tmo >= 0) {
-			ctrl->loss_deadline = jiffies +
-				(unsigned long)ctrl->opts.ctrl_loss_tmo * HZ;
+		} else if (new == RBLK_CTRL_RESETTING) {
+			ctrl->lost_at = jiffies;
+			if (ctrl->opts.ctrl_loss_tmo >= 0)
+				ctrl->loss_deadline = jiffies +
+					(unsigned long)ctrl->opts.ctrl_loss_tmo * HZ;
 		}
 	}
 	spin_unlock_irqrestore(&ctrl->lock, flags);

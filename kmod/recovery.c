@@ -442,9 +442,18 @@ static void rblk_err_work(struct work_struct *work)
 	/* Requests wait, quiesced, for the reconnect or the fail-fast. */
 	if (!rblk_ctrl_change_state(ctrl, RBLK_CTRL_CONNECTING))
 		return;
-	if (ctrl->opts.fast_io_fail_tmo >= 0)
+	if (ctrl->opts.fast_io_fail_tmo >= 0) {
+		/*
+		 * Counted from the loss of the connection, like ctrl_loss_tmo:
+		 * a tear-down that waited for a port to come back used part
+		 * of it already.
+		 */
+		unsigned long tmo = (unsigned long)ctrl->opts.fast_io_fail_tmo * HZ;
+		unsigned long spent = jiffies - READ_ONCE(ctrl->lost_at);
+
 		queue_delayed_work(rblk_wq, &ctrl->failfast_work,
-				   (unsigned long)ctrl->opts.fast_io_fail_tmo * HZ);
+				   spent < tmo ? tmo - spent : 0);
+	}
 	rblk_reconnect_or_delete(ctrl);
 }
 
