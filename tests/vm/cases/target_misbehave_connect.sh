@@ -9,6 +9,7 @@
 # module unloads.
 # vm-timeout: 480
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
+# shellcheck source=SCRIPTDIR/../target_lib.sh
 . "$RBLK_SRC_DIR/tests/vm/target_lib.sh"
 head -c 1M /dev/urandom > /tmp/big
 

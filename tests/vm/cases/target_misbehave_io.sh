@@ -11,6 +11,7 @@
 # target_misbehave_connect.sh.
 # vm-timeout: 480
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
+# shellcheck source=SCRIPTDIR/../target_lib.sh
 . "$RBLK_SRC_DIR/tests/vm/target_lib.sh"
 zero4k=$(head -c 4096 /dev/zero | sha256sum | cut -d" " -f1)
 
