@@ -13,6 +13,28 @@ namespace {
 
 constexpr uint32_t kNsid = 1;
 constexpr uint32_t kAbsurdNn = 0xfffffffe;
+constexpr uint8_t kNidtEui64 = 1, kNidtNguid = 2, kNidtUuid = 3;
+
+// Namespace identifiers from the NQN alone (FNV-1a, one seed per 8
+// bytes): a restarted target's namespace is the same one to the host.
+void put_ids(uint8_t* dst, size_t len, const std::string& nqn, uint64_t seed)
+{
+    for (size_t i = 0; i < len; i += 8) {
+        uint64_t h = 0xcbf29ce484222325ull ^ (seed + i);
+        for (const char ch : nqn)
+            h = (h ^ uint8_t(ch)) * 0x100000001b3ull;
+        std::memcpy(dst + i, &h, std::min<size_t>(8, len - i));
+    }
+}
+
+// A Namespace Identification Descriptor; returns the bytes it took.
+size_t put_desc(uint8_t* buf, uint8_t type, const uint8_t* id, uint8_t len)
+{
+    buf[0] = type;
+    buf[1] = len;
+    std::memcpy(buf + 4, id, len);
+    return 4 + len;
+}
 
 void put_string(uint8_t* buf, size_t off, size_t len, const std::string& s)
 {
@@ -61,7 +83,7 @@ void Target::identify_ctrl(Queue& q, uint8_t* buf)
     put<uint16_t>(buf, idc::kas, 1);      // 100 ms granularity
     buf[idc::sqes] = 0x66;
     buf[idc::cqes] = 0x44;
-    put<uint16_t>(buf, idc::maxcmd, kMaxQueueSize);
+    put<uint16_t>(buf, idc::maxcmd, opts_.max_queue_size);
     put<uint32_t>(buf, idc::nn, bad_.is(Mode::absurd_nn) ? kAbsurdNn : kNsid);
     put<uint16_t>(buf, idc::oncs, 0);
     buf[idc::vwc] = 1;
@@ -84,8 +106,8 @@ void Target::identify_ns(uint32_t nsid, uint8_t* buf)
     put<uint64_t>(buf, idn::nuse, blocks);
     buf[idn::nlbaf] = 0;  // one format
     buf[idn::flbas] = bad_.is(Mode::bad_flbas) ? 5 : 0;
-    for (size_t i = 0; i < 16; i++)
-        buf[idn::nguid + i] = uint8_t(0xb0 + i);
+    put_ids(buf + idn::nguid, 16, opts_.subnqn, 1);
+    put_ids(buf + idn::eui64, 8, opts_.subnqn, 2);
     uint8_t ds = kBlockShift;
     if (bad_.is(Mode::absurd_lbaf))
         ds = 40;
@@ -127,12 +149,18 @@ void Target::identify(Queue& q, uint32_t slot)
             reply(q, slot, kScInvalidNs | kScDnr);
             return;
         }
-        buf[0] = 2;  // NGUID
-        buf[1] = 16;
-        identify_ns(c.nsid, buf + 512);  // borrow its NGUID
-        std::memcpy(buf + 4, buf + 512 + idn::nguid, 16);
-        std::memset(buf + 512, 0, kIdentifySize - 512);
+    {
+        uint8_t uuid[16];
+        put_ids(uuid, sizeof(uuid), opts_.subnqn, 3);
+        uuid[6] = uint8_t((uuid[6] & 0x0f) | 0x80);  // RFC 4122 version 8: custom
+        uuid[8] = uint8_t((uuid[8] & 0x3f) | 0x80);
+        identify_ns(c.nsid, buf + 2048);  // borrow its EUI64 and NGUID
+        size_t off = put_desc(buf, kNidtEui64, buf + 2048 + idn::eui64, 8);
+        off += put_desc(buf + off, kNidtNguid, buf + 2048 + idn::nguid, 16);
+        put_desc(buf + off, kNidtUuid, uuid, 16);
+        std::memset(buf + 2048, 0, kIdentifySize - 2048);
         break;
+    }
     default:
         reply(q, slot, kScInvalidField | kScDnr);
         return;

@@ -9,10 +9,12 @@ namespace rt {
 namespace {
 
 constexpr uint32_t kIpoAttrData = 1u << 16;  // invalid parameter is in the Connect data
+constexpr uint32_t kIpoAttrSqe = 0;           // ... in the Connect command itself
+constexpr uint32_t kSqsizeOffset = 44;        // of SQSIZE in the Connect command
 
-uint64_t cap_value()
+uint64_t cap_value(uint16_t max_queue_size)
 {
-    const uint64_t mqes = Target::kMaxQueueSize - 1;
+    const uint64_t mqes = max_queue_size - 1u;
     const uint64_t cqr = 1ull << 16;
     const uint64_t to = 10ull << 24;  // 5 s, in 500 ms units
     const uint64_t css_nvm = 1ull << 37;
@@ -40,7 +42,7 @@ void Target::fabrics(Queue& q, uint32_t slot)
     if (fctype == kFctPropGet) {
         switch (off) {
         case kRegCap:
-            reply(q, slot, kScSuccess, cap_value());
+            reply(q, slot, kScSuccess, cap_value(opts_.max_queue_size));
             return;
         case kRegVs:
             reply(q, slot, kScSuccess, 0x00010300);  // 1.3
@@ -94,6 +96,7 @@ void Target::connect_done(Queue& q, uint32_t slot, bool ok)
     data.subnqn[sizeof(data.subnqn) - 1] = '\0';
     const auto* raw = reinterpret_cast<const uint8_t*>(&q.sqe(slot));
     const uint16_t qid = get<uint16_t>(raw, 42);
+    const uint16_t sqsize = get<uint16_t>(raw, 44);  // 0's based
 
     if (opts_.subnqn != data.subnqn) {
         reply(q, slot, kScConnectInvalidParam | kScDnr, kIpoAttrData | offsetof(ConnectData, subnqn));
@@ -101,6 +104,13 @@ void Target::connect_done(Queue& q, uint32_t slot, bool ok)
     }
     if (qid != q.qid()) {
         reply(q, slot, kScInvalidField | kScDnr);
+        return;
+    }
+    // As nvmet_install_queue(): SQSIZE 0, or an I/O SQ beyond CAP.MQES.
+    if (sqsize == 0 || (qid != 0 && sqsize > opts_.max_queue_size - 1u)) {
+        log("connect: qid " + std::to_string(qid) + " sqsize " + std::to_string(sqsize) +
+            " rejected (MQES " + std::to_string(opts_.max_queue_size - 1u) + ")");
+        reply(q, slot, kScConnectInvalidParam | kScDnr, kIpoAttrSqe | kSqsizeOffset);
         return;
     }
     if (qid == 0) {
@@ -114,8 +124,9 @@ void Target::connect_done(Queue& q, uint32_t slot, bool ok)
         q.cntlid = data.cntlid;
     }
     q.connected = true;
+    q.set_sqsize(sqsize);
     log("connect: qid " + std::to_string(qid) + " cntlid " + std::to_string(q.cntlid) + " depth " +
-        std::to_string(q.depth()));
+        std::to_string(q.depth()) + " sqsize " + std::to_string(sqsize));
     reply(q, slot, kScSuccess, q.cntlid);
 }
 

@@ -34,6 +34,10 @@ int main(int argc, char** argv)
     app.add_option("--trap-offset", o.trap_offset,
                    "Byte offset of the 4 KiB the I/O misbehaviours wait for")
         ->capture_default_str();
+    app.add_option("--max-queue-size", o.max_queue_size,
+                   "Largest I/O queue granted (CAP.MQES + 1, MAXCMD); larger Connects are refused")
+        ->capture_default_str()
+        ->check(CLI::Range(4, int(rt::Target::kMaxRdmaQueueSize)));
     CLI11_PARSE(app, argc, argv);
 
     const auto m = rt::parse_mode(mode);
@@ -51,6 +55,7 @@ int main(int argc, char** argv)
     try {
         rt::Target target(o);
         target.run(g_stop);
+        target.report_inflight();
     } catch (const std::exception& e) {
         std::cerr << "rblk_test_target: " << e.what() << "\n";
         return 1;

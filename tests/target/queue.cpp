@@ -1,5 +1,6 @@
 #include "queue.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -14,7 +15,7 @@ constexpr uint32_t kWrPerSlot = 4;  // READ or WRITE, SEND, a spare SEND, slack
 }  // namespace
 
 Queue::Queue(rdma_cm_id* id, Device& dev, uint16_t qid, uint16_t depth, uint32_t inline_bytes)
-    : dev_(dev), qid_(qid), depth_(depth), stride_(sizeof(Sqe) + inline_bytes)
+    : dev_(dev), qid_(qid), depth_(depth), stride_(sizeof(Sqe) + inline_bytes), sqsize_(depth - 1)
 {
     channel_.reset(check_ptr(ibv_create_comp_channel(dev_.ctx), "ibv_create_comp_channel"));
     const int cqe = depth_ * (kWrPerSlot + 1) + 8;
@@ -37,6 +38,7 @@ Queue::Queue(rdma_cm_id* id, Device& dev, uint16_t qid, uint16_t depth, uint32_t
     rsp_.resize(size_t(depth_) * 2);
     scratch_.resize(size_t(depth_) * kScratch);
     pending_.resize(depth_);
+    busy_.assign(depth_, false);
     recv_mr_.reset(check_ptr(ibv_reg_mr(dev_.pd.get(), recv_.data(), recv_.size(), IBV_ACCESS_LOCAL_WRITE),
                              "ibv_reg_mr(receive buffers)"));
     rsp_mr_.reset(check_ptr(ibv_reg_mr(dev_.pd.get(), rsp_.data(), rsp_.size() * sizeof(Cqe), 0),
@@ -137,9 +139,23 @@ void Queue::respond(uint32_t slot, const Cqe& cqe)
 
 void Queue::release(uint32_t slot)
 {
+    if (busy_[slot]) {
+        busy_[slot] = false;
+        inflight_--;
+    }
     pending_[slot] = nullptr;
     if (post_recv(id_->qp, slot))
         broken = true;
+}
+
+void Queue::received(uint32_t slot)
+{
+    busy_[slot] = true;
+    max_inflight_ = std::max(max_inflight_, ++inflight_);
+    if (inflight_ > sqsize_) {
+        overflows_++;
+        std::cerr << "OVERFLOW qid=" << qid_ << " inflight=" << inflight_ << " sqsize=" << sqsize_ << std::endl;
+    }
 }
 
 void Queue::process(const std::function<void(uint32_t slot)>& on_cmd)
@@ -172,6 +188,7 @@ void Queue::process(const std::function<void(uint32_t slot)>& on_cmd)
                     continue;
                 }
                 lens_[slot] = wc[i].byte_len;
+                received(slot);
                 on_cmd(slot);
             } else if (kind == kRead && slot < depth_ && pending_[slot]) {
                 std::exchange(pending_[slot], nullptr)(true);

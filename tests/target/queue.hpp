@@ -43,6 +43,13 @@ public:
     bool connected = false;
     bool broken = false;  // a work request failed: the host sees it too
 
+    // The invariant under test: commands received and not yet answered
+    // never exceed SQSIZE (0's based, from Connect; before it, the CM's).
+    void set_sqsize(uint16_t sqsize) { sqsize_ = sqsize; }
+    uint16_t sqsize() const { return sqsize_; }
+    uint32_t max_inflight() const { return max_inflight_; }
+    uint64_t overflows() const { return overflows_; }
+
     const Sqe& sqe(uint32_t slot) const;
     // In-capsule data of @slot's command: its bytes after the SQE.
     const uint8_t* capsule_data(uint32_t slot) const { return sqe_bytes(slot) + sizeof(Sqe); }
@@ -70,6 +77,7 @@ private:
     static uint64_t wr_id(Kind k, uint32_t slot) { return (uint64_t(k) << 32) | slot; }
     const uint8_t* sqe_bytes(uint32_t slot) const { return recv_.data() + size_t(slot) * stride_; }
     int post_recv(ibv_qp* qp, uint32_t slot);
+    void received(uint32_t slot);
     void post_send(ibv_send_wr& wr);
     void post_rdma(ibv_wr_opcode op, uint64_t id, const uint8_t* local, uint32_t lkey, const DataPtr& dp,
                    uint32_t len);
@@ -90,6 +98,10 @@ private:
     std::vector<Done> pending_;  // per slot: waiting for an RDMA READ
     uint32_t rsp_next_ = 0;
     uint16_t sq_head_ = 0;
+    uint16_t sqsize_;
+    uint32_t inflight_ = 0, max_inflight_ = 0;
+    uint64_t overflows_ = 0;
+    std::vector<bool> busy_;  // per slot: received, not yet answered
 };
 
 }  // namespace rt

@@ -5,6 +5,7 @@
 #include <netdb.h>
 #include <poll.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -69,7 +70,7 @@ void Target::on_connect_request(rdma_cm_id* id, const void* priv, uint8_t priv_l
     std::memcpy(&req, priv, std::min<size_t>(priv_len, sizeof(req)));
     if (priv_len < sizeof(req) || req.recfmt != 0)
         rej.sts = kRejInvalidRecfmt;
-    else if (req.hsqsize + 1u > (req.qid ? kMaxQueueSize : 32u) || req.hsqsize < 1)
+    else if (req.hsqsize + 1u > (req.qid ? kMaxRdmaQueueSize : 32u) || req.hsqsize < 1)
         rej.sts = kRejInvalidHsqsize;
     else if (bad_.is(Mode::reject_connect) && bad_.on_connection()) {
         log("misbehave: reject-connect: connection " + std::to_string(nr) + " qid " +
@@ -113,10 +114,33 @@ void Target::on_connect_request(rdma_cm_id* id, const void* priv, uint8_t priv_l
     queues_[id] = std::move(q);
 }
 
+void Target::note_inflight(const Queue& q)
+{
+    auto& [max, sqsize] = max_inflight_[q.qid()];
+    max = std::max(max, q.max_inflight());
+    sqsize = q.sqsize();
+    overflows_ += q.overflows();
+}
+
+void Target::report_inflight()
+{
+    for (auto& [id, q] : queues_)
+        note_inflight(*q);
+    queues_.clear();
+    for (const auto& [qid, v] : max_inflight_)
+        log("max_inflight qid=" + std::to_string(qid) + " value=" + std::to_string(v.first) +
+            " sqsize=" + std::to_string(v.second));
+    log("overflows " + std::to_string(overflows_));
+}
+
 void Target::drop_queue(rdma_cm_id* id)
 {
     hang_up_.erase(id);
-    queues_.erase(id);
+    auto it = queues_.find(id);
+    if (it != queues_.end()) {
+        note_inflight(*it->second);
+        queues_.erase(it);
+    }
 }
 
 void Target::on_cm_event(rdma_cm_event& ev)

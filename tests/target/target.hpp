@@ -22,6 +22,7 @@ struct Options {
     Mode mode = Mode::none;
     uint64_t after = 0;
     uint64_t count = 0;
+    uint16_t max_queue_size = 128;  // CAP.MQES + 1 and MAXCMD
 };
 
 // Controller registers, per association.
@@ -33,13 +34,17 @@ struct Controller {
 class Target {
 public:
     static constexpr uint32_t kBlockShift = 9;
-    static constexpr uint16_t kMaxQueueSize = 128;  // CAP.MQES + 1
+    // Receive buffers one queue may ask for in its CM request; Connect
+    // then holds an I/O queue to --max-queue-size, as nvmet does.
+    static constexpr uint16_t kMaxRdmaQueueSize = 1024;
     static constexpr uint32_t kInlineBytes = 8192;  // in-capsule data
     static constexpr uint32_t kMaxIoQueues = 4;
 
     explicit Target(const Options& opts);
     // Serves until @stop becomes true.
     void run(const volatile bool& stop);
+    // The in-flight invariant per queue id, and the overflow count.
+    void report_inflight();
 
 private:
     // target.cpp: connections
@@ -47,6 +52,7 @@ private:
     void on_connect_request(rdma_cm_id* id, const void* priv, uint8_t priv_len, uint8_t rd_depth);
     Device& device(ibv_context* ctx);
     void drop_queue(rdma_cm_id* id);
+    void note_inflight(const Queue& q);
     void on_command(Queue& q, uint32_t slot);
 
     // fabrics.cpp: Connect and properties
@@ -73,6 +79,10 @@ private:
     std::map<uint16_t, Controller> ctrls_;
     uint16_t next_cntlid_ = 1;
     uint64_t connections_ = 0;
+    // Per qid, over every queue of that id so far: highest in-flight count
+    // and the SQSIZE of the last one; overflows over all of them.
+    std::map<uint16_t, std::pair<uint32_t, uint16_t>> max_inflight_;
+    uint64_t overflows_ = 0;
 
     // Tear-down runs bottom up: queues, devices, listener, channel.
     EventChannel channel_;

@@ -105,7 +105,8 @@ constexpr size_t sn = 4, mn = 24, fr = 64, mdts = 77, cntlid = 78, ver = 80, cnt
 
 // Identify Namespace byte offsets.
 namespace idn {
-constexpr size_t nsze = 0, ncap = 8, nuse = 16, nlbaf = 25, flbas = 26, nguid = 104, lbaf0 = 128;
+constexpr size_t nsze = 0, ncap = 8, nuse = 16, nlbaf = 25, flbas = 26, nguid = 104, eui64 = 120,
+                 lbaf0 = 128;
 }  // namespace idn
 
 constexpr size_t kIdentifySize = 4096;
