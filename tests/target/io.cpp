@@ -66,6 +66,11 @@ void Target::io(Queue& q, uint32_t slot)
 void Target::io_done(Queue& q, uint32_t slot, Action act, uint16_t status)
 {
     if (act != Action::misbehave) {
+        if (opts_.reply_delay_ms) {
+            const auto due = std::chrono::steady_clock::now() + std::chrono::milliseconds(opts_.reply_delay_ms);
+            held_.push_back({&q, slot, status, due});
+            return;
+        }
         reply(q, slot, status);
         return;
     }

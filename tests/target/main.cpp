@@ -38,6 +38,10 @@ int main(int argc, char** argv)
                    "Largest I/O queue granted (CAP.MQES + 1, MAXCMD); larger Connects are refused")
         ->capture_default_str()
         ->check(CLI::Range(4, int(rt::Target::kMaxRdmaQueueSize)));
+    app.add_option("--reply-delay-ms", o.reply_delay_ms,
+                   "Hold each I/O response this long, so commands pile up in flight")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 10000));
     CLI11_PARSE(app, argc, argv);
 
     const auto m = rt::parse_mode(mode);

@@ -124,6 +124,7 @@ void Target::note_inflight(const Queue& q)
 
 void Target::report_inflight()
 {
+    held_.clear();
     for (auto& [id, q] : queues_)
         note_inflight(*q);
     queues_.clear();
@@ -138,6 +139,8 @@ void Target::drop_queue(rdma_cm_id* id)
     hang_up_.erase(id);
     auto it = queues_.find(id);
     if (it != queues_.end()) {
+        const Queue* q = it->second.get();
+        std::erase_if(held_, [q](const Held& h) { return h.q == q; });
         note_inflight(*it->second);
         queues_.erase(it);
     }
@@ -201,6 +204,20 @@ void Target::reply(Queue& q, uint32_t slot, uint16_t status, uint64_t result)
     q.respond(slot, cqe);
 }
 
+int Target::release_held()
+{
+    const auto now = std::chrono::steady_clock::now();
+    while (!held_.empty() && held_.front().due <= now) {
+        const Held h = held_.front();
+        held_.pop_front();
+        reply(*h.q, h.slot, h.status);
+    }
+    if (held_.empty())
+        return -1;
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(held_.front().due - now);
+    return int(ms.count()) + 1;
+}
+
 void Target::run(const volatile bool& stop)
 {
     while (!stop) {
@@ -210,7 +227,8 @@ void Target::run(const volatile bool& stop)
             fds.push_back({q->fd(), POLLIN, 0});
             order.push_back(q.get());
         }
-        if (poll(fds.data(), fds.size(), 200) < 0) {
+        const int next = release_held();
+        if (poll(fds.data(), fds.size(), next < 0 ? 200 : std::min(next, 200)) < 0) {
             if (errno == EINTR)
                 continue;
             throw_errno("poll");

@@ -2,7 +2,9 @@
 // form, one RAM namespace, and the misbehaviour it was asked to play.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,6 +25,7 @@ struct Options {
     uint64_t after = 0;
     uint64_t count = 0;
     uint16_t max_queue_size = 128;  // CAP.MQES + 1 and MAXCMD
+    uint32_t reply_delay_ms = 0;     // hold each I/O response this long
 };
 
 // Controller registers, per association.
@@ -69,6 +72,17 @@ private:
     // io.cpp
     void io(Queue& q, uint32_t slot);
     void io_done(Queue& q, uint32_t slot, Action act, uint16_t status);
+    // --reply-delay-ms: responses held back, oldest first, so commands
+    // pile up in flight as on a slow device (the in-flight invariant is
+    // moot while every command is answered before the next arrives).
+    struct Held {
+        Queue* q;
+        uint32_t slot;
+        uint16_t status;
+        std::chrono::steady_clock::time_point due;
+    };
+    std::deque<Held> held_;
+    int release_held();  // answers what is due; ms to the next one, or -1
 
     void reply(Queue& q, uint32_t slot, uint16_t status, uint64_t result = 0);
     static void log(const std::string& line);

@@ -7,13 +7,17 @@
 # have more than SQSIZE (31) commands in flight on the queue, though fio
 # asks for 64: the target counts received-but-unanswered commands per
 # queue and reports OVERFLOW lines and max_inflight at exit. The first
-# phase must exceed 31, proving that the limit is what held the second.
+# phase must exceed 31, proving that the limit is what held the second;
+# the target holds each I/O response 10 ms so that commands pile up (it
+# would otherwise answer each one before the next arrives).
 # vm-timeout: 300
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 # shellcheck source=SCRIPTDIR/../target_lib.sh
 . "$RBLK_SRC_DIR/tests/vm/target_lib.sh"
 # shellcheck source=SCRIPTDIR/../recovery-lib.sh
 . "$RBLK_SRC_DIR/tests/vm/recovery-lib.sh"
+
+delay_ms=10
 
 # max_inflight of the I/O queue (qid 1) in the target's exit report.
 io_max_inflight() { sed -n 's/^max_inflight qid=1 value=\([0-9]*\) sqsize=.*/\1/p' "$1"; }
@@ -41,7 +45,7 @@ stop_and_keep() {
 }
 
 # --- phase 1: 128 entries granted -----------------------------------------
-start_target none --max-queue-size 128
+start_target none --max-queue-size 128 --reply-delay-ms "$delay_ms"
 out=$(timeout 120 "$RBLKCTL" connect -a 10.99.0.1 -n "$nqn" -Q 128 -i 1 -k 5 -c 1 -l 60 2>&1) ||
 	vm_fail "rblkctl connect failed: $out"
 vm_assert_eq $'rblk0\n/dev/rblk0n1' "$out" "rblkctl connect output"
@@ -55,7 +59,7 @@ rec_wait_state 30 rblk0 connecting
 
 # --- phase 2: the same target back, 32 entries granted ----------------------
 t_up=$(rec_ms)
-start_target none --max-queue-size 32
+start_target none --max-queue-size 32 --reply-delay-ms "$delay_ms"
 rec_wait_state 60 rblk0 live
 t_live=$(rec_ms)
 vm_assert_eq 32 "$(rec_show_json rblk0 | rec_json queue_size)" "queue_size after the restart"
