@@ -23,7 +23,9 @@
 #                                 once ATTR counts 200 I/Os, port 1 drops
 #                                 NQN; fio must end with EIO: prints the
 #                                 ms from the drop to the first failed
-#                                 request, from the kernel log's clock (a
+#                                 request (block layer's "I/O error" or
+#                                 rblk's "... expired" line, whichever
+#                                 comes first), from the kernel log's clock (a
 #                                 busy TCG guest takes seconds more just to
 #                                 let fio exit, which is logged too)
 
@@ -119,6 +121,10 @@ rec_ms_to_eio() {
 	vm_assert_eq 5 "$err" "fio's error (EIO)"
 	ms=$(dmesg | python3 -c '
 import re, sys
+# The block layer logs "I/O error" only while the disk is alive: at
+# ctrl_loss_tmo the disk is marked dead before its requests fail, so
+# the line rblk logs when it fails the I/O counts as well.
+failed = r"^I/O error, dev rblk0n1|rblk0: (ctrl_loss_tmo|fast_io_fail_tmo) expired"
 down = None
 for line in sys.stdin:
     m = re.match(r"\[\s*(\d+\.\d+)\] (.*)", line)
@@ -126,11 +132,11 @@ for line in sys.stdin:
         continue
     if m.group(2).startswith("rblk-test: target down"):
         down = float(m.group(1))
-    elif down is not None and m.group(2).startswith("I/O error, dev rblk0n1"):
+    elif down is not None and re.search(failed, m.group(2)):
         print(int((float(m.group(1)) - down) * 1000))
         break
 ') || vm_fail "no kernel log line for the failed I/O"
-	[ -n "$ms" ] || vm_fail "no 'I/O error, dev rblk0n1' after the target went away"
+	[ -n "$ms" ] || vm_fail "no kernel log line for the failed I/O after the target went away"
 	vm_log "fio $rw: first request failed $ms ms after the target went away," \
 		"fio exited after $(($(rec_ms) - t_down)) ms"
 	echo "$ms"
