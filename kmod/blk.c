@@ -127,8 +127,19 @@ void rblk_req_done(struct request *rq)
  * queue again when a request ends. Counting is cheap enough to do always,
  * so the limit needs no switching while commands are in flight.
  */
+/*
+ * Only a reconnect that was granted a smaller SQ than the tag depth needs
+ * the count; otherwise blk-mq's tags already bound what is in flight.
+ */
+static bool rblk_slots_limited(const struct rblk_queue *queue)
+{
+	return queue->size < rblk_queue_nr_sqes(queue);
+}
+
 static bool rblk_slot_get(struct rblk_queue *queue)
 {
+	if (likely(!rblk_slots_limited(queue)))
+		return true;
 	if (atomic_inc_return(&queue->nr_active) < queue->size)
 		return true;
 	atomic_dec(&queue->nr_active);
@@ -356,7 +367,8 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	if (!blk_rq_is_passthrough(rq)) {
 		sts = rblk_setup_cmd(ns, rq, &req->cmd);
 		if (sts) {
-			atomic_dec(&queue->nr_active);
+			if (rblk_slots_limited(queue))
+				atomic_dec(&queue->nr_active);
 			return sts;
 		}
 	}
@@ -366,7 +378,7 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	req->cmd.common.command_id = rblk_cid(rq->tag, req->gen);
 	req->status = 0;
 	req->result.u64 = 0;
-	req->flags = BIT(RBLK_REQ_ACTIVE);
+	req->flags = rblk_slots_limited(queue) ? BIT(RBLK_REQ_ACTIVE) : 0;
 	/* The SEND completion and the response; LOCAL_INV reuses the latter. */
 	atomic_set(&req->pending, 2);
 
