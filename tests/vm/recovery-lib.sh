@@ -21,13 +21,16 @@
 #   rec_wait_io SECS ATTR N       until rblk0's counter ATTR reaches N
 #   rec_ms_to_eio NQN RW ATTR     fio RW (4k, QD8, time based) on rblk0n1;
 #                                 once ATTR counts 200 I/Os, port 1 drops
-#                                 NQN; fio must end with EIO: prints the
-#                                 ms from the drop to the first failed
-#                                 request (block layer's "I/O error" or
-#                                 rblk's "... expired" line, whichever
-#                                 comes first), from the kernel log's clock (a
-#                                 busy TCG guest takes seconds more just to
-#                                 let fio exit, which is logged too)
+#                                 NQN; fio must end with EIO: prints
+#                                 "DETECT_MS FAIL_MS": from the drop to
+#                                 rblk's "starting recovery" (the loss
+#                                 seen, where its timers start), and from
+#                                 there to the first failed request (block
+#                                 layer's "I/O error" or rblk's "...
+#                                 expired" line, whichever comes first),
+#                                 from the kernel log's clock (a busy TCG
+#                                 guest takes seconds more just to let fio
+#                                 exit, which is logged too)
 
 rec_ms() { date +%s%3N; }
 
@@ -125,19 +128,24 @@ import re, sys
 # ctrl_loss_tmo the disk is marked dead before its requests fail, so
 # the line rblk logs when it fails the I/O counts as well.
 failed = r"^I/O error, dev rblk0n1|rblk0: (ctrl_loss_tmo|fast_io_fail_tmo) expired"
-down = None
+down = seen = None
 for line in sys.stdin:
     m = re.match(r"\[\s*(\d+\.\d+)\] (.*)", line)
     if not m:
         continue
-    if m.group(2).startswith("rblk-test: target down"):
-        down = float(m.group(1))
-    elif down is not None and re.search(failed, m.group(2)):
-        print(int((float(m.group(1)) - down) * 1000))
+    t, text = float(m.group(1)), m.group(2)
+    if text.startswith("rblk-test: target down"):
+        down = t
+    elif down is None:
+        continue
+    elif seen is None and "rblk0: transport error: starting recovery" in text:
+        seen = t
+    elif seen is not None and re.search(failed, text):
+        print(int((seen - down) * 1000), int((t - seen) * 1000))
         break
 ') || vm_fail "no kernel log line for the failed I/O"
-	[ -n "$ms" ] || vm_fail "no kernel log line for the failed I/O after the target went away"
-	vm_log "fio $rw: first request failed $ms ms after the target went away," \
-		"fio exited after $(($(rec_ms) - t_down)) ms"
+	[ -n "$ms" ] || vm_fail "no 'starting recovery', then failed I/O, in the kernel log after the target went away"
+	vm_log "fio $rw: loss seen ${ms% *} ms after the target went away, first request" \
+		"failed ${ms#* } ms after that; fio exited after $(($(rec_ms) - t_down)) ms"
 	echo "$ms"
 }
