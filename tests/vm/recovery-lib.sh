@@ -63,8 +63,10 @@ print(json.loads(text[text.index("{"):])["jobs"][0]["error"])
 PY
 }
 
+# Both bounded at 120 s, long enough to tell a hang from a busy TCG
+# guest, where python alone took up to 14 s to start and read (measured).
 rec_pread() {
-	timeout 30 python3 - "$1" <<'PY' || echo hung
+	timeout 120 python3 - "$1" <<'PY' || echo hung
 import errno, os, sys
 try:
     print("data" if os.pread(int(sys.argv[1]), 4096, 8 << 20) else "eof")
@@ -74,7 +76,7 @@ PY
 }
 
 rec_timed_read() {
-	timeout 60 python3 - "$1" "$2" <<'PY' || echo "hung -"
+	timeout 120 python3 - "$1" "$2" <<'PY' || echo "hung -"
 import errno, mmap, os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
 buf = mmap.mmap(-1, 4096)

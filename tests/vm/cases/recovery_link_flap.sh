@@ -41,6 +41,15 @@ fio_wait() {
 
 nqn=nqn.2024-01.io.rblk:link-flap
 sys=/sys/class/rblk/rblk0
+
+# fio_writing N: fio's writes are under way (the counter moved by N), so
+# the link goes down under I/O however long fio took to start.
+fio_writing() {
+	local w0
+	w0=$(cat "$sys/writes")
+	vm_wait_for 60 fio__wrote "$((w0 + $1))"
+}
+fio__wrote() { [ "$(cat "$sys/writes")" -ge "$1" ]; }
 vm_rdma_target "$nqn" 64 > /dev/null
 vm_rblk_load
 vm_rblk_connect "$nqn" -i 2 -k 30 -c 2 -l 60 > /dev/null
@@ -55,7 +64,7 @@ fio --name=flap --filename="$dev" --ioengine=libaio --direct=1 \
 	--verify=crc32c --do_verify=1 --verify_fatal=1 \
 	--output-format=json --output=/tmp/fio.json &
 fio_pid=$!
-sleep 3
+fio_writing 40
 t_down=$(date +%s.%N)
 flap_link 5
 t_up=$(date +%s.%N)
@@ -100,7 +109,7 @@ fio --name=down --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite \
 	--bs=4k --iodepth=4 --size=2M --time_based --runtime=600 \
 	--output=/tmp/fio-down.out &
 fio_pid=$!
-sleep 2
+fio_writing 40
 ip link set veth0 down
 t0=$(date +%s.%N)
 timeout 60 "$RBLKCTL" disconnect rblk0 > /dev/null ||
