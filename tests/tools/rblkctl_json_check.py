@@ -138,7 +138,7 @@ def k_moved(before_path, after_path, nbytes):
 def k_watch(name):
     lines = [ln for ln in sys.stdin.read().splitlines() if ln.strip()]
     if len(lines) < 2:
-        fail(f"stats --watch printed {len(lines)} lines in 5 s: {lines}")
+        fail(f"stats --watch printed {len(lines)} lines: {lines}")
     prev = None
     for ln in lines:
         try:

@@ -7,7 +7,8 @@
 # restores the same sessions and a second apply changes nothing; disconnect
 # by name, --nqn and --all; bad input gets one specific line, a non-zero exit
 # and changes nothing.
-# vm-timeout: 600
+# A busy host stretches it to ~430 s (measured): the budget allows that.
+# vm-timeout: 900
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 vm_require "$RBLKCTL"
 
@@ -57,11 +58,8 @@ monitor_joined() {
 	done
 	return 1
 }
-for ((i = 0; i < 50; i++)); do
-	monitor_joined && break
-	sleep 0.2
-done
-[ "$i" -lt 50 ] || vm_log "cannot tell whether the monitor has joined its group: going on"
+# Events before the join would be lost, and the count below fail.
+vm_wait_for 60 monitor_joined
 
 # --- connect, list, show ---------------------------------------------------------
 out=$(ctl connect -a 10.99.0.1 -n "$a" -i 1 -Q 32 -k 10)
@@ -94,16 +92,18 @@ out=$(ctl stats rblk0)
 vm_assert_match '^write_bytes: +[0-9]+$' "$(grep '^write_bytes:' <<< "$out")" "rblkctl stats table"
 
 # --watch: rates while reads run, one JSON object a line, bounded by timeout.
+# 10 s: rblkctl's start-up in a busy TCG guest can take seconds, and the
+# reads must fall into an interval after the first line.
 rc=0
-timeout 5 "$RBLKCTL" stats rblk0 --watch 1 --json > "$work/watch.jsonl" 2>&1 &
+timeout 10 "$RBLKCTL" stats rblk0 --watch 1 --json > "$work/watch.jsonl" 2>&1 &
 watch=$!
-vm_wait_for 4 test -s "$work/watch.jsonl"  # the reads go into a later interval
+vm_wait_for 9 test -s "$work/watch.jsonl"  # the reads go into a later interval
 dd if=/dev/rblk0n1 of=/dev/null bs=64k count=64 iflag=direct status=none
 wait "$watch" || rc=$?
 vm_assert_eq 124 "$rc" "stats --watch ended by timeout"
 check watch rblk0 < "$work/watch.jsonl"
 rc=0
-timeout 2.5 "$RBLKCTL" stats rblk1 --watch 1 > "$work/watch.txt" 2>&1 || rc=$?
+timeout 6 "$RBLKCTL" stats rblk1 --watch 1 > "$work/watch.txt" 2>&1 || rc=$?
 vm_assert_eq 124 "$rc" "stats --watch (table) ended by timeout"
 python3 "$schema" watch_table rblk1 < "$work/watch.txt" ||
 	vm_fail "stats --watch table: $(cat "$work/watch.txt")"
@@ -201,7 +201,7 @@ vm_assert_eq "" "$(ctl disconnect --all)" "disconnect --all with nothing connect
 
 # --- monitor ---------------------------------------------------------------------------------
 # 3 applies/connects of 2 sessions, the failed one, and as many deletions.
-vm_wait_for 10 python3 "$schema" events 6 < "$events"
+vm_wait_for 30 python3 "$schema" events 6 < "$events"
 kill "$mon"
 wait "$mon" || true
 python3 "$schema" events 6 < "$events" || vm_fail "monitor --json: $(cat "$events")"

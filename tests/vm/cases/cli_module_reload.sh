@@ -21,7 +21,8 @@ events=$work/monitor.jsonl
 mon=$!
 "$RBLKCTL" monitor > "$work/monitor.txt" 2> "$work/monitor-text.err" &
 mon_text=$!
-"$client" --seconds 240 --interval 100 > "$work/client.out" 2> "$work/client.err" &
+# It outlives the case (killed at the end), however slow the VM is.
+"$client" --seconds 900 --interval 100 > "$work/client.out" 2> "$work/client.err" &
 cli=$!
 trap 'kill "$mon" "$mon_text" "$cli" 2> /dev/null || true' EXIT
 
