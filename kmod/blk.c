@@ -25,6 +25,36 @@ static bool rblk_is_connect(struct request *rq)
 	       c->fabrics.fctype == nvme_fabrics_type_connect;
 }
 
+/* For the log: the commands of bring-up and keep-alive by name. */
+static const char *rblk_cmd_name(struct rblk_queue *queue,
+				 const struct nvme_command *c)
+{
+	if (c->common.opcode == nvme_fabrics_command) {
+		switch (c->fabrics.fctype) {
+		case nvme_fabrics_type_connect:
+			return "Connect";
+		case nvme_fabrics_type_property_get:
+			return "Property Get";
+		case nvme_fabrics_type_property_set:
+			return "Property Set";
+		default:
+			return "a Fabrics command";
+		}
+	}
+	if (queue->qid)
+		return "an I/O command";
+	switch (c->common.opcode) {
+	case nvme_admin_identify:
+		return "Identify";
+	case nvme_admin_set_features:
+		return "Set Features";
+	case nvme_admin_keep_alive:
+		return "Keep Alive";
+	default:
+		return "an admin command";
+	}
+}
+
 static bool rblk_ctrl_gone(struct rblk_ctrl *ctrl)
 {
 	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
@@ -384,6 +414,17 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 
 	blk_mq_start_request(rq);
 
+	/* Bring-up commands wait for their answer: on a broken queue, none. */
+	if (blk_rq_is_passthrough(rq)) {
+		/* Started, then test LOST: rblk_queue_lost() sets, then looks. */
+		smp_mb();
+		if (unlikely(test_bit(RBLK_Q_LOST, &queue->flags))) {
+			req->status = NVME_SC_HOST_PATH_ERROR | NVME_STATUS_DNR;
+			sts = BLK_STS_TRANSPORT;
+			goto out_fail;
+		}
+	}
+
 	ret = rblk_rdma_map_data(queue, rq);
 	if (unlikely(ret)) {
 		sts = ret == -ENOMEM || ret == -EAGAIN ? BLK_STS_RESOURCE :
@@ -420,11 +461,18 @@ static enum blk_eh_timer_return rblk_timeout(struct request *rq)
 	struct rblk_queue *queue = req->queue;
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
+	/* Set before rblk_queue_lost() aborted it: no timeout, a hang-up. */
+	bool lost = test_bit(RBLK_Q_LOST, &queue->flags);
 
-	dev_warn_ratelimited(ctrl->dev,
-			     "qid %u: command %#x (opcode %#x) timed out\n",
-			     queue->qid, req->cmd.common.command_id,
-			     req->cmd.common.opcode);
+	if (lost)
+		dev_warn(ctrl->dev,
+			 "qid %u: target closed the connection during %s\n",
+			 queue->qid, rblk_cmd_name(queue, &req->cmd));
+	else
+		dev_warn_ratelimited(ctrl->dev,
+				     "qid %u: command %#x (opcode %#x) timed out\n",
+				     queue->qid, req->cmd.common.command_id,
+				     req->cmd.common.opcode);
 
 	/* Recovery cancels every request of the association. */
 	if (st == RBLK_CTRL_LIVE || st == RBLK_CTRL_RESETTING) {
@@ -438,7 +486,8 @@ static enum blk_eh_timer_return rblk_timeout(struct request *rq)
 	 */
 	rblk_rdma_stop_queue(queue);
 	if (!test_and_set_bit(RBLK_REQ_DONE, &req->flags)) {
-		req->status = NVME_SC_HOST_ABORTED_CMD | NVME_STATUS_DNR;
+		req->status = (lost ? NVME_SC_HOST_PATH_ERROR :
+				      NVME_SC_HOST_ABORTED_CMD) | NVME_STATUS_DNR;
 		blk_mq_complete_request(rq);
 	}
 	return BLK_EH_DONE;
@@ -676,6 +725,9 @@ int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 	/* Ended by us (timeout, queue torn down): there was no response. */
 	if ((req->status & RBLK_SC_MASK) == NVME_SC_HOST_ABORTED_CMD)
 		ret = -ECONNABORTED;
+	/* Ended by us because the peer broke the connection. */
+	else if ((req->status & RBLK_SC_MASK) == NVME_SC_HOST_PATH_ERROR)
+		ret = -ECONNRESET;
 	else if (req->status)
 		ret = req->status;
 	else

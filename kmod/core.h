@@ -38,6 +38,7 @@ enum rblk_queue_flag {
 	RBLK_Q_ALLOCATED,	/* QP, CQ and buffers exist */
 	RBLK_Q_CONNECTED,	/* RC connection up and not yet drained */
 	RBLK_Q_LIVE,		/* Fabrics Connect done: all commands allowed */
+	RBLK_Q_LOST,		/* peer broke the connection: end commands */
 };
 
 enum rblk_ctrl_flag {

@@ -90,6 +90,10 @@ int rblk_fabrics_connect(struct rblk_ctrl *ctrl, u16 qid,
 		rblk_set_err(extack, msg);
 		return err;
 	}
+	if (ret == -ECONNRESET) {
+		NL_SET_ERR_MSG(extack, "target closed the connection during Connect");
+		return ret;
+	}
 	if (ret < 0) {
 		dev_err(ctrl->dev, "qid %u: Connect got no response: %d\n",
 			qid, ret);

@@ -26,6 +26,54 @@ static void rblk_req_put(struct rblk_req *req)
 		rblk_req_done(blk_mq_rq_from_pdu(req));
 }
 
+static bool rblk_abort_lost_rq(struct request *rq, void *data)
+{
+	struct rblk_req *req = rblk_req(rq);
+
+	/* The timeout handler re-checks RBLK_REQ_DONE: a stale look is fine. */
+	if (req->queue == data && !test_bit(RBLK_REQ_DONE, &req->flags))
+		blk_abort_request(rq);
+	return true;
+}
+
+/*
+ * The peer broke the connection of @queue (CM disconnect, QP error, failed
+ * work request). A live controller recovers. During bring-up nothing would
+ * notice before the command timeout, so the commands on the queue end now,
+ * through the timeout handler: it stops the queue (after the drain no
+ * completion of it runs) before it ends them, as -ECONNRESET for
+ * rblk_submit_sync(), and RBLK_REQ_DONE keeps a late response out.
+ * Callable from any context; our own drain clears CONNECTED first and so
+ * never gets here.
+ */
+static void rblk_queue_lost(struct rblk_queue *queue)
+{
+	struct rblk_ctrl *ctrl = queue->ctrl;
+	struct blk_mq_tag_set *set = NULL;
+	enum rblk_ctrl_state st;
+
+	if (!test_bit(RBLK_Q_CONNECTED, &queue->flags) ||
+	    test_and_set_bit(RBLK_Q_LOST, &queue->flags)) {
+		rblk_ctrl_error(ctrl);
+		return;
+	}
+	/*
+	 * Full barrier (value-returning atomic): rblk_queue_rq() starts a
+	 * command, then tests LOST; we set LOST, then look for started ones.
+	 * rblk_ctrl_connect() likewise goes live, then tests LOST.
+	 */
+	rblk_ctrl_error(ctrl);
+	st = rblk_ctrl_state(ctrl);
+	if (st != RBLK_CTRL_NEW && st != RBLK_CTRL_CONNECTING)
+		return;
+	if (!queue->qid && READ_ONCE(ctrl->has_admin_set))
+		set = &ctrl->admin_set;
+	else if (queue->qid && READ_ONCE(ctrl->has_io_set))
+		set = &ctrl->io_set;
+	if (set)
+		blk_mq_tagset_busy_iter(set, rblk_abort_lost_rq, queue);
+}
+
 static void rblk_wr_error(struct ib_cq *cq, struct ib_wc *wc, const char *op)
 {
 	struct rblk_queue *queue = cq->cq_context;
@@ -34,7 +82,7 @@ static void rblk_wr_error(struct ib_cq *cq, struct ib_wc *wc, const char *op)
 		pr_err_ratelimited("%s: qid %u: %s failed: %s (%d)\n",
 				   queue->ctrl->name, queue->qid, op,
 				   ib_wc_status_msg(wc->status), wc->status);
-	rblk_ctrl_error(queue->ctrl);
+	rblk_queue_lost(queue);
 }
 
 static void rblk_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -367,7 +415,7 @@ static void rblk_qp_event(struct ib_event *ev, void *context)
 	default:
 		pr_err("%s: qid %u: QP event %s (%d)\n", queue->ctrl->name,
 		       queue->qid, ib_event_msg(ev->event), ev->event);
-		rblk_ctrl_error(queue->ctrl);
+		rblk_queue_lost(queue);
 	}
 }
 
@@ -657,7 +705,7 @@ static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		if (test_bit(RBLK_Q_CONNECTED, &queue->flags)) {
 			pr_info("%s: qid %u: %s\n", queue->ctrl->name,
 				queue->qid, rdma_event_msg(ev->event));
-			rblk_ctrl_error(queue->ctrl);
+			rblk_queue_lost(queue);
 		}
 		return 0;
 	default:

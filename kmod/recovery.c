@@ -312,6 +312,24 @@ out:
 	return ret;
 }
 
+/*
+ * A queue the peer broke once its Connect was done only marked itself
+ * (rblk_queue_lost() saw no live controller): recover now.
+ */
+static void rblk_check_lost(struct rblk_ctrl *ctrl)
+{
+	u32 i;
+
+	/* Live, then test LOST: rblk_queue_lost() sets, then reads state. */
+	smp_mb();
+	for (i = 0; i <= ctrl->nr_io_queues; i++) {
+		if (test_bit(RBLK_Q_LOST, &ctrl->queues[i].flags)) {
+			rblk_ctrl_error(ctrl);
+			return;
+		}
+	}
+}
+
 int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 		      struct netlink_ext_ack *extack)
 {
@@ -337,6 +355,7 @@ int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 		goto out_io;
 	}
 	rblk_ka_start(ctrl);
+	rblk_check_lost(ctrl);
 
 	if (first)
 		return 0;

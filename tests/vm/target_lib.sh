@@ -64,16 +64,21 @@ connect_ok() {
 	echo "$out"
 }
 
-# connect_fails MODE MESSAGE: exit non-zero with MESSAGE, nothing left.
+# connect_fails MODE MESSAGE [MAX_S]: exit non-zero with MESSAGE (within
+# MAX_S seconds), nothing left.
 connect_fails() {
-	local mode=$1 msg=$2 out rc=0 t0
+	local mode=$1 msg=$2 max=${3:-} out rc=0 t0 t
 	t0=$(now)
 	out=$(timeout 120 "$RBLKCTL" connect -a 10.99.0.1 -n "$nqn" "${copts[@]}" 2>&1) || rc=$?
+	t=$(since "$t0")
 	vm_assert_ne 0 "$rc" "$mode: exit code of rblkctl connect"
 	vm_assert_ne 124 "$rc" "$mode: rblkctl connect hung"
 	vm_assert_eq "rblkctl: $msg" "$out" "$mode: rblkctl connect"
 	vm_assert_eq "" "$(ctrls)" "$mode: controllers after the failed connect"
-	echo "RESULT: $mode: connect failed in $(since "$t0") s: $out"
+	echo "RESULT: $mode: connect failed in $t s: $out"
+	if [ -n "$max" ] && awk -v t="$t" -v m="$max" 'BEGIN { exit !(t >= m) }'; then
+		vm_fail "$mode: connect took $t s, more than $max s"
+	fi
 }
 
 read_trap() { dd if="$1" bs=4k count=1 skip=$((trap_off / 4096)) iflag=direct status=none | sha256sum | cut -d' ' -f1; }
