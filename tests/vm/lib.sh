@@ -148,8 +148,8 @@ vm_setup_rxe() {
 	ip link set veth1 up
 	rdma link add rxe0 type rxe netdev veth0
 	rdma link add rxe1 type rxe netdev veth1
-	vm_wait_for 10 vm__rxe_active rxe0
-	vm_wait_for 10 vm__rxe_active rxe1
+	vm_wait_for 30 vm__rxe_active rxe0
+	vm_wait_for 30 vm__rxe_active rxe1
 }
 
 vm__rxe_active() { rdma link show "$1/1" 2> /dev/null | grep -q 'state ACTIVE'; }
@@ -169,7 +169,7 @@ vm_membacked_disk() {
 		echo 1 > "$d/power"
 		# The disk is named after the configfs item on newer kernels,
 		# nullb<index> on older ones.
-		vm_wait_for 5 vm__nullb_dev "$d" > /dev/null
+		vm_wait_for 30 vm__nullb_dev "$d" > /dev/null
 		vm__nullb_dev "$d"
 	done
 }
