@@ -8,7 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
+#include <linux/wait.h>
 #include <rdma/mr_pool.h>
 
 #include "compat.h"
@@ -19,6 +19,12 @@
 #define RBLK_DRAIN_TIMEOUT	(10 * HZ)
 /* How long a teardown holds CM messages back for a port that is down. */
 #define RBLK_PORT_WAIT		(15 * HZ)	/* keep-alive off */
+/* ib_dispatch_event() drops an event it has no memory for: look again. */
+#define RBLK_PORT_RECHECK	HZ
+
+/* Bumped and woken on every port event of every device we know. */
+static DECLARE_WAIT_QUEUE_HEAD(rblk_port_wq);
+static atomic_t rblk_port_events = ATOMIC_INIT(0);
 
 static void rblk_req_put(struct rblk_req *req)
 {
@@ -321,7 +327,7 @@ static bool rblk_port_active(struct rblk_queue *queue)
 static void rblk_wait_port_active(struct rblk_queue *queue)
 {
 	struct rblk_ctrl *ctrl = queue->ctrl;
-	unsigned long end;
+	unsigned long start = jiffies, end;
 
 	if (rblk_port_active(queue)) {
 		WRITE_ONCE(ctrl->port_wait_end, 0);
@@ -333,8 +339,32 @@ static void rblk_wait_port_active(struct rblk_queue *queue)
 		end = READ_ONCE(ctrl->port_wait_end);
 	pr_info("%s: qid %u: RDMA port down: holding back the disconnect\n",
 		ctrl->name, queue->qid);
-	while (!rblk_port_active(queue) && time_before(jiffies, end))
-		msleep(100);
+	/*
+	 * Not wait_event on rblk_port_active(): the query may sleep (rxe
+	 * takes a mutex). An event after the snapshot ends the wait at once.
+	 */
+	for (;;) {
+		int seen = atomic_read(&rblk_port_events);
+		long left;
+
+		/* The snapshot, then the port: rblk_ib_event() does it backwards. */
+		smp_rmb();
+		if (rblk_port_active(queue)) {
+			pr_info("%s: qid %u: RDMA port active after %u ms\n",
+				ctrl->name, queue->qid,
+				jiffies_to_msecs(jiffies - start));
+			return;
+		}
+		left = (long)(end - jiffies);
+		if (left <= 0) {
+			pr_info("%s: qid %u: RDMA port still down: disconnecting\n",
+				ctrl->name, queue->qid);
+			return;
+		}
+		wait_event_timeout(rblk_port_wq,
+				   atomic_read(&rblk_port_events) != seen,
+				   min_t(long, left, RBLK_PORT_RECHECK));
+	}
 }
 
 /*
@@ -977,14 +1007,43 @@ int rblk_rdma_post_cmd(struct rblk_queue *queue, struct request *rq)
 	return ret;
 }
 
+/* Runs from ib_wq once the device reports the new port state. */
+static void rblk_ib_event(struct ib_event_handler *handler,
+			  struct ib_event *ev)
+{
+	if (ev->event != IB_EVENT_PORT_ACTIVE && ev->event != IB_EVENT_PORT_ERR)
+		return;
+	/* The port state, then the count: pairs with rblk_wait_port_active(). */
+	smp_mb__before_atomic();
+	atomic_inc(&rblk_port_events);
+	wake_up_all(&rblk_port_wq);
+}
+
+static struct ib_client rblk_ib_client;
+
 static int rblk_ib_add_one(struct ib_device *ibdev)
 {
+	struct ib_event_handler *handler;
+
+	/* Without it a port wait only looks once a second: not fatal. */
+	handler = kzalloc(sizeof(*handler), GFP_KERNEL);
+	if (!handler)
+		return 0;
+	INIT_IB_EVENT_HANDLER(handler, ibdev, rblk_ib_event);
+	ib_register_event_handler(handler);
+	ib_set_client_data(ibdev, &rblk_ib_client, handler);
 	return 0;
 }
 
 static void rblk_ib_remove_one(struct ib_device *ibdev, void *client_data)
 {
+	struct ib_event_handler *handler = client_data;
+
 	rblk_ctrls_delete_on_device(ibdev);
+	if (handler) {
+		ib_unregister_event_handler(handler);
+		kfree(handler);
+	}
 }
 
 static struct ib_client rblk_ib_client = {
