@@ -14,7 +14,6 @@
 #include "core.h"
 
 #define RBLK_MAX_RETRIES	5
-#define RBLK_SC_MASK		0x7ff	/* status code type + status code */
 
 static bool rblk_is_connect(struct request *rq)
 {
@@ -464,6 +463,9 @@ static enum blk_eh_timer_return rblk_timeout(struct request *rq)
 	/* Set before rblk_queue_lost() aborted it: no timeout, a hang-up. */
 	bool lost = test_bit(RBLK_Q_LOST, &queue->flags);
 
+	/* It waits for an event, not a response: never late (aen.c). */
+	if (rblk_aen_rq(rq) && !lost)
+		return BLK_EH_RESET_TIMER;
 	if (lost)
 		dev_warn(ctrl->dev,
 			 "qid %u: target closed the connection during %s\n",

@@ -20,7 +20,7 @@
 #include "rblk.h"
 
 #define RBLK_AQ_SIZE		NVME_AQ_DEPTH	/* admin SQ/RQ entries */
-#define RBLK_ADMIN_RESERVED	2		/* Connect + keep-alive */
+#define RBLK_ADMIN_RESERVED	3		/* Connect, keep-alive, AER */
 #define RBLK_IO_RESERVED	1		/* Connect */
 #define RBLK_MAX_FR_PAGES	256		/* pages per fast-reg MR */
 #define RBLK_MAX_INLINE_SGE	4		/* in-capsule data SGEs */
@@ -30,6 +30,7 @@
 #define RBLK_ADMIN_TIMEOUT	(30 * HZ)
 #define RBLK_IO_TIMEOUT		(30 * HZ)
 #define RBLK_SHUTDOWN_TIMEOUT	(5 * HZ)
+#define RBLK_SC_MASK		0x7ff	/* status code type + status code */
 
 struct rblk_ctrl;
 struct rblk_qlim;
@@ -45,6 +46,9 @@ enum rblk_ctrl_flag {
 	RBLK_CTRL_FAILFAST,	/* fast_io_fail_tmo expired: fail, don't wait */
 	RBLK_CTRL_NS_QUIESCED,	/* namespace queues held by recovery */
 	RBLK_CTRL_TORN_DOWN,	/* final tear-down began: no more aborts */
+	RBLK_CTRL_AER_ARMED,	/* an AER is outstanding (aen.c) */
+	RBLK_CTRL_AEN_EVENT,	/* aen_result holds an event to handle */
+	RBLK_CTRL_AEN_CONFIG,	/* new association: enable the events */
 };
 
 struct rblk_recv {
@@ -183,6 +187,7 @@ struct rblk_ctrl {
 	u8			vwc;
 	u32			nn;
 	u16			kas;		/* 100 ms units */
+	u32			oaes;		/* optional async events */
 	u32			kato;		/* seconds in effect */
 	char			serial[21];
 	char			model[41];
@@ -195,6 +200,10 @@ struct rblk_ctrl {
 	struct work_struct	abort_work;
 	struct work_struct	delete_work;
 	struct work_struct	scan_work;	/* namespaces after reconnect */
+	struct delayed_work	aen_work;	/* async events: aen.c */
+	u32			aen_result;	/* dword 0 of the last event */
+	u32			aen_burst;	/* events since aen_burst_start */
+	unsigned long		aen_burst_start;	/* jiffies */
 	struct work_struct	requeue_work;	/* resubmits requeue_bios */
 	spinlock_t		requeue_lock;
 	struct bio_list		requeue_bios;	/* from vanished hw queues */
@@ -296,6 +305,12 @@ void rblk_req_abort(struct request *rq);
 int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 		     void *buf, unsigned int len, union nvme_result *result,
 		     bool reserved);
+
+/* aen.c */
+void rblk_aen_init(struct rblk_ctrl *ctrl);
+void rblk_aen_start(struct rblk_ctrl *ctrl);
+void rblk_aen_stop(struct rblk_ctrl *ctrl);
+bool rblk_aen_rq(struct request *rq);
 
 /* ns.c */
 int rblk_ns_init(void);

@@ -250,6 +250,7 @@ static void rblk_ctrl_delete_work(struct work_struct *work)
 	rblk_ctrl_stop_works(ctrl);
 	rblk_ns_remove_all(ctrl);
 	rblk_ctrl_teardown(ctrl, true);
+	rblk_aen_stop(ctrl);
 	/* Connect may have failed before the tear-down above: no aborts. */
 	set_bit(RBLK_CTRL_TORN_DOWN, &ctrl->flags);
 	cancel_work_sync(&ctrl->abort_work);
@@ -313,6 +314,7 @@ struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
 	INIT_LIST_HEAD(&ctrl->entry);
 	INIT_WORK(&ctrl->delete_work, rblk_ctrl_delete_work);
 	rblk_ctrl_init_works(ctrl);
+	rblk_aen_init(ctrl);
 	ctrl->state = RBLK_CTRL_NEW;
 	ctrl->state_since = jiffies;
 	atomic64_set(&ctrl->reconnects, 0);

@@ -296,6 +296,7 @@ int rblk_fabrics_identify(struct rblk_ctrl *ctrl,
 	ctrl->vwc = id->vwc;
 	ctrl->nn = le32_to_cpu(id->nn);
 	ctrl->kas = le16_to_cpu(id->kas);
+	ctrl->oaes = le32_to_cpu(id->oaes);
 	/* KATO is honoured in KAS units (100 ms); 0 means no keep-alive. */
 	if (ctrl->kato && !ctrl->kas)
 		dev_warn(ctrl->dev, "controller reports no keep-alive support (KAS 0)\n");

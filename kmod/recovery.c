@@ -356,6 +356,7 @@ int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 	}
 	rblk_ka_start(ctrl);
 	rblk_check_lost(ctrl);
+	rblk_aen_start(ctrl);
 
 	if (first)
 		return 0;

@@ -20,7 +20,6 @@
 
 #define RBLK_SG_VERSION		30527		/* as the block layer says */
 #define RBLK_ONCS_VERIFY	BIT(7)		/* not in <linux/nvme.h> */
-#define RBLK_SC_MASK		0x7ff		/* SCT and SC */
 
 /* One SG_IO call. */
 struct rblk_sgio {

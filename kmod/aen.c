@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rblk: Asynchronous Event Requests. One AER is kept outstanding on the
+ * admin queue while the controller is live; a Namespace Attribute Changed
+ * notice reads the Changed Namespace List (which clears the event on the
+ * target) and rescans the namespaces, without a reconnect.
+ *
+ * Design: nvme-rdma sends its AER with a command id outside the blk-mq tag
+ * space, so that it needs a send buffer and a completion path of its own.
+ * rblk's admin queue instead gives the AER a reserved tag of the admin tag
+ * set (next to Connect and keep-alive): a full admin queue cannot starve
+ * it, its response takes the path every command takes (command id and
+ * generation checks included), and the tear-down that cancels every
+ * admin request aborts it like any other. What is special about it is only
+ * that it waits for an event, not a response: rblk_timeout() re-arms its
+ * timer instead of starting recovery (keep-alive detects a dead target),
+ * and the abort status tear-down gives it is neither counted nor logged.
+ *
+ * Everything past the completion runs in one work item (aen_work), so
+ * arming, configuring and handling an event never race each other.
+ */
+#include <linux/slab.h>
+
+#include "core.h"
+
+#define RBLK_AEN_TYPE(r)	((r) & 0x7)
+#define RBLK_AEN_INFO(r)	(((r) >> 8) & 0xff)
+#define RBLK_AEN_LID(r)		(((r) >> 16) & 0xff)
+#define RBLK_AEN_CHANGED_LEN	(NVME_MAX_CHANGED_NAMESPACES * sizeof(__le32))
+/* A target answering every AER at once is handled this often at most. */
+#define RBLK_AEN_BURST		8	/* events per second at full speed */
+#define RBLK_AEN_STORM_DELAY	HZ	/* then one per this */
+
+/* The log pages an event may name, and how much of each clears it. */
+static unsigned int rblk_aen_log_len(u8 lid)
+{
+	switch (lid) {
+	case NVME_LOG_ERROR:
+		return sizeof(struct nvme_error_slot);
+	case NVME_LOG_SMART:
+		return sizeof(struct nvme_smart_log);
+	case NVME_LOG_FW_SLOT:
+		return sizeof(struct nvme_fw_slot_info_log);
+	case NVME_LOG_CHANGED_NS:
+		return RBLK_AEN_CHANGED_LEN;
+	default:
+		return 0;	/* unknown or absurd: not read */
+	}
+}
+
+/* Get Log Page with RAE clear: reading it clears the event. */
+static int rblk_aen_get_log(struct rblk_ctrl *ctrl, u8 lid, void *buf,
+			    unsigned int len)
+{
+	struct nvme_command cmd = { };
+	u32 numd = len / sizeof(u32) - 1;
+
+	cmd.get_log_page.opcode = nvme_admin_get_log_page;
+	cmd.get_log_page.nsid = cpu_to_le32(NVME_NSID_ALL);
+	cmd.get_log_page.lid = lid;
+	cmd.get_log_page.numdl = cpu_to_le16(numd & 0xffff);
+	cmd.get_log_page.numdu = cpu_to_le16(numd >> 16);
+	return rblk_submit_sync(ctrl, 0, &cmd, buf, len, NULL, false);
+}
+
+/*
+ * The list only says which namespaces to look at; a full rescan is right
+ * whatever it holds, so junk in it costs a log line and nothing else.
+ */
+static void rblk_aen_ns_changed(struct rblk_ctrl *ctrl, const __le32 *list)
+{
+	u32 i, nsid, n = 0, bogus = 0;
+
+	for (i = 0; i < NVME_MAX_CHANGED_NAMESPACES; i++) {
+		nsid = le32_to_cpu(list[i]);
+		if (!nsid)
+			break;
+		if (nsid == NVME_NSID_ALL && !i) {
+			n = NVME_MAX_CHANGED_NAMESPACES + 1;	/* overflowed */
+			break;
+		}
+		if (nsid > ctrl->nn)
+			bogus++;
+		else
+			n++;
+	}
+	if (bogus)
+		dev_warn_ratelimited(ctrl->dev, "changed namespace list names %u ids above NN %u\n",
+				     bogus, ctrl->nn);
+	if (n > NVME_MAX_CHANGED_NAMESPACES)
+		dev_info_ratelimited(ctrl->dev, "namespaces changed (more than %u): rescanning\n",
+				     NVME_MAX_CHANGED_NAMESPACES);
+	else
+		dev_info_ratelimited(ctrl->dev, "namespaces changed (%u listed): rescanning\n",
+				     n);
+	/* Coalesces: a storm of notices is one running and one queued scan. */
+	queue_work(rblk_wq, &ctrl->scan_work);
+}
+
+static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
+{
+	u8 type = RBLK_AEN_TYPE(result), info = RBLK_AEN_INFO(result);
+	bool ns_changed = type == NVME_AER_NOTICE &&
+			  info == NVME_AER_NOTICE_NS_CHANGED;
+	/* That notice names LID 04h by definition: no other is read for it. */
+	u8 lid = ns_changed ? NVME_LOG_CHANGED_NS : RBLK_AEN_LID(result);
+	unsigned int len = rblk_aen_log_len(lid);
+	void *buf;
+	int ret;
+
+	if (!ns_changed)
+		dev_info_ratelimited(ctrl->dev, "async event %#08x (type %u, info %#x, log page %#x)%s\n",
+				     result, type, info, RBLK_AEN_LID(result),
+				     len ? "" : ": not handled");
+	if (!len)
+		return;
+	buf = kzalloc(len, GFP_KERNEL);
+	if (!buf) {
+		/* The scan does not need the list; the event stays set. */
+		if (ns_changed)
+			queue_work(rblk_wq, &ctrl->scan_work);
+		return;
+	}
+	ret = rblk_aen_get_log(ctrl, lid, buf, len);
+	if (ret)
+		dev_warn_ratelimited(ctrl->dev, "async event %#08x: log page %#x unreadable: %d\n",
+				     result, lid, ret);
+	if (ns_changed) {
+		if (ret)
+			memset(buf, 0, len);
+		rblk_aen_ns_changed(ctrl, buf);
+	}
+	kfree(buf);
+}
+
+/* Namespace Attribute Notices, if the controller can send them. */
+static void rblk_aen_configure(struct rblk_ctrl *ctrl)
+{
+	struct nvme_command cmd = { };
+	int ret;
+
+	if (!(ctrl->oaes & NVME_AEN_CFG_NS_ATTR))
+		return;
+	cmd.features.opcode = nvme_admin_set_features;
+	cmd.features.fid = cpu_to_le32(NVME_FEAT_ASYNC_EVENT);
+	cmd.features.dword11 = cpu_to_le32(NVME_AEN_CFG_NS_ATTR);
+	ret = rblk_submit_sync(ctrl, 0, &cmd, NULL, 0, NULL, false);
+	if (ret)
+		dev_warn(ctrl->dev, "cannot enable namespace change events: %d\n",
+			 ret);
+}
+
+static enum rq_end_io_ret rblk_aen_end_io(struct request *rq, blk_status_t sts)
+{
+	struct rblk_ctrl *ctrl = rq->end_io_data;
+	u16 status = rblk_req(rq)->status;
+	unsigned long delay = 0;
+
+	/* Only this AER was outstanding: nothing else touches these. */
+	if (!status && sts == BLK_STS_OK) {
+		WRITE_ONCE(ctrl->aen_result, le32_to_cpu(rblk_req(rq)->result.u32));
+		if (time_after(jiffies, ctrl->aen_burst_start + HZ)) {
+			ctrl->aen_burst_start = jiffies;
+			ctrl->aen_burst = 0;
+		}
+		if (++ctrl->aen_burst > RBLK_AEN_BURST)
+			delay = RBLK_AEN_STORM_DELAY;
+		set_bit(RBLK_CTRL_AEN_EVENT, &ctrl->flags);
+	}
+	clear_bit(RBLK_CTRL_AER_ARMED, &ctrl->flags);
+	if (test_bit(RBLK_CTRL_AEN_EVENT, &ctrl->flags)) {
+		queue_delayed_work(rblk_wq, &ctrl->aen_work, delay);
+	} else if (status && (status & RBLK_SC_MASK) != NVME_SC_HOST_ABORTED_CMD) {
+		/* Like nvme: a refused AER is not sent again on this association. */
+		dev_info(ctrl->dev, "target refused the Asynchronous Event Request (status %#x): no change notices\n",
+			 status);
+	}
+	/* Else ended by tear-down or a dead queue: the next connect re-arms. */
+	return RQ_END_IO_FREE;
+}
+
+bool rblk_aen_rq(struct request *rq)
+{
+	return rq->end_io == rblk_aen_end_io;
+}
+
+static void rblk_aen_arm(struct rblk_ctrl *ctrl)
+{
+	struct request *rq;
+
+	if (rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE ||
+	    test_and_set_bit(RBLK_CTRL_AER_ARMED, &ctrl->flags))
+		return;
+	rq = blk_mq_alloc_request(ctrl->admin_q, REQ_OP_DRV_IN,
+				  BLK_MQ_REQ_RESERVED | BLK_MQ_REQ_NOWAIT);
+	if (IS_ERR(rq)) {
+		clear_bit(RBLK_CTRL_AER_ARMED, &ctrl->flags);
+		dev_warn_ratelimited(ctrl->dev, "no tag for the Asynchronous Event Request: %ld\n",
+				     PTR_ERR(rq));
+		return;
+	}
+	memset(&rblk_req(rq)->cmd, 0, sizeof(struct nvme_command));
+	rblk_req(rq)->cmd.common.opcode = nvme_admin_async_event;
+	rblk_req(rq)->status = 0;
+	rq->rq_flags |= RQF_QUIET;
+	rq->timeout = RBLK_ADMIN_TIMEOUT;	/* rblk_timeout() re-arms it */
+	rq->end_io = rblk_aen_end_io;
+	rq->end_io_data = ctrl;
+	blk_execute_rq_nowait(rq, false);
+}
+
+static void rblk_aen_work(struct work_struct *work)
+{
+	struct rblk_ctrl *ctrl = container_of(to_delayed_work(work),
+					      struct rblk_ctrl, aen_work);
+
+	if (test_and_clear_bit(RBLK_CTRL_AEN_EVENT, &ctrl->flags)) {
+		if (ctrl->aen_burst > RBLK_AEN_BURST)
+			dev_warn_ratelimited(ctrl->dev, "async event storm: handling one a second\n");
+		rblk_aen_handle(ctrl, READ_ONCE(ctrl->aen_result));
+	}
+	if (rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE)
+		return;
+	if (test_and_clear_bit(RBLK_CTRL_AEN_CONFIG, &ctrl->flags))
+		rblk_aen_configure(ctrl);
+	rblk_aen_arm(ctrl);
+}
+
+void rblk_aen_init(struct rblk_ctrl *ctrl)
+{
+	INIT_DELAYED_WORK(&ctrl->aen_work, rblk_aen_work);
+}
+
+/* Each new association: configure the events and arm the first AER. */
+void rblk_aen_start(struct rblk_ctrl *ctrl)
+{
+	set_bit(RBLK_CTRL_AEN_CONFIG, &ctrl->flags);
+	queue_delayed_work(rblk_wq, &ctrl->aen_work, 0);
+}
+
+/*
+ * After the final tear-down: no AER can complete any more, and the work
+ * finds the controller not live, so neither comes back once cancelled.
+ */
+void rblk_aen_stop(struct rblk_ctrl *ctrl)
+{
+	cancel_delayed_work_sync(&ctrl->aen_work);
+	cancel_work_sync(&ctrl->scan_work);
+}
