@@ -27,9 +27,13 @@
 #define RBLK_AEN_INFO(r)	(((r) >> 8) & 0xff)
 #define RBLK_AEN_LID(r)		(((r) >> 16) & 0xff)
 #define RBLK_AEN_CHANGED_LEN	(NVME_MAX_CHANGED_NAMESPACES * sizeof(__le32))
-/* A target answering every AER at once is handled this often at most. */
-#define RBLK_AEN_BURST		8	/* events per second at full speed */
-#define RBLK_AEN_STORM_DELAY	HZ	/* then one per this */
+/*
+ * A target answering every AER at once gets RBLK_AEN_BURST events handled
+ * at full speed per RBLK_AEN_WINDOW, then one per RBLK_AEN_STORM_DELAY.
+ */
+#define RBLK_AEN_BURST		8
+#define RBLK_AEN_WINDOW		(10 * HZ)
+#define RBLK_AEN_STORM_DELAY	HZ
 
 /* The log pages an event may name, and how much of each clears it. */
 static unsigned int rblk_aen_log_len(u8 lid)
@@ -159,7 +163,7 @@ static enum rq_end_io_ret rblk_aen_end_io(struct request *rq, blk_status_t sts)
 	/* Only this AER was outstanding: nothing else touches these. */
 	if (!status && sts == BLK_STS_OK) {
 		WRITE_ONCE(ctrl->aen_result, le32_to_cpu(rblk_req(rq)->result.u32));
-		if (time_after(jiffies, ctrl->aen_burst_start + HZ)) {
+		if (time_after(jiffies, ctrl->aen_burst_start + RBLK_AEN_WINDOW)) {
 			ctrl->aen_burst_start = jiffies;
 			ctrl->aen_burst = 0;
 		}

@@ -54,6 +54,12 @@ void Target::admin(Queue& q, uint32_t slot)
     case kAdminKeepAlive:
         reply(q, slot, kScSuccess);
         return;
+    case kAdminAsyncEvent:
+        async_event(q, slot);
+        return;
+    case kAdminGetLogPage:
+        get_log_page(q, slot);
+        return;
     case kAdminSetFeatures:
     case kAdminGetFeatures:
         if ((c.cdw10 & 0xff) == kFeatNumQueues) {

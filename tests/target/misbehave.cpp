@@ -7,7 +7,7 @@ namespace rt {
 
 namespace {
 
-constexpr std::array<std::pair<Mode, std::string_view>, 13> kModes{{
+constexpr std::array<std::pair<Mode, std::string_view>, 14> kModes{{
     {Mode::none, "none"},
     {Mode::unknown_cid, "unknown-cid"},
     {Mode::stale_cid, "stale-cid"},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<Mode, std::string_view>, 13> kModes{{
     {Mode::bad_flbas, "bad-flbas"},
     {Mode::reject_connect, "reject-connect"},
     {Mode::disconnect_in_connect, "disconnect-in-connect"},
+    {Mode::aen_storm, "aen-storm"},
 }};
 
 bool io_mode(Mode m)

@@ -23,6 +23,7 @@ enum class Mode {
     bad_flbas,             // FLBAS names format 5 of a single one
     reject_connect,        // rdma_reject() with an NVMe-oF reject status
     disconnect_in_connect, // accept, then disconnect instead of answering Connect
+    aen_storm,             // every AER answered at once, with junk events and logs
 };
 
 std::optional<Mode> parse_mode(std::string_view name);

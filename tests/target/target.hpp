@@ -69,6 +69,11 @@ private:
     void identify_ctrl(Queue& q, uint8_t* buf);
     void identify_ns(uint32_t nsid, uint8_t* buf);
 
+    // aen.cpp
+    void async_event(Queue& q, uint32_t slot);
+    void get_log_page(Queue& q, uint32_t slot);
+    uint64_t aens_ = 0;  // events sent (aen-storm)
+
     // io.cpp
     void io(Queue& q, uint32_t slot);
     void io_done(Queue& q, uint32_t slot, Action act, uint16_t status);

@@ -78,7 +78,8 @@ static_assert(offsetof(ConnectData, subnqn) == 256);
 constexpr uint8_t kOpFabrics = 0x7f;
 constexpr uint8_t kFctPropSet = 0x00, kFctConnect = 0x01, kFctPropGet = 0x04;
 constexpr uint8_t kAdminSetFeatures = 0x09, kAdminGetFeatures = 0x0a, kAdminIdentify = 0x06,
-                  kAdminKeepAlive = 0x18, kAdminAsyncEvent = 0x0c;
+                  kAdminKeepAlive = 0x18, kAdminAsyncEvent = 0x0c,
+                  kAdminGetLogPage = 0x02;
 constexpr uint8_t kIoFlush = 0x00, kIoWrite = 0x01, kIoRead = 0x02;
 constexpr uint8_t kFeatNumQueues = 0x07;
 constexpr uint8_t kCnsNs = 0x00, kCnsCtrl = 0x01, kCnsNsActiveList = 0x02, kCnsNsDescList = 0x03;

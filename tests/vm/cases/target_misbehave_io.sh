@@ -4,7 +4,8 @@
 # a normal run first (connect, verified I/O, in-capsule and RDMA READ
 # writes: the target is real), then completions with unknown or stale
 # command ids and double completions (reset, reconnect, the I/O still
-# succeeds), an error status with DNR (EIO at once, never retried), and
+# succeeds), an error status with DNR (EIO at once, never retried), a
+# storm of junk asynchronous events (throttled, the controller stays), and
 # silence (keep-alive fails, reconnects time out, the controller is
 # removed, the I/O fails). After each mode no controller or disk is left
 # and the module unloads. The Identify and Connect misbehaviours are in
@@ -71,6 +72,28 @@ vm_assert_eq 0 "$(cat /sys/class/rblk/rblk0/reconnects)" "dnr-status: reconnects
 vm_assert_eq "$zero4k" "$(vm_sum /dev/rblk0n1 0 4096)" "dnr-status: a read elsewhere"
 echo "RESULT: dnr-status: EIO in ${t} s, 1 attempt, controller stays live, errors $(cat /sys/class/rblk/rblk0/errors)"
 clean_slate dnr-status
+
+# --- aen-storm: every AER answered at once, with junk ----------------------------
+# rblk handles 8 events at full speed per 10 s, then one a second; events
+# of unknown types or log pages are logged and ignored, junk changed
+# namespace lists cost a rescan. The controller stays live, I/O works.
+start_target aen-storm
+connect_ok aen-storm > /dev/null
+t0=$(now)
+sleep 12
+n=$(hits aen-storm)
+t=$(since "$t0")
+vm_assert_eq live "$(cat /sys/class/rblk/rblk0/state)" "aen-storm: state"
+vm_assert_eq 0 "$(cat /sys/class/rblk/rblk0/reconnects)" "aen-storm: reconnects"
+vm_assert_eq "$zero4k" "$(vm_sum /dev/rblk0n1 0 4096)" "aen-storm: a read"
+vm_assert_eq /dev/rblk0n1 "$(vm_rblk_disks)" "aen-storm: disks"
+dmesg | grep -q 'rblk0: async event storm' || vm_fail "aen-storm: no 'async event storm' in the kernel log"
+# Unthrottled it would be thousands; throttled at most 8 per 10 s + 1/s.
+if [ "$n" -lt 8 ] || [ "$n" -gt 45 ]; then
+	vm_fail "aen-storm: $n events answered in $t s (want 8-45: 8 at once per 10 s, then about one a second)"
+fi
+echo "RESULT: aen-storm: $n events answered in ${t} s after connect, controller live, reconnects 0, read ok"
+clean_slate aen-storm
 
 # --- silence: keep-alive fails, reconnects time out, the controller goes ---
 start_target silence

@@ -1,0 +1,70 @@
+// Asynchronous events. Normally the target supports none (the AER is
+// refused as an unknown opcode, as before). --misbehave aen-storm answers
+// every AER at once, cycling through a namespace change notice, an event
+// of a reserved type naming an absurd log page, an error event, and a
+// notice naming the wrong log page; the changed namespace lists it serves
+// are junk. The host must neither crash nor spin.
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "target.hpp"
+
+namespace rt {
+
+namespace {
+
+// Completion dword 0: type in 2:0, info in 15:8, log page in 23:16.
+constexpr uint32_t aen(uint8_t type, uint8_t info, uint8_t lid)
+{
+    return type | uint32_t(info) << 8 | uint32_t(lid) << 16;
+}
+
+constexpr std::array<uint32_t, 4> kStorm{
+    aen(2, 0x00, 0x04),  // namespace attribute changed, Changed Namespace List
+    aen(5, 0xab, 0xee),  // reserved type, absurd log page
+    aen(0, 0x01, 0x01),  // error event, Error Information
+    aen(2, 0x00, 0x7f),  // namespace change naming another log page
+};
+
+}  // namespace
+
+void Target::async_event(Queue& q, uint32_t slot)
+{
+    if (!bad_.is(Mode::aen_storm)) {
+        reply(q, slot, kScInvalidOpcode | kScDnr);
+        return;
+    }
+    const uint32_t result = kStorm[aens_++ % kStorm.size()];
+    char text[16];
+    std::snprintf(text, sizeof(text), "%#x", result);
+    log(std::string("misbehave: aen-storm: event ") + text);
+    reply(q, slot, kScSuccess, result);
+}
+
+void Target::get_log_page(Queue& q, uint32_t slot)
+{
+    const Sqe& c = q.sqe(slot);
+    const uint8_t lid = c.cdw10 & 0xff;
+    const uint32_t len = ((c.cdw10 >> 16) + 1) * 4;  // NUMDL; NUMDU must be 0
+    if (!bad_.is(Mode::aen_storm) || len > Queue::kScratch || c.cdw11) {
+        reply(q, slot, kScInvalidField | kScDnr);
+        return;
+    }
+    uint8_t* buf = q.scratch(slot);
+    std::memset(buf, 0, len);
+    if (lid == 0x04) {
+        // Ids above NN, an "overflow" marker not in first place, NN itself.
+        const uint32_t junk[] = {0xfffffffe, 12345, 0xffffffff, 1, 7};
+        for (size_t i = 0; i < std::size(junk) && 4 * i < len; i++)
+            put<uint32_t>(buf, 4 * i, junk[i]);
+    }
+    if (!q.push(slot, buf, q.scratch_lkey(), DataPtr::parse(c), len)) {
+        reply(q, slot, kScSglInvalidType | kScDnr);
+        return;
+    }
+    reply(q, slot, kScSuccess);
+}
+
+}  // namespace rt
