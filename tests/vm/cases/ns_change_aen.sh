@@ -153,9 +153,10 @@ grep -q '^EIO ' "$work/reader" || vm_fail "reads of /dev/rblk0n2 never failed wi
 # The deleted disk has capacity 0: reads end at EOF, or fail with EIO.
 vm_assert_match '^final (EOF|EIO)$' "$(grep '^final' "$work/reader")" "a read of the removed /dev/rblk0n2 through the open fd"
 first_err=$(awk -v t0="$t0" '$1 != "final" && (m == "" || $2 < m) { m = $2 } END { if (m != "") print m - t0 }' "$work/reader")
-# Before the notice is handled the target answers the reads with an
-# error itself (EIO; Invalid Namespace would be EOPNOTSUPP, as with the
-# kernel's nvme); nothing else may show.
+# Before the notice is handled the target answers the reads itself:
+# nvmet says Internal Path Error for a disabled namespace that is still
+# configured (EIO), Invalid Namespace once it is gone (EOPNOTSUPP, as
+# the kernel's nvme maps it); nothing else may show.
 others=$(awk '$1 != "final" && $1 != "EIO" && $1 != "EOPNOTSUPP"' "$work/reader")
 vm_assert_eq "" "$others" "other errors the reader saw"
 vm_assert_eq "$p1" "$(vm_sum /dev/rblk0n1 0 $((4 * mib)))" "data on /dev/rblk0n1 after namespace 2 left"
