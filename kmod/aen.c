@@ -154,6 +154,13 @@ static void rblk_aen_configure(struct rblk_ctrl *ctrl)
 			 ret);
 }
 
+/* Aborted by tear-down, or the queue was lost under it: not the target's. */
+static bool rblk_aen_ended_by_host(u16 status)
+{
+	return (status & RBLK_SC_MASK) == NVME_SC_HOST_ABORTED_CMD ||
+	       (status & RBLK_SC_MASK) == NVME_SC_HOST_PATH_ERROR;
+}
+
 static enum rq_end_io_ret rblk_aen_end_io(struct request *rq, blk_status_t sts)
 {
 	struct rblk_ctrl *ctrl = rq->end_io_data;
@@ -174,7 +181,7 @@ static enum rq_end_io_ret rblk_aen_end_io(struct request *rq, blk_status_t sts)
 	clear_bit(RBLK_CTRL_AER_ARMED, &ctrl->flags);
 	if (test_bit(RBLK_CTRL_AEN_EVENT, &ctrl->flags)) {
 		queue_delayed_work(rblk_wq, &ctrl->aen_work, delay);
-	} else if (status && (status & RBLK_SC_MASK) != NVME_SC_HOST_ABORTED_CMD) {
+	} else if (status && !rblk_aen_ended_by_host(status)) {
 		/* Like nvme: a refused AER is not sent again on this association. */
 		dev_info(ctrl->dev, "target refused the Asynchronous Event Request (status %#x): no change notices\n",
 			 status);
