@@ -137,7 +137,8 @@ with open(sys.argv[2], "w") as f:
     f.write("final %s\n" % final)
 PY
 reader=$!
-vm_wait_for 10 test -e "$work/reader.ready"
+# A busy guest took 14 s to start python3 (recovery-lib.sh).
+vm_wait_for 60 test -e "$work/reader.ready"
 sleep 1
 t0=$(now_ms)
 echo 0 > "$s/namespaces/2/enable"
