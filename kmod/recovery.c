@@ -355,19 +355,20 @@ int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 		goto out_io;
 	}
 	rblk_ka_start(ctrl);
-	rblk_check_lost(ctrl);
 	rblk_aen_start(ctrl);
 
-	if (first)
-		return 0;
-	cancel_delayed_work_sync(&ctrl->failfast_work);
-	clear_bit(RBLK_CTRL_FAILFAST, &ctrl->flags);
-	rblk_ns_unquiesce(ctrl);
-	/* Namespaces may have come, gone or grown meanwhile. */
-	queue_work(rblk_wq, &ctrl->scan_work);
-	atomic64_inc(&ctrl->reconnects);
-	dev_info(ctrl->dev, "reconnected: %u I/O queues of %u\n",
-		 ctrl->nr_io_queues, ctrl->queue_size);
+	if (!first) {
+		cancel_delayed_work_sync(&ctrl->failfast_work);
+		clear_bit(RBLK_CTRL_FAILFAST, &ctrl->flags);
+		rblk_ns_unquiesce(ctrl);
+		/* Namespaces may have come, gone or grown meanwhile. */
+		queue_work(rblk_wq, &ctrl->scan_work);
+		atomic64_inc(&ctrl->reconnects);
+		dev_info(ctrl->dev, "reconnected: %u I/O queues of %u\n",
+			 ctrl->nr_io_queues, ctrl->queue_size);
+	}
+	/* Last: the recovery it may start quiesces what was resumed above. */
+	rblk_check_lost(ctrl);
 	return 0;
 
 out_io:

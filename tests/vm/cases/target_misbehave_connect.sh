@@ -5,8 +5,9 @@
 # MDTS 255: clamped, I/O verified; LBA data size 2^40 or 2^3, FLBAS beyond
 # NLBAF: the namespace is refused, no disk), a reject or a disconnect
 # during Connect of the admin or the first I/O queue (connect fails with
-# its message within seconds, not at the 10 s Connect timeout). After each
-# mode no controller or disk is left and the module unloads.
+# its message within seconds, not at the 10 s Connect timeout), and on
+# every reconnect (attempts follow reconnect_delay). After each mode no
+# controller or disk is left and the module unloads.
 # vm-timeout: 480
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 # shellcheck source=SCRIPTDIR/../target_lib.sh
@@ -71,6 +72,29 @@ connect_fails disconnect-in-connect-ioq "target closed the connection during Con
 dmesg | grep -q 'qid 1: target closed the connection during Connect' ||
 	vm_fail "disconnect-in-connect-ioq: no kernel log line for the I/O queue"
 clean_slate disconnect-in-connect-ioq
+
+# --- Hang-up on every reconnect --------------------------------------------------
+# The target goes away under a live controller and comes back hanging up
+# on each Connect: every reconnect attempt ends at once, so they follow
+# reconnect_delay (1 s); at the 10 s Connect timeout three took > 30 s.
+copts=(-k 2 -c 1 -l 120)
+admin_hangups() { dmesg | grep -c 'rblk0: qid 0: target closed the connection during Connect' || true; }
+start_target none
+connect_ok reconnect-hangup > /dev/null
+base=$(admin_hangups)
+stop_target
+start_target disconnect-in-connect
+t0=$(now)
+three_more() { [ "$(admin_hangups)" -ge $((base + 3)) ]; }
+vm_wait_for 60 three_more
+t=$(since "$t0")
+vm_assert_eq connecting "$(cat /sys/class/rblk/rblk0/state)" "reconnect-hangup: state"
+echo "RESULT: reconnect-hangup: 3 reconnects ended by the target's hang-up within $t s of its restart (reconnect_delay 1 s)"
+awk -v t="$t" 'BEGIN { exit !(t < 20) }' ||
+	vm_fail "reconnect-hangup: 3 attempts took $t s: not ended by the hang-up"
+clean_slate reconnect-hangup
+copts=(-k 2 -c 1 -l 4)
+
 if dmesg | grep -q 'rblk0: qid [0-9]*: command .* timed out'; then
 	vm_fail "disconnect-in-connect: a Connect ended by its timeout, not the hang-up"
 fi
