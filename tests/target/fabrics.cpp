@@ -77,6 +77,11 @@ void Target::connect(Queue& q, uint32_t slot)
         // The misbehaviour: the connection goes, the Connect unanswered.
         log("misbehave: disconnecting qid " + std::to_string(q.qid()) + " instead of answering Connect");
         q.release(slot);
+        // The Connect may overtake the host's RTU. Before the CM is
+        // established rdma_disconnect() sends no DREQ at all and the host
+        // would only learn at its timeout: first establish it from the
+        // data, as nvmet-rdma does on IB_EVENT_COMM_EST.
+        rdma_notify(q.id(), IBV_EVENT_COMM_EST);
         rdma_disconnect(q.id());
         return;
     }
