@@ -131,8 +131,9 @@ start=$(date +%s%N)
 boot_vm "$timeout"
 # The guest never started the job (early panic, stage 1 failure, qemu
 # error): nothing of the case ran, so boot once more, with the reason
-# logged and the first console kept. A job that started is never re-run.
-if ! grep -aq 'RBLK-VM-START' "$console" && [ "$qemu_rc" -ne 124 ] && [ "$qemu_rc" -ne 137 ]; then
+# logged and the first console kept. A job that started is never re-run,
+# nor a VM that timed out or was killed (exit 124 or >= 128).
+if ! grep -aq 'RBLK-VM-START' "$console" && [ "$qemu_rc" -ne 124 ] && [ "$qemu_rc" -lt 128 ]; then
 	left=$(( timeout - ($(date +%s%N) - start) / 1000000000 ))
 	if [ "$left" -gt 60 ]; then
 		mv "$console" "$out/console.boot1.log"
