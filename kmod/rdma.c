@@ -85,9 +85,10 @@ static void rblk_wr_error(struct ib_cq *cq, struct ib_wc *wc, const char *op)
 	struct rblk_queue *queue = cq->cq_context;
 
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
-		pr_err_ratelimited("%s: qid %u: %s failed: %s (%d)\n",
-				   queue->ctrl->name, queue->qid, op,
-				   ib_wc_status_msg(wc->status), wc->status);
+		dev_err_ratelimited(queue->ctrl->dev,
+				    "qid %u: %s failed: %s (%d)\n", queue->qid,
+				    op, ib_wc_status_msg(wc->status),
+				    wc->status);
 	rblk_queue_lost(queue);
 }
 
@@ -181,9 +182,9 @@ static void rblk_process_cqe(struct rblk_queue *queue,
 	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
 		if (unlikely(!req->mr ||
 			     wc->ex.invalidate_rkey != req->mr->rkey)) {
-			pr_err_ratelimited("%s: qid %u: bogus remote invalidation of rkey %#x\n",
-					   queue->ctrl->name, queue->qid,
-					   wc->ex.invalidate_rkey);
+			dev_err_ratelimited(queue->ctrl->dev,
+					    "qid %u: bogus remote invalidation of rkey %#x\n",
+					    queue->qid, wc->ex.invalidate_rkey);
 			rblk_ctrl_error(queue->ctrl);
 			return;
 		}
@@ -191,8 +192,9 @@ static void rblk_process_cqe(struct rblk_queue *queue,
 	} else if (test_bit(RBLK_REQ_MR_VALID, &req->flags)) {
 		/* The local invalidation's completion drops this reference. */
 		if (unlikely(rblk_post_inv(queue, req))) {
-			pr_err_ratelimited("%s: qid %u: cannot post LOCAL_INV\n",
-					   queue->ctrl->name, queue->qid);
+			dev_err_ratelimited(queue->ctrl->dev,
+					    "qid %u: cannot post LOCAL_INV\n",
+					    queue->qid);
 			rblk_ctrl_error(queue->ctrl);
 		}
 		return;
@@ -201,8 +203,9 @@ static void rblk_process_cqe(struct rblk_queue *queue,
 	return;
 
 invalid:
-	pr_err_ratelimited("%s: qid %u: completion with invalid command id %#x\n",
-			   queue->ctrl->name, queue->qid, cid);
+	dev_err_ratelimited(queue->ctrl->dev,
+			    "qid %u: completion with invalid command id %#x\n",
+			    queue->qid, cid);
 	rblk_ctrl_error(queue->ctrl);
 }
 
@@ -233,8 +236,9 @@ static void rblk_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (unlikely(wc->byte_len < sizeof(struct nvme_completion))) {
-		pr_err_ratelimited("%s: qid %u: short response (%u bytes)\n",
-				   queue->ctrl->name, queue->qid, wc->byte_len);
+		dev_err_ratelimited(queue->ctrl->dev,
+				    "qid %u: short response (%u bytes)\n",
+				    queue->qid, wc->byte_len);
 		rblk_ctrl_error(queue->ctrl);
 		return;
 	}
@@ -289,8 +293,9 @@ static void rblk_drain_qp(struct rblk_queue *queue)
 
 	ret = ib_modify_qp(queue->qp, &attr, IB_QP_STATE);
 	if (ret) {
-		pr_err("%s: qid %u: cannot move QP to error: %d\n",
-		       queue->ctrl->name, queue->qid, ret);
+		dev_err(queue->ctrl->dev,
+			"qid %u: cannot move QP to error: %d\n", queue->qid,
+			ret);
 		return;
 	}
 	if (ib_post_send(queue->qp, &swr.wr, NULL))
@@ -299,8 +304,8 @@ static void rblk_drain_qp(struct rblk_queue *queue)
 		complete(&queue->drain_rq);
 	if (!wait_for_completion_timeout(&queue->drain_sq, RBLK_DRAIN_TIMEOUT) ||
 	    !wait_for_completion_timeout(&queue->drain_rq, RBLK_DRAIN_TIMEOUT))
-		pr_err("%s: qid %u: QP drain timed out\n",
-		       queue->ctrl->name, queue->qid);
+		dev_err(queue->ctrl->dev, "qid %u: QP drain timed out\n",
+			queue->qid);
 }
 
 /* The device's own view: the port cache is updated later, from a work. */
@@ -337,8 +342,9 @@ static void rblk_wait_port_active(struct rblk_queue *queue)
 	/* The first queue to find the port down sets the deadline. */
 	if (cmpxchg(&ctrl->port_wait_end, 0, end ?: 1))
 		end = READ_ONCE(ctrl->port_wait_end);
-	pr_info("%s: qid %u: RDMA port down: holding back the disconnect\n",
-		ctrl->name, queue->qid);
+	dev_info(ctrl->dev,
+		 "qid %u: RDMA port down: holding back the disconnect\n",
+		 queue->qid);
 	/*
 	 * Not wait_event on rblk_port_active(): the query may sleep (rxe
 	 * takes a mutex). An event after the snapshot ends the wait at once.
@@ -350,15 +356,16 @@ static void rblk_wait_port_active(struct rblk_queue *queue)
 		/* The snapshot, then the port: rblk_ib_event() does it backwards. */
 		smp_rmb();
 		if (rblk_port_active(queue)) {
-			pr_info("%s: qid %u: RDMA port active after %u ms\n",
-				ctrl->name, queue->qid,
-				jiffies_to_msecs(jiffies - start));
+			dev_info(ctrl->dev,
+				 "qid %u: RDMA port active after %u ms\n",
+				 queue->qid, jiffies_to_msecs(jiffies - start));
 			return;
 		}
 		left = (long)(end - jiffies);
 		if (left <= 0) {
-			pr_info("%s: qid %u: RDMA port still down: disconnecting\n",
-				ctrl->name, queue->qid);
+			dev_info(ctrl->dev,
+				 "qid %u: RDMA port still down: disconnecting\n",
+				 queue->qid);
 			return;
 		}
 		wait_event_timeout(rblk_port_wq,
@@ -443,8 +450,8 @@ static void rblk_qp_event(struct ib_event *ev, void *context)
 	case IB_EVENT_QP_LAST_WQE_REACHED:
 		break;
 	default:
-		pr_err("%s: qid %u: QP event %s (%d)\n", queue->ctrl->name,
-		       queue->qid, ib_event_msg(ev->event), ev->event);
+		dev_err(queue->ctrl->dev, "qid %u: QP event %s (%d)\n",
+			queue->qid, ib_event_msg(ev->event), ev->event);
 		rblk_queue_lost(queue);
 	}
 }
@@ -638,16 +645,15 @@ static int rblk_cm_rejected(struct rblk_queue *queue, struct rdma_cm_event *ev)
 
 	rej = rdma_consumer_reject_data(queue->cm_id, ev, &len);
 	if (!rej || len < sizeof(*rej)) {
-		pr_err("%s: qid %u: connection rejected: %s\n",
-		       queue->ctrl->name, queue->qid,
-		       rdma_reject_msg(queue->cm_id, ev->status));
+		dev_err(queue->ctrl->dev, "qid %u: connection rejected: %s\n",
+			queue->qid, rdma_reject_msg(queue->cm_id, ev->status));
 		queue->cm_msg = "connection rejected (no NVMe-oF listener at this address?)";
 		return -ECONNREFUSED;
 	}
 	sts = le16_to_cpu(rej->sts);
-	pr_err("%s: qid %u: target rejected the connection: %s (%u)\n",
-	       queue->ctrl->name, queue->qid,
-	       nvme_rdma_cm_msg(sts), sts);
+	dev_err(queue->ctrl->dev,
+		"qid %u: target rejected the connection: %s (%u)\n", queue->qid,
+		nvme_rdma_cm_msg(sts), sts);
 	if (sts < ARRAY_SIZE(rblk_rej_reasons) && rblk_rej_reasons[sts].msg) {
 		queue->cm_msg = rblk_rej_reasons[sts].msg;
 		return rblk_rej_reasons[sts].err;
@@ -667,8 +673,9 @@ static int rblk_cm_established(struct rblk_queue *queue,
 		return 0;
 	crqsize = le16_to_cpu(rep->crqsize);
 	if (crqsize && crqsize < queue->size - 1) {
-		pr_err("%s: qid %u: target receive queue (%u) smaller than our SQ (%u)\n",
-		       queue->ctrl->name, queue->qid, crqsize, queue->size - 1);
+		dev_err(queue->ctrl->dev,
+			"qid %u: target receive queue (%u) smaller than our SQ (%u)\n",
+			queue->qid, crqsize, queue->size - 1);
 		queue->cm_msg = "target receive queue smaller than the host SQ";
 		return -EINVAL;
 	}
@@ -733,8 +740,8 @@ static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		/* Not of our own making (stop clears CONNECTED first)? */
 		if (test_bit(RBLK_Q_CONNECTED, &queue->flags)) {
-			pr_info("%s: qid %u: %s\n", queue->ctrl->name,
-				queue->qid, rdma_event_msg(ev->event));
+			dev_info(queue->ctrl->dev, "qid %u: %s\n", queue->qid,
+				 rdma_event_msg(ev->event));
 			rblk_queue_lost(queue);
 		}
 		return 0;
@@ -743,8 +750,8 @@ static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	}
 
 	if (err)
-		pr_debug("%s: qid %u: %s: %d\n", queue->ctrl->name, queue->qid,
-			 rdma_event_msg(ev->event), err);
+		dev_dbg(queue->ctrl->dev, "qid %u: %s: %d\n", queue->qid,
+			rdma_event_msg(ev->event), err);
 	queue->cm_error = err;
 	complete(&queue->cm_done);
 	/* Never non-zero: the cm_id is ours to destroy. */
@@ -817,7 +824,7 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 	return 0;
 
 out_release:
-	pr_debug("%s: qid %u: connect failed: %d\n", ctrl->name, qid, ret);
+	dev_dbg(ctrl->dev, "qid %u: connect failed: %d\n", qid, ret);
 	rblk_queue_release(queue);
 	clear_bit(RBLK_Q_CONNECTED, &queue->flags);
 	return ret;
@@ -1000,8 +1007,9 @@ int rblk_rdma_post_cmd(struct rblk_queue *queue, struct request *rq)
 
 	ret = ib_post_send(queue->qp, first, NULL);
 	if (unlikely(ret)) {
-		pr_err_ratelimited("%s: qid %u: cannot post command: %d\n",
-				   queue->ctrl->name, queue->qid, ret);
+		dev_err_ratelimited(queue->ctrl->dev,
+				    "qid %u: cannot post command: %d\n",
+				    queue->qid, ret);
 		rblk_ctrl_error(queue->ctrl);
 	}
 	return ret;
