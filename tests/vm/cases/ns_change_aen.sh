@@ -7,7 +7,7 @@
 # The reconnect counter stays 0 and rblkctl monitor sees no state change.
 # The kernel's nvme-rdma, connected to the same subsystem, is timed on the
 # same steps for comparison.
-# vm-timeout: 300
+# vm-timeout: 600
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 vm_require "$RBLKCTL"
 
