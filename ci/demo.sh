@@ -5,8 +5,11 @@
 # the disk and check files on it, then compare rblk with the kernel's
 # nvme-rdma on the same target (tests/bench/vs_nvme_rdma.sh) and disconnect.
 #
-# Usage: ci/demo.sh [--build-dir DIR] [--no-deps] [--runtime S] [--rounds N]
+# Usage: ci/demo.sh [--build-dir DIR] [--no-deps] [--kernel KVER]
+#                   [--runtime S] [--rounds N]
 #   --build-dir DIR  default: build (built incrementally, never wiped)
+#   --kernel KVER    the kernel the VM boots: 6.1, 6.12 or a whole release
+#                    (default: the newest installed, Debian's 6.12)
 #   --no-deps        skip ci/install-deps.sh (also: RBLK_SKIP_DEPS=1)
 #   --runtime S, --rounds N   of the fio comparison (default 3 s x 2 rounds)
 # Needs root for the package install; prints the VM's output as it goes.
@@ -24,7 +27,7 @@ in_vm() {
 
 	step "soft-RoCE on a veth pair, nvmet-rdma target at 10.99.0.1:4420 on a 256 MiB memory-backed disk"
 	vm_rdma_target "$nqn" 256
-	step "modprobe rblk"
+	step "modprobe rblk (kernel $(uname -r))"
 	vm_rblk_load
 	modinfo -n rblk
 	# Warm the target's RDMA device up, so that the slab figures below
@@ -74,10 +77,11 @@ if [ "${1:-}" = --in-vm ]; then
 fi
 
 # --- on the host ------------------------------------------------------------------
-build=build deps=${RBLK_SKIP_DEPS:-0} runtime=3 rounds=2
+build=build deps=${RBLK_SKIP_DEPS:-0} runtime=3 rounds=2 kernel=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build-dir) build=$2; shift 2 ;;
+	--kernel) kernel=(--kernel "$2"); shift 2 ;;
 	--no-deps) deps=1; shift ;;
 	--runtime) runtime=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
@@ -100,7 +104,7 @@ rm -f "$log"
 tail -n +1 -F "$log" 2> /dev/null &
 tail_pid=$!
 rc=0
-tests/vm/run-in-vm.sh --build-dir "$build" --timeout 420 --name demo \
+tests/vm/run-in-vm.sh --build-dir "$build" "${kernel[@]}" --timeout 420 --name demo \
 	ci/demo.sh --in-vm "$runtime" "$rounds" > /dev/null || rc=$?
 sleep 1
 kill "$tail_pid" 2> /dev/null || true

@@ -8,15 +8,29 @@ packages=(
 	cmake g++ make pkg-config
 	libgtest-dev libgmock-dev libnl-3-dev libnl-genl-3-dev liburing-dev
 	libcli11-dev nlohmann-json3-dev libibverbs-dev librdmacm-dev libnvme-dev
-	linux-headers-amd64 bc flex bison
+	bc flex bison
 	# static checks: checkpatch comes from the kernel source tarball
 	sparse linux-source-6.1 perl xz-utils shellcheck
 	# the VM harness: qemu (TCG), the kernel it boots, the initramfs
-	qemu-system-x86 linux-image-amd64 busybox-static cpio gzip kmod
+	qemu-system-x86 busybox-static cpio gzip kmod
 	# inside the VM: soft-RoCE, the reference target/initiator, workloads
 	rdma-core ibverbs-utils perftest nvme-cli fio iproute2 e2fsprogs
 	sg3-utils util-linux coreutils python3
+	# the CLI's completion test sources bash-completion's own helpers
+	bash-completion
 )
+
+# The two kernels the module is built for and the VM boots, pinned so that a
+# security update in the archive does not move CI under us (bump both
+# together, on purpose, and rerun the suite): Debian 12's default 6.1 and the
+# 6.12 LTS that bookworm also carries (Debian 13's default; it has ublk).
+kernels=(6.1.0-57-amd64 6.12.117+deb12-amd64)
+for k in "${kernels[@]}"; do
+	case $k in
+	6.1.*) packages+=("linux-image-$k" "linux-headers-$k") ;;
+	*) packages+=("linux-image-$k-unsigned" "linux-headers-$k") ;;
+	esac
+done
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps: run as root" >&2

@@ -6,9 +6,13 @@
 # measurement to read: it fails only when a tool does, never on a ratio.
 #
 # It runs inside the test VM (soft-RoCE is CPU-bound under emulation: only
-# the ratio means something, not the absolute figures):
-#   tests/vm/run-in-vm.sh --build-dir build [--timeout 1200] \
-#       tests/bench/vs_nvme_rdma.sh [--runtime S] [--rounds N]
+# the ratio means something, not the absolute figures). Started on the host
+# it boots one itself:
+#   tests/bench/vs_nvme_rdma.sh [--kernel 6.1|6.12|KVER] [--build-dir build]
+#       [--timeout 1200] [--runtime S] [--rounds N]
+# which is tests/vm/run-in-vm.sh --build-dir build --kernel KVER
+# --timeout 1200 tests/bench/vs_nvme_rdma.sh [--runtime S] [--rounds N].
+# The first line of the output names the kernel it ran on.
 # Options (defaults also from RBLK_BENCH_RUNTIME, RBLK_BENCH_ROUNDS):
 #   --runtime S   seconds per fio job (default 5, after a 1 s ramp)
 #   --rounds N    rblk/nvme-rdma alternations per job (default 2); the
@@ -22,9 +26,17 @@
 set -euo pipefail
 
 if [ -z "${RBLK_SRC_DIR:-}" ]; then
-	echo "vs_nvme_rdma: runs inside the test VM:" \
-		"tests/vm/run-in-vm.sh --build-dir build $0 [options]" >&2
-	exit 2
+	# On the host: boot the VM and run this script in it.
+	vm=(--build-dir build --timeout 1200)
+	args=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel|--build-dir|--timeout) vm+=("$1" "$2"); shift 2 ;;
+		*) args+=("$1"); shift ;;
+		esac
+	done
+	exec "$(dirname "$0")/../vm/run-in-vm.sh" "${vm[@]}" --name bench.vs_nvme_rdma \
+		"$0" "${args[@]}"
 fi
 # shellcheck source=tests/vm/lib.sh
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
@@ -42,6 +54,7 @@ done
 [[ $runtime =~ ^[1-9][0-9]*$ && $rounds =~ ^[1-9][0-9]*$ ]] ||
 	vm_fail "--runtime and --rounds take positive numbers"
 vm_require "$RBLKCTL"
+echo "kernel: $(uname -r)"
 
 mem_line() { # NAME SLAB_BEFORE SLAB_AFTER
 	printf '%-10s slab %6d -> %6d KiB: %+d KiB\n' "$1" "$2" "$3" $(($3 - $2))

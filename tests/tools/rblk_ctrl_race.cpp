@@ -1,14 +1,22 @@
 // rblk_ctrl_race: a test tool for the VM suite. Three threads, each with its
 // own netlink socket, race on the controller registry for a while:
-//   connector     connects (duplicate_connect) to the subsystems in turn
+//   connector     connects (duplicate_connect) to the subsystems in turn,
+//                 never more than --max-alive controllers at once
 //   lister        lists the controllers and reads each one's stats
 //   disconnector  deletes whatever it finds, by name or by subnqn
 // Losing a race is expected and counted (a controller gone between the list
 // and the request: ENODEV); any other error fails the run. At the end every
 // controller is deleted and the registry must be empty.
 //
+// The bound makes the run the same on any host: without it a quiet host
+// connects far faster than it deletes, and hundreds of controllers (and their
+// target-side queues, in the same VM) exhausted the guest's memory. Only the
+// connector creates controllers, so counting them before each connect is a
+// hard bound.
+//
 //   rblk_ctrl_race --traddr A [--trsvcid N] --nqn NQN [--nqn NQN...]
 //                  [--seconds S] [--nr-io-queues N] [--queue-size N]
+//                  [--max-alive N]
 // Prints one "RESULT: race ..." line per thread; exit 0 when nothing
 // unexpected happened, 1 otherwise, 2 on bad arguments.
 #include <rblk/client.hpp>
@@ -16,6 +24,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -39,6 +48,7 @@ struct Config {
     double seconds = 20;
     std::int64_t nr_io_queues = 1;
     std::int64_t queue_size = 32;
+    std::size_t max_alive = 16;
 };
 
 // What one thread did; printed once it has stopped.
@@ -48,6 +58,8 @@ struct Tally {
     std::uint64_t lost_race = 0;  // expected errors
     std::uint64_t unexpected = 0;
     std::uint64_t deleted = 0;  // disconnector: controllers it deleted
+    std::size_t most_alive = 0;  // connector: most controllers seen before a connect
+    std::uint64_t held_back = 0;  // connector: rounds it waited at the bound
 };
 
 std::mutex out_lock;
@@ -103,6 +115,19 @@ void connector(const Config& cfg, Tally& t, Clock::time_point deadline)
 {
     std::size_t next = 0;
     run_thread(t, deadline, [&](rblk::Client& c, Tally& tally) {
+        std::vector<rblk::ControllerInfo> ctrls;
+        try {
+            ctrls = c.list();
+        } catch (const std::exception& e) {
+            report_unexpected(tally, "list", e);
+            return;
+        }
+        tally.most_alive = std::max(tally.most_alive, ctrls.size());
+        if (ctrls.size() >= cfg.max_alive) {
+            ++tally.held_back;
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            return;
+        }
         rblk::ConnectOptions o;
         o.traddr = cfg.traddr;
         o.trsvcid = cfg.trsvcid;
@@ -158,6 +183,8 @@ void print(const Tally& t)
               << ", unexpected " << t.unexpected;
     if (t.role == "disconnector")
         std::cout << ", controllers deleted " << t.deleted;
+    if (t.role == "connector")
+        std::cout << ", most alive " << t.most_alive << ", held back " << t.held_back;
     std::cout << "\n";
 }
 
@@ -176,6 +203,9 @@ int main(int argc, char** argv)
     app.add_option("--nr-io-queues", cfg.nr_io_queues, "I/O queues per controller")
         ->capture_default_str();
     app.add_option("--queue-size", cfg.queue_size, "I/O queue depth")->capture_default_str();
+    app.add_option("--max-alive", cfg.max_alive, "Most controllers alive at once")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -39,7 +39,7 @@
 #                                    head /dev/nvmeXnY of NQN
 #   vm_nvme_ref_disconnect NQN
 # rblk:
-#   vm_rblk_load [PARAM=V...]        install build/kmod/rblk.ko into updates/,
+#   vm_rblk_load [PARAM=V...]        install $RBLK_KO (build/kmod/KVER/rblk.ko) into updates/,
 #                                    depmod (index from the host), modprobe rblk
 #   vm_rblk_unload                   rmmod rblk, check /sys/module/rblk is gone
 #   RBLKCTL, RBLK_NLPROBE            paths of the built rblkctl and probe tool
@@ -276,7 +276,7 @@ vm_nvme_ref_disconnect() {
 
 # shellcheck disable=SC2120 # parameters are optional
 vm_rblk_load() {
-	local ko=$RBLK_BUILD_DIR/kmod/rblk.ko dir
+	local ko=${RBLK_KO:-$RBLK_BUILD_DIR/kmod/$(uname -r)/rblk.ko} dir
 	vm_require "$ko"
 	dir=/lib/modules/$(uname -r)/updates
 	mkdir -p "$dir"

@@ -3,16 +3,20 @@
 # kernel KVER with the host's / as a read-only root under a tmpfs overlay.
 #
 # Usage: run-in-vm.sh [--timeout SEC] [--mem MB] [--name NAME]
-#                     [--build-dir DIR] [--kver KVER] SCRIPT [ARGS...]
+#                     [--build-dir DIR] [--kernel KVER] SCRIPT [ARGS...]
 #   --timeout SEC   wall-clock budget of the whole VM (default 600); the
 #                   script itself gets a little less, so a hang still
 #                   leaves dmesg behind
 #   --mem MB        guest memory (default 2048)
 #   --name NAME     results go to <out>/NAME (default: SCRIPT's basename)
 #   --build-dir DIR the cmake build dir (default $RBLK_BUILD_DIR, else ./build)
-#   --kver KVER     kernel release (default $RBLK_KVER, else the newest
-#                   /lib/modules/*/build that has a /boot/vmlinuz)
-# Inside, SCRIPT sees RBLK_SRC_DIR, RBLK_BUILD_DIR, RBLK_KVER, RBLK_VM_OUT
+#   --kernel KVER   kernel release to boot, e.g. 6.12.117+deb12-amd64, or
+#                   its major.minor (6.1, 6.12) when one such is installed
+#                   (--kver is the same; default $RBLK_KVER, else the
+#                   newest /lib/modules/*/build that has a /boot/vmlinuz);
+#                   the module is <build-dir>/kmod/KVER/rblk.ko
+# Inside, SCRIPT sees RBLK_SRC_DIR, RBLK_BUILD_DIR, RBLK_KVER, RBLK_KO (the
+# module for that kernel), RBLK_VM_OUT
 # (a directory copied back to the host) and every RBLK_* variable of the
 # caller. Its output is printed here; the exit code is SCRIPT's, or
 #   97  the script passed but the kernel log has WARNING/BUG/Oops/...
@@ -36,7 +40,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
 	--build-dir) build_dir=$2; shift 2 ;;
-	--kver) kver=$2; shift 2 ;;
+	--kernel|--kver) kver=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1 (see --help)" ;;
@@ -54,13 +58,24 @@ esac
 name=${name:-$(basename "$script" .sh)}
 [ -d "$build_dir" ] && build_dir=$(realpath "$build_dir")
 
+# The bootable releases: headers to build against and an image to boot.
+bootable=()
+for d in $(printf '%s\n' /lib/modules/*/build | sort -rV); do
+	k=$(basename "$(dirname "$d")")
+	[ -e "/boot/vmlinuz-$k" ] && bootable+=("$k")
+done
 if [ -z "$kver" ]; then
-	for d in $(printf '%s\n' /lib/modules/*/build | sort -rV); do
-		k=$(basename "$(dirname "$d")")
-		[ -e "/boot/vmlinuz-$k" ] && { kver=$k; break; }
+	kver=${bootable[0]:-}
+elif [[ $kver =~ ^[0-9]+\.[0-9]+$ ]]; then
+	# A major.minor names the one installed release of that series.
+	match=()
+	for k in "${bootable[@]}"; do
+		[[ $k == "$kver".* ]] && match+=("$k")
 	done
+	[ "${#match[@]}" -eq 1 ] || die "--kernel $kver: ${#match[@]} installed releases match (${bootable[*]:-none}); give the whole release"
+	kver=${match[0]}
 fi
-[ -n "$kver" ] || die "no kernel found: install linux-image-amd64 linux-headers-amd64"
+[ -n "$kver" ] || die "no kernel found: run ci/install-deps.sh (it installs the 6.1 and 6.12 images and headers)"
 kernel=/boot/vmlinuz-$kver
 [ -r "$kernel" ] || die "$kernel is missing (apt-get install linux-image-$kver)"
 
@@ -69,17 +84,25 @@ image=$("$here/mkinitramfs.sh" "$kver" "$cache") || die "cannot build the initra
 
 if [ -d "$build_dir" ]; then out_base=$build_dir/vm-out; else out_base=$cache/out; fi
 out=$out_base/$name
-mkdir -p "$out_base"
+mkdir -p "$(dirname "$out")"
 # Two runs of the same NAME take turns rather than mix their results.
 exec 9> "$out.lock"
 flock 9
 rm -rf -- "$out"
 mkdir -p "$out"
 
-# The module index vm_rblk_load installs (depmod -a is slow in the VM).
-if [ -f "$build_dir/kmod/rblk.ko" ]; then
-	"$here/prep-depmod.sh" "$kver" "$build_dir/kmod/rblk.ko" "$out/depmod" ||
-		die "depmod for $build_dir/kmod/rblk.ko failed"
+# The module built for this kernel, and the index vm_rblk_load installs
+# with it (depmod -a is slow in the VM), cached per kernel and module.
+ko=$build_dir/kmod/$kver/rblk.ko
+if [ -f "$ko" ]; then
+	dep=$cache/depmod-$kver-$(sha256sum "$ko" | cut -c1-16)
+	if [ ! -s "$dep/rblk.ko" ]; then
+		rm -rf -- "$dep.tmp"
+		"$here/prep-depmod.sh" "$kver" "$ko" "$dep.tmp" || die "depmod for $ko failed"
+		# Another run may have won the race; either copy is good.
+		mv -T "$dep.tmp" "$dep" 2> /dev/null || rm -rf -- "$dep.tmp"
+	fi
+	cp -r "$dep" "$out/depmod"
 fi
 
 # The script's share of the budget: what boot and shutdown leave over.
@@ -94,7 +117,7 @@ cmd=("$script" "$@")
 		printf 'export %s=%q\n' "$var" "${!var}"
 	done < <(env | grep -E '^RBLK_[A-Za-z0-9_]*=' || true)
 	printf 'export %s=%q\n' RBLK_SRC_DIR "$src" RBLK_BUILD_DIR "$build_dir" \
-		RBLK_KVER "$kver" RBLK_VM_OUT /run/rblk-vm RBLK_VM_NAME "$name" \
+		RBLK_KVER "$kver" RBLK_KO "$ko" RBLK_VM_OUT /run/rblk-vm RBLK_VM_NAME "$name" \
 		RBLK_VM_SCRIPT_TIMEOUT "$script_timeout"
 	printf 'set --'
 	printf ' %q' "${cmd[@]}"
