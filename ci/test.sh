@@ -42,6 +42,13 @@ rc=0
 # pipefail: the pipeline's status is ctest's (tee succeeds).
 ctest --test-dir "$build" --output-on-failure "$@" 2>&1 | tee "$log" || rc=$?
 echo "ci: total wall time $(( $(date +%s) - start ))s"
+# Nothing may skip to green: a skipped test (gtest's SKIPPED, which the
+# unit tests report to ctest as a skip) fails the run.
+if grep -q '\*\*\*Skipped\|Not Run' "$log"; then
+	echo "ci: FAILED: tests were skipped:" >&2
+	grep '\*\*\*Skipped\|Not Run' "$log" >&2
+	[ "$rc" -ne 0 ] || rc=1
+fi
 # Repeat ctest's summary so that it closes the output.
 sed -n '/tests passed, [0-9]* tests* failed out of/,$p' "$log"
 exit "$rc"

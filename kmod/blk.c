@@ -430,17 +430,24 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 							 BLK_STS_IOERR;
 		goto out_fail;
 	}
+	/*
+	 * Counted once per request, however often it is retried, and before
+	 * the post: its completion can run before ib_post_send() returns
+	 * (seen on 6.12's rxe), and must find it counted.
+	 */
+	if (!blk_rq_is_passthrough(rq) && !req->in_stats) {
+		req->in_stats = true;
+		rblk_stats_started(ctrl);
+	}
 	ret = rblk_rdma_post_cmd(queue, rq);
 	if (unlikely(ret)) {
 		rblk_rdma_unmap_data(queue, rq);
 		/* The QP is broken and recovery is on its way. */
 		sts = rblk_may_wait(ctrl, rq) ? BLK_STS_RESOURCE : BLK_STS_IOERR;
+		/* Retried later (still counted as started), or ended here. */
+		if (sts != BLK_STS_RESOURCE && req->in_stats)
+			rblk_stats_account(ctrl, rq, sts);
 		goto out_fail;
-	}
-	/* Counted once per request, however often it is retried. */
-	if (!blk_rq_is_passthrough(rq) && !req->in_stats) {
-		req->in_stats = true;
-		rblk_stats_started(ctrl);
 	}
 	return BLK_STS_OK;
 
