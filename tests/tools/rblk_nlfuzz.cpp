@@ -754,8 +754,15 @@ private:
             fail(i, c, rblk::errno_name(err) + " without an extack message");
         if (o_.unprivileged && admin && to_family) {
             admin_++;
+            // A dump of a command that has no dump operation: 6.1's
+            // genetlink checks the permission first (EPERM), 6.2 and later
+            // look the operation up first and have none (EOPNOTSUPP).
+            // Either way it did not run; anything else must be EPERM.
+            const bool dump_of_doit = (c.msg.flags() & NLM_F_DUMP) == NLM_F_DUMP;
             if (err == EPERM)
                 eperm_++;
+            else if (dump_of_doit && err == EOPNOTSUPP)
+                dump_refused_++;
             else if (c.clean_header && c.msg.payload_len() >= GENL_HDRLEN)
                 fail(i, c, "unprivileged " + std::string(c.msg.cmd() == RBLK_CMD_CONNECT
                                                               ? "CONNECT" : "DISCONNECT") +
@@ -854,7 +861,8 @@ private:
             std::cout << '\n';
         }
         if (o_.unprivileged)
-            std::cout << tag << "admin_requests=" << admin_ << " eperm=" << eperm_ << '\n';
+            std::cout << tag << "admin_requests=" << admin_ << " eperm=" << eperm_
+                      << " dump_no_op=" << dump_refused_ << '\n';
     }
 
     void fail(unsigned i, const Case& c, const std::string& why)
@@ -883,7 +891,8 @@ private:
     std::map<std::string, unsigned> wire_;  // answers to well-formed connects
     std::set<std::string> created_;
     std::vector<std::string> left_;
-    unsigned sent_ = 0, extack_ = 0, admin_ = 0, eperm_ = 0, real_ = 0, connected_ = 0;
+    unsigned sent_ = 0, extack_ = 0, admin_ = 0, eperm_ = 0, dump_refused_ = 0, real_ = 0,
+             connected_ = 0;
     unsigned failures_ = 0;
     long slowest_wire_ms_ = 0;
 };
