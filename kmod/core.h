@@ -34,6 +34,7 @@
 
 struct rblk_ctrl;
 struct rblk_qlim;
+struct rblk_xlate_ns;
 
 enum rblk_queue_flag {
 	RBLK_Q_ALLOCATED,	/* QP, CQ and buffers exist */
@@ -321,6 +322,7 @@ void rblk_ns_quiesce(struct rblk_ctrl *ctrl);
 void rblk_ns_unquiesce(struct rblk_ctrl *ctrl);
 void rblk_ns_sync(struct rblk_ctrl *ctrl);
 void rblk_ns_scan_work(struct work_struct *work);
+void rblk_ns_xlate_ids(const struct rblk_ns *ns, struct rblk_xlate_ns *f);
 void rblk_ns_freeze_start(struct rblk_ctrl *ctrl);
 int rblk_ns_freeze_wait(struct rblk_ctrl *ctrl, unsigned long timeout);
 void rblk_ns_unfreeze(struct rblk_ctrl *ctrl);

@@ -58,19 +58,31 @@ static struct rblk_ns *dev_to_ns(struct device *dev)
 	return dev_to_disk(dev)->private_data;
 }
 
+/*
+ * The namespace's identity as the SCSI translation sees it: sysfs wwid and
+ * VPD page 0x83 both come from rblk_xlate_wwid() over these, so they agree.
+ */
+void rblk_ns_xlate_ids(const struct rblk_ns *ns, struct rblk_xlate_ns *f)
+{
+	f->nsid = ns->nsid;
+	f->subnqn = ns->ctrl->opts.subnqn;
+	memcpy(f->nguid, ns->nguid, sizeof(f->nguid));
+	memcpy(f->eui64, ns->eui64, sizeof(f->eui64));
+	memcpy(f->uuid, ns->uuid.b, sizeof(f->uuid));
+}
+
 static ssize_t wwid_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	struct rblk_ns *ns = dev_to_ns(dev);
+	struct rblk_xlate_ns ids = { };
+	char wwid[RBLK_XLATE_WWID_LEN];
+	int len;
 
-	if (!uuid_is_null(&ns->uuid))
-		return sysfs_emit(buf, "uuid.%pU\n", &ns->uuid);
-	if (memchr_inv(ns->nguid, 0, sizeof(ns->nguid)))
-		return sysfs_emit(buf, "eui.%16phN\n", ns->nguid);
-	if (memchr_inv(ns->eui64, 0, sizeof(ns->eui64)))
-		return sysfs_emit(buf, "eui.%8phN\n", ns->eui64);
-	return sysfs_emit(buf, "rblk.%s-nsid%u\n", ns->ctrl->opts.subnqn,
-			  ns->nsid);
+	rblk_ns_xlate_ids(dev_to_ns(dev), &ids);
+	len = rblk_xlate_wwid(&ids, wwid, sizeof(wwid));
+	if (len < 0)
+		return len;
+	return sysfs_emit(buf, "%s\n", wwid);
 }
 static DEVICE_ATTR_RO(wwid);
 

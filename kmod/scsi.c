@@ -199,7 +199,7 @@ static void rblk_sgio_facts(struct rblk_sgio *sg, struct block_device *bdev)
 	unsigned int shift = ns->lba_shift - SECTOR_SHIFT;
 
 	memset(f, 0, sizeof(*f));
-	f->nsid = ns->nsid;
+	rblk_ns_xlate_ids(ns, f);
 	f->nr_lbas = ns->nsze;
 	f->lba_shift = ns->lba_shift;
 	f->max_xfer_bytes = queue_max_hw_sectors(q) << SECTOR_SHIFT;
@@ -217,13 +217,9 @@ static void rblk_sgio_facts(struct rblk_sgio *sg, struct block_device *bdev)
 	f->offline = rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE;
 	/* No per-namespace place to keep D_SENSE yet: fixed sense only. */
 	f->d_sense_fixed = true;
-	f->subnqn = ctrl->opts.subnqn;
 	rblk_sgio_pad(f->model, ctrl->model, sizeof(f->model));
 	rblk_sgio_pad(f->serial, ctrl->serial, sizeof(f->serial));
 	rblk_sgio_pad(f->firmware, ctrl->firmware, sizeof(f->firmware));
-	memcpy(f->nguid, ns->nguid, sizeof(f->nguid));
-	memcpy(f->eui64, ns->eui64, sizeof(f->eui64));
-	memcpy(f->uuid, ns->uuid.b, sizeof(f->uuid));
 }
 
 /* Data-out the translation reads itself: UNMAP and MODE SELECT lists. */
