@@ -176,10 +176,10 @@ static enum rq_end_io_ret rblk_aen_end_io(struct request *rq, blk_status_t sts)
 		}
 		if (++ctrl->aen_burst > RBLK_AEN_BURST)
 			delay = RBLK_AEN_STORM_DELAY;
-		set_bit(RBLK_CTRL_AEN_EVENT, &ctrl->flags);
+		set_bit(RBLK_AEN_EVENT, &ctrl->aen_flags);
 	}
-	clear_bit(RBLK_CTRL_AER_ARMED, &ctrl->flags);
-	if (test_bit(RBLK_CTRL_AEN_EVENT, &ctrl->flags)) {
+	clear_bit(RBLK_AEN_ARMED, &ctrl->aen_flags);
+	if (test_bit(RBLK_AEN_EVENT, &ctrl->aen_flags)) {
 		queue_delayed_work(rblk_wq, &ctrl->aen_work, delay);
 	} else if (status && !rblk_aen_ended_by_host(status)) {
 		/* Like nvme: a refused AER is not sent again on this association. */
@@ -200,12 +200,12 @@ static void rblk_aen_arm(struct rblk_ctrl *ctrl)
 	struct request *rq;
 
 	if (rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE ||
-	    test_and_set_bit(RBLK_CTRL_AER_ARMED, &ctrl->flags))
+	    test_and_set_bit(RBLK_AEN_ARMED, &ctrl->aen_flags))
 		return;
 	rq = blk_mq_alloc_request(ctrl->admin_q, REQ_OP_DRV_IN,
 				  BLK_MQ_REQ_RESERVED | BLK_MQ_REQ_NOWAIT);
 	if (IS_ERR(rq)) {
-		clear_bit(RBLK_CTRL_AER_ARMED, &ctrl->flags);
+		clear_bit(RBLK_AEN_ARMED, &ctrl->aen_flags);
 		dev_warn_ratelimited(ctrl->dev, "no tag for the Asynchronous Event Request: %ld\n",
 				     PTR_ERR(rq));
 		return;
@@ -225,14 +225,14 @@ static void rblk_aen_work(struct work_struct *work)
 	struct rblk_ctrl *ctrl = container_of(to_delayed_work(work),
 					      struct rblk_ctrl, aen_work);
 
-	if (test_and_clear_bit(RBLK_CTRL_AEN_EVENT, &ctrl->flags)) {
+	if (test_and_clear_bit(RBLK_AEN_EVENT, &ctrl->aen_flags)) {
 		if (ctrl->aen_burst > RBLK_AEN_BURST)
 			dev_warn_ratelimited(ctrl->dev, "async event storm: handling one a second\n");
 		rblk_aen_handle(ctrl, READ_ONCE(ctrl->aen_result));
 	}
 	if (rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE)
 		return;
-	if (test_and_clear_bit(RBLK_CTRL_AEN_CONFIG, &ctrl->flags))
+	if (test_and_clear_bit(RBLK_AEN_CONFIG, &ctrl->aen_flags))
 		rblk_aen_configure(ctrl);
 	rblk_aen_arm(ctrl);
 }
@@ -245,7 +245,7 @@ void rblk_aen_init(struct rblk_ctrl *ctrl)
 /* Each new association: configure the events and arm the first AER. */
 void rblk_aen_start(struct rblk_ctrl *ctrl)
 {
-	set_bit(RBLK_CTRL_AEN_CONFIG, &ctrl->flags);
+	set_bit(RBLK_AEN_CONFIG, &ctrl->aen_flags);
 	queue_delayed_work(rblk_wq, &ctrl->aen_work, 0);
 }
 

@@ -153,12 +153,8 @@ void rblk_req_done(struct request *rq)
  * A reconnect may be granted a smaller SQ than the tag set is deep (the
  * depth is fixed once disks exist): each queue then admits no more
  * commands than its SQ holds, the rest wait in blk-mq, which runs the
- * queue again when a request ends. Counting is cheap enough to do always,
- * so the limit needs no switching while commands are in flight.
- */
-/*
- * Only a reconnect that was granted a smaller SQ than the tag depth needs
- * the count; otherwise blk-mq's tags already bound what is in flight.
+ * queue again when a request ends. Only then is the count kept; otherwise
+ * blk-mq's tags already bound what is in flight.
  */
 static bool rblk_slots_limited(const struct rblk_queue *queue)
 {

@@ -43,13 +43,18 @@ enum rblk_queue_flag {
 	RBLK_Q_LOST,		/* peer broke the connection: end commands */
 };
 
+/* Recovery and tear-down: ctrl->flags. */
 enum rblk_ctrl_flag {
 	RBLK_CTRL_FAILFAST,	/* fast_io_fail_tmo expired: fail, don't wait */
 	RBLK_CTRL_NS_QUIESCED,	/* namespace queues held by recovery */
 	RBLK_CTRL_TORN_DOWN,	/* final tear-down began: no more aborts */
-	RBLK_CTRL_AER_ARMED,	/* an AER is outstanding (aen.c) */
-	RBLK_CTRL_AEN_EVENT,	/* aen_result holds an event to handle */
-	RBLK_CTRL_AEN_CONFIG,	/* new association: enable the events */
+};
+
+/* Asynchronous events (aen.c): ctrl->aen_flags. */
+enum rblk_aen_flag {
+	RBLK_AEN_ARMED,		/* an AER is outstanding */
+	RBLK_AEN_EVENT,		/* aen_result holds an event to handle */
+	RBLK_AEN_CONFIG,	/* new association: enable the events */
 };
 
 struct rblk_recv {
@@ -57,12 +62,19 @@ struct rblk_recv {
 	u32			idx;
 };
 
+/*
+ * One NVMe queue and its RDMA connection. Locking: ctrl and qid are set
+ * once with the queue array. The association's owner (see recovery.c)
+ * sets up everything from size to inline_sge before RBLK_Q_ALLOCATED and
+ * frees it only after rblk_rdma_stop_queue(), so the data path reads them
+ * without a lock while the queue is allocated.
+ */
 struct rblk_queue {
 	struct rblk_ctrl	*ctrl;
 	u16			qid;
 	u16			size;		/* SQ entries = posted receives */
 	atomic_t		nr_active;	/* commands the target holds */
-	unsigned long		flags;
+	unsigned long		flags;		/* enum rblk_queue_flag, atomic */
 	struct mutex		stop_lock;	/* serialises stop vs. stop */
 	struct rdma_cm_id	*cm_id;
 	struct ib_device	*ibdev;
@@ -76,6 +88,7 @@ struct rblk_queue {
 	struct rblk_recv	*recvs;
 	u32			inline_bytes;	/* in-capsule data allowed */
 	u32			inline_sge;
+	/* Written by the CM handler before cm_done completes, read after. */
 	int			cm_error;
 	const char		*cm_msg;	/* static text for extack */
 	struct completion	cm_done;
@@ -92,11 +105,16 @@ enum rblk_req_flag {
 	RBLK_REQ_ACTIVE,	/* holds one of queue->nr_active */
 };
 
-/* Per-request driver data (blk-mq PDU). */
+/*
+ * Per-request driver data (blk-mq PDU). Locking: queue_rq owns it until
+ * the command is posted; then the CQE handler (which wins RBLK_REQ_CQE)
+ * writes status and result, and whoever wins RBLK_REQ_DONE (last
+ * reference, abort or timeout) completes it; ->complete() owns it again.
+ */
 struct rblk_req {
 	struct nvme_command	cmd;
 	struct rblk_queue	*queue;
-	unsigned long		flags;
+	unsigned long		flags;		/* enum rblk_req_flag, atomic */
 	atomic_t		pending;	/* send completion + response */
 	u8			gen;
 	u8			retries;
@@ -115,6 +133,7 @@ struct rblk_req {
 	struct scatterlist	first_sgl[];
 };
 
+/* Written by the CPU that owns it (get_cpu_ptr()), read by any. */
 struct rblk_pcpu_stats {
 	u64_stats_t		reads;
 	u64_stats_t		writes;
@@ -126,8 +145,14 @@ struct rblk_pcpu_stats {
 	struct u64_stats_sync	syncp;
 };
 
+/*
+ * A namespace and its disk. Locking: the identity (nsid, lba_shift, the
+ * ids) is set before the disk is added and never changes (a namespace
+ * that changes it is replaced); entry, added and frozen are under
+ * ctrl->ns_lock; scan_entry and nsze belong to the scan (ctrl->scan_lock).
+ */
 struct rblk_ns {
-	struct list_head	entry;
+	struct list_head	entry;		/* ctrl->namespaces */
 	struct list_head	scan_entry;	/* rblk_ns_scan()'s snapshot */
 	struct rblk_ctrl	*ctrl;
 	u32			nsid;
@@ -138,10 +163,24 @@ struct rblk_ns {
 	u8			eui64[8];
 	uuid_t			uuid;
 	bool			added;
-	bool			gone;		/* left the target: fail I/O */
+	bool			gone;		/* left the target: fail I/O; ONCE */
 	bool			frozen;		/* by rblk_ns_freeze_start() */
 };
 
+/*
+ * A controller. Locking, by field group:
+ *  - registry: entry and visible under rblk_ctrls_lock (ctrl.c); id, name,
+ *    opts and dev are set before the controller is visible and constant
+ *    until its delete work unregisters it.
+ *  - lock: the state with its timestamps, and the Identify strings
+ *    (serial, model, firmware), which readers copy as one snapshot.
+ *    rblk_ctrl_state() reads the state without it (READ_ONCE).
+ *  - association: only its owner (the creator, the error, reconnect or
+ *    delete work; the state machine admits one at a time) writes it.
+ *    Fields other contexts read are marked ONCE: written with WRITE_ONCE,
+ *    read with READ_ONCE, no lock.
+ *  - flags and aen_flags are atomic bitops.
+ */
 struct rblk_ctrl {
 	struct kref		ref;
 	struct list_head	entry;		/* registry */
@@ -152,20 +191,20 @@ struct rblk_ctrl {
 	struct device		*dev;		/* /sys/class/rblk/rblkN */
 
 	unsigned long		flags;		/* enum rblk_ctrl_flag */
-	spinlock_t		lock;		/* state and its timestamps */
-	enum rblk_ctrl_state	state;
-	unsigned long		state_since;	/* jiffies */
-	unsigned long		lost_at;	/* jiffies: entered RESETTING */
-	unsigned long		loss_deadline;	/* jiffies, 0 = none */
-	unsigned long		next_reconnect;	/* jiffies, 0 = none */
+	spinlock_t		lock;		/* state, times, id strings */
+	enum rblk_ctrl_state	state;		/* lock; lockless reads ONCE */
+	unsigned long		state_since;	/* lock; jiffies */
+	unsigned long		lost_at;	/* lock; jiffies: entered RESETTING */
+	unsigned long		loss_deadline;	/* lock; jiffies, 0 = none */
+	unsigned long		next_reconnect;	/* lock; jiffies, 0 = none */
 
 	/* Association: rebuilt by every (re)connect. */
 	struct ib_pd		*pd;
-	unsigned long		port_wait_end;	/* jiffies, 0 = not waiting */
-	struct rblk_queue	*queues;	/* [0] admin, [1..] I/O */
+	unsigned long		port_wait_end;	/* cmpxchg; jiffies, 0 = not waiting */
+	struct rblk_queue	*queues;	/* [0] admin, [1..]; first connect */
 	u32			max_queues;	/* entries in queues[] */
-	u32			nr_io_queues;	/* granted */
-	u32			queue_size;	/* I/O SQ entries */
+	u32			nr_io_queues;	/* granted; ONCE */
+	u32			queue_size;	/* I/O SQ entries; ONCE */
 	u32			io_tags;	/* I/O tags per queue: fixed */
 	u32			max_fr_pages;
 
@@ -173,14 +212,14 @@ struct rblk_ctrl {
 	struct blk_mq_tag_set	io_set;
 	struct request_queue	*admin_q;
 	struct request_queue	*connect_q;	/* I/O queue Connect only */
-	bool			has_admin_set;
-	bool			has_io_set;
+	bool			has_admin_set;	/* ONCE: completions look */
+	bool			has_io_set;	/* ONCE */
 
-	/* From the target; validated by fabrics.c. */
+	/* From the target; validated by fabrics.c, before LIVE. */
 	u64			cap;
 	u32			vs;
 	u32			cc;
-	u16			cntlid;
+	u16			cntlid;		/* ONCE */
 	u32			max_hw_sectors;
 	u32			ioccsz;		/* bytes of command capsule */
 	u32			max_cmds;	/* MAXCMD, 0 = no limit */
@@ -190,9 +229,9 @@ struct rblk_ctrl {
 	u16			kas;		/* 100 ms units */
 	u32			oaes;		/* optional async events */
 	u32			kato;		/* seconds in effect */
-	char			serial[21];
-	char			model[41];
-	char			firmware[9];
+	char			serial[21];	/* lock */
+	char			model[41];	/* lock */
+	char			firmware[9];	/* lock */
 
 	struct delayed_work	ka_work;
 	struct work_struct	err_work;
@@ -201,16 +240,25 @@ struct rblk_ctrl {
 	struct work_struct	abort_work;
 	struct work_struct	delete_work;
 	struct work_struct	scan_work;	/* namespaces after reconnect */
-	struct delayed_work	aen_work;	/* async events: aen.c */
-	u32			aen_result;	/* dword 0 of the last event */
+
+	/*
+	 * Async events (aen.c): at most one AER is outstanding, and only its
+	 * end_io and then aen_work touch these.
+	 */
+	struct delayed_work	aen_work;
+	unsigned long		aen_flags;	/* enum rblk_aen_flag */
+	u32			aen_result;	/* ONCE: dword 0 of the last event */
 	u32			aen_burst;	/* events since aen_burst_start */
 	unsigned long		aen_burst_start;	/* jiffies */
+
 	struct work_struct	requeue_work;	/* resubmits requeue_bios */
-	spinlock_t		requeue_lock;
+	spinlock_t		requeue_lock;	/* requeue_bios */
 	struct bio_list		requeue_bios;	/* from vanished hw queues */
 
-	struct mutex		scan_lock;	/* creator's scan vs. delete */
-	struct mutex		ns_lock;	/* namespaces list */
+	/* Scans, and the creator's first scan vs. delete's removal. */
+	struct mutex		scan_lock;
+	/* namespaces, each ns's entry/added/frozen, NS_QUIESCED changes */
+	struct mutex		ns_lock;
 	struct list_head	namespaces;
 
 	struct rblk_pcpu_stats __percpu *stats;

@@ -162,13 +162,14 @@ void rblk_ctrl_get_info(struct rblk_ctrl *ctrl, struct rblk_ctrl_info *info)
 	info->state_since_ms = rblk_ms_since(ctrl->state_since);
 	info->next_reconnect_ms = rblk_ms_until(ctrl->next_reconnect);
 	info->loss_deadline_ms = rblk_ms_until(ctrl->loss_deadline);
-	info->cntlid = ctrl->cntlid;
-	info->nr_io_queues = ctrl->nr_io_queues;
-	info->queue_size = ctrl->queue_size;
 	strscpy(info->model, ctrl->model, sizeof(info->model));
 	strscpy(info->serial, ctrl->serial, sizeof(info->serial));
 	strscpy(info->firmware, ctrl->firmware, sizeof(info->firmware));
 	spin_unlock_irqrestore(&ctrl->lock, flags);
+	/* Written by the association's owner, no lock: each on its own. */
+	info->cntlid = READ_ONCE(ctrl->cntlid);
+	info->nr_io_queues = READ_ONCE(ctrl->nr_io_queues);
+	info->queue_size = READ_ONCE(ctrl->queue_size);
 }
 
 void rblk_ctrl_get_stats(struct rblk_ctrl *ctrl, struct rblk_ctrl_stats *st)

@@ -101,7 +101,7 @@ int rblk_fabrics_connect(struct rblk_ctrl *ctrl, u16 qid,
 		return ret;
 	}
 	if (!qid)
-		ctrl->cntlid = le16_to_cpu(res.u16);
+		WRITE_ONCE(ctrl->cntlid, le16_to_cpu(res.u16));
 	return 0;
 }
 

@@ -197,6 +197,7 @@ static void rblk_sgio_facts(struct rblk_sgio *sg, struct block_device *bdev)
 	struct request_queue *q = ns->disk->queue;
 	struct rblk_xlate_ns *f = &sg->facts;
 	unsigned int shift = ns->lba_shift - SECTOR_SHIFT;
+	struct rblk_ctrl_info info;
 
 	memset(f, 0, sizeof(*f));
 	rblk_ns_xlate_ids(ns, f);
@@ -217,9 +218,11 @@ static void rblk_sgio_facts(struct rblk_sgio *sg, struct block_device *bdev)
 	f->offline = rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE;
 	/* No per-namespace place to keep D_SENSE yet: fixed sense only. */
 	f->d_sense_fixed = true;
-	rblk_sgio_pad(f->model, ctrl->model, sizeof(f->model));
-	rblk_sgio_pad(f->serial, ctrl->serial, sizeof(f->serial));
-	rblk_sgio_pad(f->firmware, ctrl->firmware, sizeof(f->firmware));
+	/* A reconnect rewrites the strings: copy them under their lock. */
+	rblk_ctrl_get_info(ctrl, &info);
+	rblk_sgio_pad(f->model, info.model, sizeof(f->model));
+	rblk_sgio_pad(f->serial, info.serial, sizeof(f->serial));
+	rblk_sgio_pad(f->firmware, info.firmware, sizeof(f->firmware));
 }
 
 /* Data-out the translation reads itself: UNMAP and MODE SELECT lists. */
