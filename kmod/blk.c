@@ -54,17 +54,10 @@ static const char *rblk_cmd_name(struct rblk_queue *queue,
 	}
 }
 
-static bool rblk_ctrl_gone(struct rblk_ctrl *ctrl)
-{
-	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
-
-	return st == RBLK_CTRL_DELETING || st == RBLK_CTRL_DEAD;
-}
-
 /* Should a request that met a dead or missing queue wait for reconnect? */
 static bool rblk_may_wait(struct rblk_ctrl *ctrl, struct request *rq)
 {
-	return !blk_rq_is_passthrough(rq) && !rblk_ctrl_gone(ctrl) &&
+	return !blk_rq_is_passthrough(rq) && !rblk_ctrl_deleting(ctrl) &&
 	       !test_bit(RBLK_CTRL_FAILFAST, &ctrl->flags) &&
 	       !(rq->cmd_flags & REQ_FAILFAST_MASK);
 }
@@ -147,6 +140,20 @@ void rblk_req_done(struct request *rq)
 {
 	if (!test_and_set_bit(RBLK_REQ_DONE, &rblk_req(rq)->flags))
 		blk_mq_complete_request(rq);
+}
+
+/*
+ * Ends a request its queue will never answer, with our own @status; the
+ * queue must be stopped so that no completion races it.
+ */
+static void rblk_req_end(struct request *rq, u16 status)
+{
+	struct rblk_req *req = rblk_req(rq);
+
+	if (!test_and_set_bit(RBLK_REQ_DONE, &req->flags)) {
+		req->status = status;
+		blk_mq_complete_request(rq);
+	}
 }
 
 /*
@@ -483,35 +490,27 @@ static enum blk_eh_timer_return rblk_timeout(struct request *rq)
 	 * stopped no completion can race with ending it here.
 	 */
 	rblk_rdma_stop_queue(queue);
-	if (!test_and_set_bit(RBLK_REQ_DONE, &req->flags)) {
-		req->status = (lost ? NVME_SC_HOST_PATH_ERROR :
-				      NVME_SC_HOST_ABORTED_CMD) | NVME_STATUS_DNR;
-		blk_mq_complete_request(rq);
-	}
+	rblk_req_end(rq, (lost ? NVME_SC_HOST_PATH_ERROR :
+				 NVME_SC_HOST_ABORTED_CMD) | NVME_STATUS_DNR);
 	return BLK_EH_DONE;
 }
 
-/* Ends a request its queue will never answer; stop the queue first. */
-void rblk_req_abort(struct request *rq)
+static bool rblk_abort_rq(struct request *rq, void *data)
 {
-	struct rblk_req *req = rblk_req(rq);
-
-	if (!test_and_set_bit(RBLK_REQ_DONE, &req->flags)) {
-		req->status = NVME_SC_HOST_ABORTED_CMD;
-		blk_mq_complete_request(rq);
-	}
-}
-
-static bool rblk_cancel_rq(struct request *rq, void *data)
-{
-	rblk_req_abort(rq);
+	rblk_req_end(rq, NVME_SC_HOST_ABORTED_CMD);
 	return true;
 }
 
-/* Only after the queues are stopped: no completion can race any more. */
+/* Ends every request of @set; only after its queues are stopped. */
+void rblk_blk_abort_all(struct blk_mq_tag_set *set)
+{
+	blk_mq_tagset_busy_iter(set, rblk_abort_rq, NULL);
+}
+
+/* The same, and returns once their completions have run. */
 void rblk_blk_cancel_all(struct blk_mq_tag_set *set)
 {
-	blk_mq_tagset_busy_iter(set, rblk_cancel_rq, NULL);
+	rblk_blk_abort_all(set);
 	blk_mq_tagset_wait_completed_request(set);
 }
 

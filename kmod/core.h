@@ -292,6 +292,7 @@ static inline u32 rblk_queue_nr_sqes(const struct rblk_queue *queue)
 extern struct workqueue_struct *rblk_wq;
 bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new);
 enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl);
+bool rblk_ctrl_deleting(struct rblk_ctrl *ctrl);
 void rblk_ctrl_schedule_delete(struct rblk_ctrl *ctrl);
 void rblk_ctrls_delete_on_device(struct ib_device *ibdev);
 
@@ -345,12 +346,12 @@ int rblk_blk_alloc_admin(struct rblk_ctrl *ctrl);
 void rblk_blk_free_admin(struct rblk_ctrl *ctrl);
 int rblk_blk_alloc_io(struct rblk_ctrl *ctrl);
 void rblk_blk_free_io(struct rblk_ctrl *ctrl);
+void rblk_blk_abort_all(struct blk_mq_tag_set *set);
 void rblk_blk_cancel_all(struct blk_mq_tag_set *set);
 int rblk_blk_resize_io(struct rblk_ctrl *ctrl);
 void rblk_blk_requeue_work(struct work_struct *work);
 void rblk_blk_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l);
 void rblk_req_done(struct request *rq);
-void rblk_req_abort(struct request *rq);
 int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 		     void *buf, unsigned int len, union nvme_result *result,
 		     bool reserved);

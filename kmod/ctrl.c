@@ -61,6 +61,18 @@ enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl)
 	return READ_ONCE(ctrl->state);
 }
 
+/*
+ * Going away: the one test for it. No new association will be set up and
+ * waiting I/O fails (RBLK_CTRL_TORN_DOWN then marks the final tear-down's
+ * start, and visible only says that creation finished).
+ */
+bool rblk_ctrl_deleting(struct rblk_ctrl *ctrl)
+{
+	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
+
+	return st == RBLK_CTRL_DELETING || st == RBLK_CTRL_DEAD;
+}
+
 static void rblk_ctrl_release(struct kref *ref)
 {
 	struct rblk_ctrl *ctrl = container_of(ref, struct rblk_ctrl, ref);
@@ -230,16 +242,38 @@ int rblk_ctrl_get_namespaces(struct rblk_ctrl *ctrl, struct rblk_ns_info *ns,
 }
 
 /* Same target, subsystem and host identity as a live session? */
-static bool rblk_ctrl_same(const struct rblk_ctrl *a,
-			   const struct rblk_ctrl_opts *o)
+static bool rblk_ctrl_same(struct rblk_ctrl *a, const struct rblk_ctrl_opts *o)
 {
 	const struct rblk_ctrl_opts *p = &a->opts;
-	enum rblk_ctrl_state st = READ_ONCE(a->state);
 
-	if (st == RBLK_CTRL_DELETING || st == RBLK_CTRL_DEAD)
+	if (rblk_ctrl_deleting(a))
 		return false;
 	return p->trsvcid == o->trsvcid && !strcmp(p->traddr, o->traddr) &&
 	       !strcmp(p->subnqn, o->subnqn) && !strcmp(p->hostnqn, o->hostnqn);
+}
+
+/*
+ * The one way a controller goes away, once its state is DELETING: from
+ * its delete work, or from a create whose connect failed. Drops the
+ * registry's reference.
+ */
+static void rblk_ctrl_remove(struct rblk_ctrl *ctrl)
+{
+	rblk_ctrl_stop_works(ctrl);
+	/* Disks first: their writeback may still need abort_work. */
+	rblk_ns_remove_all(ctrl);
+	/* From here on the tag sets go away: no abort may walk them. */
+	set_bit(RBLK_CTRL_TORN_DOWN, &ctrl->flags);
+	cancel_work_sync(&ctrl->abort_work);
+	rblk_ctrl_teardown(ctrl, true);
+	rblk_aen_stop(ctrl);
+	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
+	rblk_sysfs_del(ctrl);
+
+	mutex_lock(&rblk_ctrls_lock);
+	list_del(&ctrl->entry);
+	mutex_unlock(&rblk_ctrls_lock);
+	rblk_ctrl_put(ctrl);
 }
 
 static void rblk_ctrl_delete_work(struct work_struct *work)
@@ -248,20 +282,7 @@ static void rblk_ctrl_delete_work(struct work_struct *work)
 					      delete_work);
 
 	dev_info(ctrl->dev, "removing controller for %s\n", ctrl->opts.subnqn);
-	rblk_ctrl_stop_works(ctrl);
-	rblk_ns_remove_all(ctrl);
-	rblk_ctrl_teardown(ctrl, true);
-	rblk_aen_stop(ctrl);
-	/* Connect may have failed before the tear-down above: no aborts. */
-	set_bit(RBLK_CTRL_TORN_DOWN, &ctrl->flags);
-	cancel_work_sync(&ctrl->abort_work);
-	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
-	rblk_sysfs_del(ctrl);
-
-	mutex_lock(&rblk_ctrls_lock);
-	list_del(&ctrl->entry);
-	mutex_unlock(&rblk_ctrls_lock);
-	rblk_ctrl_put(ctrl);
+	rblk_ctrl_remove(ctrl);
 }
 
 void rblk_ctrl_schedule_delete(struct rblk_ctrl *ctrl)
@@ -378,14 +399,11 @@ struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
 	return ctrl;
 
 out_dead:
-	/* rblk_ctrl_connect() released everything it had set up. */
+	/* Not visible: nothing else can have started a delete. */
 	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DELETING);
-	rblk_ctrl_stop_works(ctrl);
-	set_bit(RBLK_CTRL_TORN_DOWN, &ctrl->flags);
-	cancel_work_sync(&ctrl->abort_work);
-	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
-	rblk_sysfs_del(ctrl);
-	rblk_ctrl_put(ctrl);
+	rblk_ctrl_remove(ctrl);
+	rblk_ctrl_put(ctrl);		/* the reply's */
+	return ERR_PTR(ret);
 out_unlist:
 	mutex_lock(&rblk_ctrls_lock);
 	list_del(&ctrl->entry);

@@ -430,7 +430,7 @@ int rblk_ns_scan(struct rblk_ctrl *ctrl)
 	}
 
 	for (i = 0; i < n; i++) {
-		if (rblk_ctrl_state(ctrl) == RBLK_CTRL_DELETING)
+		if (rblk_ctrl_deleting(ctrl))
 			break;
 		if (rblk_ns_find(ctrl, ids[i]))
 			continue;

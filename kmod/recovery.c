@@ -103,12 +103,6 @@ void rblk_ctrl_error(struct rblk_ctrl *ctrl)
 		queue_work(rblk_wq, &ctrl->abort_work);
 }
 
-static bool rblk_abort_rq(struct request *rq, void *data)
-{
-	rblk_req_abort(rq);
-	return true;
-}
-
 static void rblk_abort_work(struct work_struct *work)
 {
 	struct rblk_ctrl *ctrl = container_of(work, struct rblk_ctrl,
@@ -121,9 +115,9 @@ static void rblk_abort_work(struct work_struct *work)
 	for (i = 0; i < ctrl->max_queues; i++)
 		rblk_rdma_stop_queue(&ctrl->queues[i]);
 	if (ctrl->has_io_set)
-		blk_mq_tagset_busy_iter(&ctrl->io_set, rblk_abort_rq, NULL);
+		rblk_blk_abort_all(&ctrl->io_set);
 	if (ctrl->has_admin_set)
-		blk_mq_tagset_busy_iter(&ctrl->admin_set, rblk_abort_rq, NULL);
+		rblk_blk_abort_all(&ctrl->admin_set);
 }
 
 static int rblk_alloc_queue_array(struct rblk_ctrl *ctrl)
@@ -380,15 +374,11 @@ out_pd:
 	return ret;
 }
 
+/* @remove: the final one (after RBLK_CTRL_TORN_DOWN): frees the I/O tag set. */
 void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove)
 {
 	if (!ctrl->queues)
 		return;
-	if (remove) {
-		/* From here on the tag sets go away under an abort. */
-		set_bit(RBLK_CTRL_TORN_DOWN, &ctrl->flags);
-		cancel_work_sync(&ctrl->abort_work);
-	}
 	rblk_ka_stop(ctrl);
 	rblk_teardown_io(ctrl, remove);
 	if (remove && test_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags))
