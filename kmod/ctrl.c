@@ -312,10 +312,10 @@ void rblk_ctrls_delete_on_device(struct ib_device *ibdev)
 	flush_workqueue(rblk_delete_wq);
 }
 
-struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
-				   struct netlink_ext_ack *extack)
+/* A controller in state NEW, with its id and one reference: unlisted. */
+static struct rblk_ctrl *rblk_ctrl_alloc(const struct rblk_ctrl_opts *opts)
 {
-	struct rblk_ctrl *ctrl, *other;
+	struct rblk_ctrl *ctrl;
 	int ret;
 
 	ctrl = kzalloc(sizeof(*ctrl), GFP_KERNEL);
@@ -346,22 +346,38 @@ struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
 		ret = -ENOMEM;
 		goto out_free;
 	}
-
 	ret = ida_alloc(&rblk_ida, GFP_KERNEL);
 	if (ret < 0)
 		goto out_free_stats;
 	ctrl->id = ret;
 	snprintf(ctrl->name, sizeof(ctrl->name), "rblk%u", ctrl->id);
+	/* From here on rblk_ctrl_put() frees it. */
+	return ctrl;
+
+out_free_stats:
+	free_percpu(ctrl->stats);
+out_free:
+	mutex_destroy(&ctrl->ns_lock);
+	mutex_destroy(&ctrl->scan_lock);
+	kfree(ctrl);
+	return ERR_PTR(ret);
+}
+
+/* Lists the controller, unless it duplicates one, and adds its device. */
+static int rblk_ctrl_register(struct rblk_ctrl *ctrl,
+			      struct netlink_ext_ack *extack)
+{
+	struct rblk_ctrl *other;
+	int ret;
 
 	mutex_lock(&rblk_ctrls_lock);
-	if (!opts->duplicate_connect) {
+	if (!ctrl->opts.duplicate_connect) {
 		list_for_each_entry(other, &rblk_ctrls, entry) {
 			if (rblk_ctrl_same(other, &ctrl->opts)) {
 				mutex_unlock(&rblk_ctrls_lock);
 				NL_SET_ERR_MSG(extack,
 					       "a controller for this traddr, trsvcid, subnqn and hostnqn already exists");
-				ret = -EALREADY;
-				goto out_free_id;
+				return -EALREADY;
 			}
 		}
 	}
@@ -371,21 +387,29 @@ struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
 	ret = rblk_sysfs_add(ctrl);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot register the controller device");
-		goto out_unlist;
+		mutex_lock(&rblk_ctrls_lock);
+		list_del(&ctrl->entry);
+		mutex_unlock(&rblk_ctrls_lock);
 	}
+	return ret;
+}
 
-	/*
-	 * The reply's reference: once live, recovery may delete the
-	 * controller, but the scan lock holds that delete off until the
-	 * namespaces are scanned.
-	 */
-	kref_get(&ctrl->ref);
+/*
+ * The first connect, then lookups see the controller, then its namespaces.
+ * Once live, recovery may delete the controller, but the scan lock holds
+ * that delete off until the namespaces are scanned.
+ */
+static int rblk_ctrl_start(struct rblk_ctrl *ctrl,
+			   struct netlink_ext_ack *extack)
+{
+	int ret;
+
 	mutex_lock(&ctrl->scan_lock);
 	rblk_ctrl_change_state(ctrl, RBLK_CTRL_CONNECTING);
 	ret = rblk_ctrl_connect(ctrl, true, extack);
 	if (ret) {
 		mutex_unlock(&ctrl->scan_lock);
-		goto out_dead;
+		return ret;
 	}
 	dev_info(ctrl->dev, "connected to %s at %s:%u, %u I/O queues of %u\n",
 		 ctrl->opts.subnqn, ctrl->opts.traddr, ctrl->opts.trsvcid,
@@ -396,30 +420,34 @@ struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
 	mutex_unlock(&rblk_ctrls_lock);
 	rblk_ns_scan(ctrl);
 	mutex_unlock(&ctrl->scan_lock);
+	return 0;
+}
+
+struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
+				   struct netlink_ext_ack *extack)
+{
+	struct rblk_ctrl *ctrl;
+	int ret;
+
+	ctrl = rblk_ctrl_alloc(opts);
+	if (IS_ERR(ctrl))
+		return ctrl;
+	ret = rblk_ctrl_register(ctrl, extack);
+	if (ret) {
+		rblk_ctrl_put(ctrl);
+		return ERR_PTR(ret);
+	}
+
+	kref_get(&ctrl->ref);		/* the reply's */
+	ret = rblk_ctrl_start(ctrl, extack);
+	if (ret) {
+		/* Not visible: nothing else can have started a delete. */
+		rblk_ctrl_change_state(ctrl, RBLK_CTRL_DELETING);
+		rblk_ctrl_remove(ctrl);
+		rblk_ctrl_put(ctrl);
+		return ERR_PTR(ret);
+	}
 	return ctrl;
-
-out_dead:
-	/* Not visible: nothing else can have started a delete. */
-	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DELETING);
-	rblk_ctrl_remove(ctrl);
-	rblk_ctrl_put(ctrl);		/* the reply's */
-	return ERR_PTR(ret);
-out_unlist:
-	mutex_lock(&rblk_ctrls_lock);
-	list_del(&ctrl->entry);
-	mutex_unlock(&rblk_ctrls_lock);
-	rblk_ctrl_put(ctrl);
-	return ERR_PTR(ret);
-
-out_free_id:
-	ida_free(&rblk_ida, ctrl->id);
-out_free_stats:
-	free_percpu(ctrl->stats);
-out_free:
-	mutex_destroy(&ctrl->ns_lock);
-	mutex_destroy(&ctrl->scan_lock);
-	kfree(ctrl);
-	return ERR_PTR(ret);
 }
 
 int rblk_core_init(void)
