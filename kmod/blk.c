@@ -168,20 +168,38 @@ static bool rblk_slots_limited(const struct rblk_queue *queue)
 	return queue->size < rblk_queue_nr_sqes(queue);
 }
 
-static bool rblk_slot_get(struct rblk_queue *queue)
+static bool rblk_slot_get(struct rblk_queue *queue, struct rblk_req *req)
 {
 	if (likely(!rblk_slots_limited(queue)))
 		return true;
-	if (atomic_inc_return(&queue->nr_active) < queue->size)
+	if (atomic_inc_return(&queue->nr_active) < queue->size) {
+		set_bit(RBLK_REQ_ACTIVE, &req->flags);
 		return true;
+	}
 	atomic_dec(&queue->nr_active);
 	return false;
 }
 
-static void rblk_slot_put(struct rblk_req *req)
+static void rblk_slot_put(struct rblk_queue *queue, struct rblk_req *req)
 {
 	if (test_and_clear_bit(RBLK_REQ_ACTIVE, &req->flags))
-		atomic_dec(&req->queue->nr_active);
+		atomic_dec(&queue->nr_active);
+}
+
+/*
+ * Releases what a request holds from queue_rq on: its data mapping, its
+ * SQ slot, a discard's range list. Whether it was sent or not.
+ */
+static void rblk_req_cleanup(struct rblk_queue *queue, struct request *rq)
+{
+	struct rblk_req *req = rblk_req(rq);
+
+	rblk_rdma_unmap_data(queue, rq);
+	rblk_slot_put(queue, req);
+	if (rq->rq_flags & RQF_SPECIAL_PAYLOAD) {
+		kfree(bvec_virt(&rq->special_vec));
+		rq->rq_flags &= ~RQF_SPECIAL_PAYLOAD;
+	}
 }
 
 static void rblk_complete_rq(struct request *rq)
@@ -190,12 +208,7 @@ static void rblk_complete_rq(struct request *rq)
 	struct rblk_ctrl *ctrl = req->queue->ctrl;
 	blk_status_t sts = rblk_error_status(req->status);
 
-	rblk_rdma_unmap_data(req->queue, rq);
-	rblk_slot_put(req);
-	if (rq->rq_flags & RQF_SPECIAL_PAYLOAD) {
-		kfree(bvec_virt(&rq->special_vec));
-		rq->rq_flags &= ~RQF_SPECIAL_PAYLOAD;
-	}
+	rblk_req_cleanup(req->queue, rq);
 
 	if (blk_rq_is_passthrough(rq)) {
 		blk_mq_end_request(rq, sts);
@@ -371,26 +384,20 @@ static blk_status_t rblk_queue_not_ready(struct rblk_queue *queue,
 	return BLK_STS_RESOURCE;
 }
 
-static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
-				  const struct blk_mq_queue_data *bd)
+/* A live queue takes anything; a connected one only its Connect. */
+static bool rblk_queue_ready(struct rblk_queue *queue, struct request *rq)
 {
-	struct rblk_queue *queue = hctx->driver_data;
-	struct rblk_ctrl *ctrl = queue->ctrl;
-	struct request *rq = bd->rq;
-	struct rblk_req *req = rblk_req(rq);
-	struct rblk_ns *ns = hctx->queue->queuedata;
-	blk_status_t sts;
-	int ret;
+	return test_bit(RBLK_Q_LIVE, &queue->flags) ||
+	       (rblk_is_connect(rq) &&
+		test_bit(RBLK_Q_ALLOCATED, &queue->flags));
+}
 
-	/* The namespace left the target: its disk is being deleted. */
-	if (unlikely(ns && READ_ONCE(ns->gone)))
-		return rblk_fail_early(ctrl, rq);
-	if (unlikely(!test_bit(RBLK_Q_LIVE, &queue->flags)) &&
-	    !(rblk_is_connect(rq) &&
-	      test_bit(RBLK_Q_ALLOCATED, &queue->flags)))
-		return rblk_queue_not_ready(queue, rq);
-	if (unlikely(!rblk_slot_get(queue)))
-		return BLK_STS_RESOURCE;
+/* The command, and a new generation: a late CQE of the last is refused. */
+static blk_status_t rblk_req_prep(struct rblk_queue *queue,
+				  struct rblk_ns *ns, struct request *rq)
+{
+	struct rblk_req *req = rblk_req(rq);
+	blk_status_t sts;
 
 	if (!(rq->rq_flags & RQF_DONTPREP)) {
 		req->retries = 0;
@@ -398,11 +405,8 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	}
 	if (!blk_rq_is_passthrough(rq)) {
 		sts = rblk_setup_cmd(ns, rq, &req->cmd);
-		if (sts) {
-			if (rblk_slots_limited(queue))
-				atomic_dec(&queue->nr_active);
+		if (sts)
 			return sts;
-		}
 	}
 
 	req->queue = queue;
@@ -410,9 +414,18 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	req->cmd.common.command_id = rblk_cid(rq->tag, req->gen);
 	req->status = 0;
 	req->result.u64 = 0;
-	req->flags = rblk_slots_limited(queue) ? BIT(RBLK_REQ_ACTIVE) : 0;
+	/* Out of idle (RBLK_REQ_DONE); the slot rblk_slot_get() took stays. */
+	req->flags &= BIT(RBLK_REQ_ACTIVE);
 	/* The SEND completion and the response; LOCAL_INV reuses the latter. */
 	atomic_set(&req->pending, 2);
+	return BLK_STS_OK;
+}
+
+/* Starts @rq and posts it; on failure nothing of it is on the wire. */
+static blk_status_t rblk_req_send(struct rblk_queue *queue, struct request *rq)
+{
+	struct rblk_req *req = rblk_req(rq);
+	int ret;
 
 	blk_mq_start_request(rq);
 
@@ -422,39 +435,58 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 		smp_mb();
 		if (unlikely(test_bit(RBLK_Q_LOST, &queue->flags))) {
 			req->status = NVME_SC_HOST_PATH_ERROR | NVME_STATUS_DNR;
-			sts = BLK_STS_TRANSPORT;
-			goto out_fail;
+			return BLK_STS_TRANSPORT;
 		}
 	}
 
 	ret = rblk_rdma_map_data(queue, rq);
-	if (unlikely(ret)) {
-		sts = ret == -ENOMEM || ret == -EAGAIN ? BLK_STS_RESOURCE :
-							 BLK_STS_IOERR;
-		goto out_fail;
-	}
+	if (unlikely(ret))
+		return ret == -ENOMEM || ret == -EAGAIN ? BLK_STS_RESOURCE :
+							  BLK_STS_IOERR;
 	ret = rblk_rdma_post_cmd(queue, rq);
 	if (unlikely(ret)) {
-		rblk_rdma_unmap_data(queue, rq);
 		/* The QP is broken and recovery is on its way. */
-		sts = rblk_may_wait(ctrl, rq) ? BLK_STS_RESOURCE : BLK_STS_IOERR;
-		goto out_fail;
+		return rblk_may_wait(queue->ctrl, rq) ? BLK_STS_RESOURCE :
+							BLK_STS_IOERR;
+	}
+	return BLK_STS_OK;
+}
+
+static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
+				  const struct blk_mq_queue_data *bd)
+{
+	struct rblk_queue *queue = hctx->driver_data;
+	struct rblk_ns *ns = hctx->queue->queuedata;
+	struct request *rq = bd->rq;
+	struct rblk_req *req = rblk_req(rq);
+	blk_status_t sts;
+
+	/* The namespace left the target: its disk is being deleted. */
+	if (unlikely(ns && READ_ONCE(ns->gone)))
+		return rblk_fail_early(queue->ctrl, rq);
+	if (unlikely(!rblk_queue_ready(queue, rq)))
+		return rblk_queue_not_ready(queue, rq);
+	if (unlikely(!rblk_slot_get(queue, req)))
+		return BLK_STS_RESOURCE;
+
+	sts = rblk_req_prep(queue, ns, rq);
+	if (sts) {
+		rblk_slot_put(queue, req);
+		return sts;
+	}
+	sts = rblk_req_send(queue, rq);
+	if (unlikely(sts)) {
+		/* Idle again: no response may claim it. */
+		rblk_req_cleanup(queue, rq);
+		set_bit(RBLK_REQ_DONE, &req->flags);
+		return sts;
 	}
 	/* Counted once per request, however often it is retried. */
 	if (!blk_rq_is_passthrough(rq) && !req->in_stats) {
 		req->in_stats = true;
-		rblk_stats_started(ctrl);
+		rblk_stats_started(queue->ctrl);
 	}
 	return BLK_STS_OK;
-
-out_fail:
-	rblk_slot_put(req);
-	set_bit(RBLK_REQ_DONE, &req->flags);
-	if (rq->rq_flags & RQF_SPECIAL_PAYLOAD) {
-		kfree(bvec_virt(&rq->special_vec));
-		rq->rq_flags &= ~RQF_SPECIAL_PAYLOAD;
-	}
-	return sts;
 }
 
 static enum blk_eh_timer_return rblk_timeout(struct request *rq)
