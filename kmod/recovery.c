@@ -254,21 +254,13 @@ static int rblk_connect_io(struct rblk_ctrl *ctrl, u32 from, u32 to,
 	return 0;
 }
 
-/*
- * Every association asks for as many I/O queues as the first one did; a
- * different grant resizes the I/O tag set in between (as
- * nvme_rdma_configure_io_queues() does): queues the tag set already has
- * connect first, the resize drains what waits into them, new ones after.
- */
-static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
-			 struct netlink_ext_ack *extack)
+/* Every association asks for as many I/O queues as the first one did. */
+static int rblk_io_queue_count(struct rblk_ctrl *ctrl, bool first,
+			       struct netlink_ext_ack *extack)
 {
-	u32 count = ctrl->max_queues - 1, hw, i;
+	u32 count = ctrl->max_queues - 1;
 	int ret;
 
-	ret = rblk_io_queue_size(ctrl, first, extack);
-	if (ret)
-		return ret;
 	ret = rblk_fabrics_set_queue_count(ctrl, &count);
 	if (ret || !count) {
 		NL_SET_ERR_MSG(extack, "controller granted no I/O queues");
@@ -278,8 +270,44 @@ static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
 		dev_warn(ctrl->dev, "%u I/O queues granted (had %u)\n", count,
 			 ctrl->nr_io_queues);
 	WRITE_ONCE(ctrl->nr_io_queues, count);
+	return 0;
+}
 
-	for (i = 1; i <= count; i++) {
+/*
+ * A grant other than the tag set's count resizes the tag set in between
+ * (as nvme_rdma_configure_io_queues() does): queues the tag set already
+ * has connect first, the resize drains what waits into them, new ones
+ * after.
+ */
+static int rblk_start_io_queues(struct rblk_ctrl *ctrl,
+				struct netlink_ext_ack *extack)
+{
+	u32 count = ctrl->nr_io_queues, hw = ctrl->io_set.nr_hw_queues;
+	int ret;
+
+	ret = rblk_connect_io(ctrl, 1, min(count, hw), extack);
+	if (ret || count == hw)
+		return ret;
+	ret = rblk_blk_resize_io(ctrl);
+	if (ret)
+		return ret;
+	return rblk_connect_io(ctrl, hw + 1, count, extack);
+}
+
+static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
+			 struct netlink_ext_ack *extack)
+{
+	u32 i;
+	int ret;
+
+	ret = rblk_io_queue_size(ctrl, first, extack);
+	if (ret)
+		return ret;
+	ret = rblk_io_queue_count(ctrl, first, extack);
+	if (ret)
+		return ret;
+
+	for (i = 1; i <= ctrl->nr_io_queues; i++) {
 		ret = rblk_rdma_alloc_queue(ctrl, i, ctrl->queue_size, extack);
 		if (ret)
 			goto out;
@@ -291,16 +319,10 @@ static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
 			goto out;
 		}
 	}
-	hw = ctrl->io_set.nr_hw_queues;
-	ret = rblk_connect_io(ctrl, 1, min(count, hw), extack);
-	if (ret || count == hw)
-		goto out_ret;
-	ret = rblk_blk_resize_io(ctrl);
-	if (!ret)
-		ret = rblk_connect_io(ctrl, hw + 1, count, extack);
-out_ret:
-	if (!ret)
-		return 0;
+	ret = rblk_start_io_queues(ctrl, extack);
+	if (ret)
+		goto out;
+	return 0;
 out:
 	rblk_teardown_io(ctrl, first);
 	return ret;
