@@ -21,7 +21,7 @@
  */
 #include <linux/slab.h>
 
-#include "core.h"
+#include "nvme.h"
 
 #define RBLK_AEN_TYPE(r)	((r) & 0x7)
 #define RBLK_AEN_INFO(r)	(((r) >> 8) & 0xff)
@@ -50,21 +50,6 @@ static unsigned int rblk_aen_log_len(u8 lid)
 	default:
 		return 0;	/* unknown or absurd: not read */
 	}
-}
-
-/* Get Log Page with RAE clear: reading it clears the event. */
-static int rblk_aen_get_log(struct rblk_ctrl *ctrl, u8 lid, void *buf,
-			    unsigned int len)
-{
-	struct nvme_command cmd = { };
-	u32 numd = len / sizeof(u32) - 1;
-
-	cmd.get_log_page.opcode = nvme_admin_get_log_page;
-	cmd.get_log_page.nsid = cpu_to_le32(NVME_NSID_ALL);
-	cmd.get_log_page.lid = lid;
-	cmd.get_log_page.numdl = cpu_to_le16(numd & 0xffff);
-	cmd.get_log_page.numdu = cpu_to_le16(numd >> 16);
-	return rblk_submit_sync(ctrl, 0, &cmd, buf, len, NULL, false);
 }
 
 /*
@@ -125,7 +110,7 @@ static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
 			queue_work(rblk_wq, &ctrl->scan_work);
 		return;
 	}
-	ret = rblk_aen_get_log(ctrl, lid, buf, len);
+	ret = rblk_get_log_page(ctrl, lid, buf, len);
 	if (ret)
 		dev_warn_ratelimited(ctrl->dev, "async event %#08x: log page %#x unreadable: %d\n",
 				     result, lid, ret);
@@ -140,15 +125,12 @@ static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
 /* Namespace Attribute Notices, if the controller can send them. */
 static void rblk_aen_configure(struct rblk_ctrl *ctrl)
 {
-	struct nvme_command cmd = { };
 	int ret;
 
 	if (!(ctrl->oaes & NVME_AEN_CFG_NS_ATTR))
 		return;
-	cmd.features.opcode = nvme_admin_set_features;
-	cmd.features.fid = cpu_to_le32(NVME_FEAT_ASYNC_EVENT);
-	cmd.features.dword11 = cpu_to_le32(NVME_AEN_CFG_NS_ATTR);
-	ret = rblk_submit_sync(ctrl, 0, &cmd, NULL, 0, NULL, false);
+	ret = rblk_set_features(ctrl, NVME_FEAT_ASYNC_EVENT,
+				NVME_AEN_CFG_NS_ATTR, NULL);
 	if (ret)
 		dev_warn(ctrl->dev, "cannot enable namespace change events: %d\n",
 			 ret);

@@ -11,7 +11,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "core.h"
+#include "nvme.h"
 
 #define RBLK_MAX_RETRIES	5
 

@@ -12,7 +12,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "core.h"
+#include "nvme.h"
 
 struct workqueue_struct *rblk_wq;		/* error recovery, reconnect, ka */
 static struct workqueue_struct *rblk_delete_wq;	/* deletes: may wait on rblk_wq */

@@ -8,7 +8,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "core.h"
+#include "nvme.h"
 #include "scsi_xlate.h"
 
 #define RBLK_MAX_NAMESPACES	1024
@@ -193,10 +193,10 @@ static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 	}
 	ns->ctrl = ctrl;
 	ns->nsid = nsid;
-	ret = rblk_fabrics_identify_ns(ctrl, ns, id);
+	ret = rblk_identify_ns(ctrl, ns, id);
 	if (ret)
 		goto out_free;
-	rblk_fabrics_ns_ids(ctrl, ns);
+	rblk_identify_ns_descs(ctrl, ns);
 
 	rblk_ns_limits(ns, id, &lim);
 	minor = ida_alloc_max(&rblk_minor_ida,
@@ -279,7 +279,7 @@ static int rblk_ns_active_ids(struct rblk_ctrl *ctrl, u32 *ids, int max)
 	if (!list)
 		return -ENOMEM;
 	for (;;) {
-		ret = rblk_fabrics_active_ns(ctrl, start, list);
+		ret = rblk_identify_active_ns(ctrl, start, list);
 		if (ret) {
 			dev_err(ctrl->dev, "Identify active namespaces failed: %d\n",
 				ret);
@@ -374,9 +374,9 @@ static bool rblk_ns_revalidate(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
 	struct rblk_ns tmp = { .ctrl = ctrl, .nsid = ns->nsid };
 
 	/* A failure here is the association's: recovery will scan again. */
-	if (rblk_fabrics_identify_ns(ctrl, &tmp, id))
+	if (rblk_identify_ns(ctrl, &tmp, id))
 		return true;
-	rblk_fabrics_ns_ids(ctrl, &tmp);
+	rblk_identify_ns_descs(ctrl, &tmp);
 	if (!rblk_ns_same(ns, &tmp)) {
 		dev_warn(ctrl->dev, "nsid %u: identity or LBA size changed\n",
 			 ns->nsid);

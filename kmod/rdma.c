@@ -12,9 +12,9 @@
 #include <rdma/mr_pool.h>
 
 #include "compat.h"
-#include "core.h"
+#include "nvme.h"
 
-#include <linux/nvme-rdma.h>	/* needs the types core.h pulls in */
+#include <linux/nvme-rdma.h>	/* needs the types nvme.h pulls in */
 
 #define RBLK_DRAIN_TIMEOUT	(10 * HZ)
 /* How long a teardown holds CM messages back for a port that is down. */

@@ -15,7 +15,7 @@
 #include <scsi/scsi_status.h>
 #include <scsi/sg.h>
 
-#include "core.h"
+#include "nvme.h"
 #include "scsi_xlate.h"
 
 #define RBLK_SG_VERSION		30527		/* as the block layer says */

@@ -7,7 +7,7 @@
 #include <linux/module.h>
 #include <linux/sysfs.h>
 
-#include "core.h"
+#include "nvme.h"
 
 enum rblk_attr_kind {
 	RBLK_A_STATE, RBLK_A_TRANSPORT, RBLK_A_TRADDR, RBLK_A_TRSVCID,

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rblk: types shared by the controller core (ctrl.c, recovery.c, sysfs.c),
- * the NVMe-oF command layer (fabrics.c), the RDMA transport (rdma.c) and
- * the block layer glue (blk.c, ns.c). Not part of any ABI.
+ * rblk: the core's types (controller, namespace, request) and the
+ * interfaces between its files: ctrl.c (registry, state machine, delete),
+ * connect.c (association, recovery), core.c and fabrics.c (commands),
+ * blk.c (blk-mq), ns.c, aen.c, sysfs.c and the transport (rdma.c).
+ * Not part of any ABI.
  */
-#ifndef _RBLK_CORE_H
-#define _RBLK_CORE_H
+#ifndef _RBLK_NVME_H
+#define _RBLK_NVME_H
 
 #include <linux/bio.h>
 #include <linux/blk-mq.h>
@@ -278,6 +280,11 @@ static inline struct rblk_req *rblk_req(struct request *rq)
 	return blk_mq_rq_to_pdu(rq);
 }
 
+static inline struct rblk_queue *rblk_admin_queue(struct rblk_ctrl *ctrl)
+{
+	return &ctrl->queues[0];
+}
+
 /*
  * sqes[] is indexed by tag, and the I/O tag set keeps the depth of the
  * first association even when a reconnect is granted a smaller SQ.
@@ -303,29 +310,37 @@ int rblk_sysfs_add(struct rblk_ctrl *ctrl);
 void rblk_sysfs_del(struct rblk_ctrl *ctrl);
 extern const struct attribute_group *rblk_ns_attr_groups[];
 
-/* recovery.c: association bring-up/tear-down, keep-alive, reconnect */
+/* connect.c: an association's bring-up and tear-down; error recovery */
 int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 		      struct netlink_ext_ack *extack);
 void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove);
 void rblk_ctrl_error(struct rblk_ctrl *ctrl);
 void rblk_ctrl_init_works(struct rblk_ctrl *ctrl);
 void rblk_ctrl_stop_works(struct rblk_ctrl *ctrl);
-void rblk_ka_start(struct rblk_ctrl *ctrl);
-void rblk_ka_stop(struct rblk_ctrl *ctrl);
 unsigned int rblk_sync_timeout(struct rblk_ctrl *ctrl);
 
-/* fabrics.c */
+/* core.c: base-specification admin commands */
+int rblk_ctrl_enable(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack);
+void rblk_ctrl_shutdown(struct rblk_ctrl *ctrl);
+int rblk_identify_ctrl(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack);
+int rblk_identify_ns(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
+		     struct nvme_id_ns *id);
+int rblk_identify_active_ns(struct rblk_ctrl *ctrl, u32 start, __le32 *list);
+void rblk_identify_ns_descs(struct rblk_ctrl *ctrl, struct rblk_ns *ns);
+int rblk_set_features(struct rblk_ctrl *ctrl, u8 fid, u32 dword11,
+		      u32 *result);
+int rblk_set_queue_count(struct rblk_ctrl *ctrl, u32 *count);
+int rblk_get_log_page(struct rblk_ctrl *ctrl, u8 lid, void *buf,
+		      unsigned int len);
+void rblk_ka_init(struct rblk_ctrl *ctrl);
+void rblk_ka_start(struct rblk_ctrl *ctrl);
+void rblk_ka_stop(struct rblk_ctrl *ctrl);
+
+/* fabrics.c: Fabrics-only commands */
 int rblk_fabrics_connect(struct rblk_ctrl *ctrl, u16 qid,
 			 struct netlink_ext_ack *extack);
-int rblk_fabrics_enable(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack);
-void rblk_fabrics_shutdown(struct rblk_ctrl *ctrl);
-int rblk_fabrics_identify(struct rblk_ctrl *ctrl,
-			  struct netlink_ext_ack *extack);
-int rblk_fabrics_set_queue_count(struct rblk_ctrl *ctrl, u32 *count);
-int rblk_fabrics_identify_ns(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
-			     struct nvme_id_ns *id);
-int rblk_fabrics_active_ns(struct rblk_ctrl *ctrl, u32 start, __le32 *list);
-void rblk_fabrics_ns_ids(struct rblk_ctrl *ctrl, struct rblk_ns *ns);
+int rblk_prop_get(struct rblk_ctrl *ctrl, u32 off, bool wide, u64 *val);
+int rblk_prop_set(struct rblk_ctrl *ctrl, u32 off, u32 val);
 
 /* rdma.c */
 int rblk_rdma_init(void);
@@ -376,4 +391,4 @@ void rblk_ns_freeze_start(struct rblk_ctrl *ctrl);
 int rblk_ns_freeze_wait(struct rblk_ctrl *ctrl, unsigned long timeout);
 void rblk_ns_unfreeze(struct rblk_ctrl *ctrl);
 
-#endif /* _RBLK_CORE_H */
+#endif /* _RBLK_NVME_H */

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rblk: an association's life. Bring-up (admin queue, enable, identify,
- * I/O queues), tear-down, keep-alive, and error recovery: a transport
- * error moves a live controller to RESETTING, tears the association down
- * with its requests requeued, and reconnects every reconnect_delay until
- * ctrl_loss_tmo gives up and deletes the controller. A reconnect takes
- * what the target grants now (I/O queue count and size) and rescans the
- * namespaces once live.
+ * I/O queues) and tear-down, and error recovery: a transport error moves
+ * a live controller to RESETTING, tears the association down with its
+ * requests requeued, and reconnects every reconnect_delay until
+ * ctrl_loss_tmo gives up and deletes the controller; fast_io_fail_tmo
+ * fails the waiting I/O earlier. A reconnect takes what the target grants
+ * now (I/O queue count and size) and rescans the namespaces once live.
  *
  * Serialisation: bring-up and tear-down only run from the creator, the
  * error work, the reconnect work or the delete work, and the state machine
@@ -15,77 +15,9 @@
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 
-#include "core.h"
+#include "nvme.h"
 
 #define RBLK_CONNECT_TIMEOUT	(10 * HZ)
-
-static struct rblk_queue *rblk_admin_queue(struct rblk_ctrl *ctrl)
-{
-	return &ctrl->queues[0];
-}
-
-void rblk_ka_start(struct rblk_ctrl *ctrl)
-{
-	if (ctrl->kato)
-		mod_delayed_work(rblk_wq, &ctrl->ka_work, ctrl->kato * HZ / 2);
-}
-
-void rblk_ka_stop(struct rblk_ctrl *ctrl)
-{
-	cancel_delayed_work_sync(&ctrl->ka_work);
-}
-
-/*
- * Live, or being deleted over a still working association: the target
- * must not drop it while del_gendisk() writes back and CC.SHN is sent.
- */
-static bool rblk_ka_wanted(struct rblk_ctrl *ctrl)
-{
-	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
-
-	return (st == RBLK_CTRL_LIVE || st == RBLK_CTRL_DELETING) &&
-	       test_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags);
-}
-
-static enum rq_end_io_ret rblk_ka_end_io(struct request *rq, blk_status_t sts)
-{
-	struct rblk_ctrl *ctrl = rq->end_io_data;
-
-	if (sts != BLK_STS_OK || rblk_req(rq)->status) {
-		dev_err(ctrl->dev, "keep-alive failed (status %#x)\n",
-			rblk_req(rq)->status);
-		rblk_ctrl_error(ctrl);
-	} else if (rblk_ka_wanted(ctrl)) {
-		queue_delayed_work(rblk_wq, &ctrl->ka_work,
-				   ctrl->kato * HZ / 2);
-	}
-	return RQ_END_IO_FREE;
-}
-
-static void rblk_ka_work(struct work_struct *work)
-{
-	struct rblk_ctrl *ctrl = container_of(to_delayed_work(work),
-					      struct rblk_ctrl, ka_work);
-	struct request *rq;
-
-	if (!rblk_ka_wanted(ctrl))
-		return;
-	/* A reserved tag: a full admin queue cannot starve keep-alive. */
-	rq = blk_mq_alloc_request(ctrl->admin_q, REQ_OP_DRV_OUT,
-				  BLK_MQ_REQ_RESERVED | BLK_MQ_REQ_NOWAIT);
-	if (IS_ERR(rq)) {
-		dev_err(ctrl->dev, "no tag for keep-alive: %ld\n", PTR_ERR(rq));
-		rblk_ctrl_error(ctrl);
-		return;
-	}
-	memset(&rblk_req(rq)->cmd, 0, sizeof(struct nvme_command));
-	rblk_req(rq)->cmd.common.opcode = nvme_admin_keep_alive;
-	rblk_req(rq)->status = 0;
-	rq->timeout = ctrl->kato * HZ;
-	rq->end_io = rblk_ka_end_io;
-	rq->end_io_data = ctrl;
-	blk_execute_rq_nowait(rq, false);
-}
 
 void rblk_ctrl_error(struct rblk_ctrl *ctrl)
 {
@@ -198,10 +130,10 @@ static int rblk_setup_admin(struct rblk_ctrl *ctrl, bool first,
 		goto out;
 	set_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags);
 
-	ret = rblk_fabrics_enable(ctrl, extack);
+	ret = rblk_ctrl_enable(ctrl, extack);
 	if (ret)
 		goto out;
-	ret = rblk_fabrics_identify(ctrl, extack);
+	ret = rblk_identify_ctrl(ctrl, extack);
 	if (ret)
 		goto out;
 	return 0;
@@ -261,7 +193,7 @@ static int rblk_io_queue_count(struct rblk_ctrl *ctrl, bool first,
 	u32 count = ctrl->max_queues - 1;
 	int ret;
 
-	ret = rblk_fabrics_set_queue_count(ctrl, &count);
+	ret = rblk_set_queue_count(ctrl, &count);
 	if (ret || !count) {
 		NL_SET_ERR_MSG(extack, "controller granted no I/O queues");
 		return ret ?: -EIO;
@@ -404,7 +336,7 @@ void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove)
 	rblk_ka_stop(ctrl);
 	rblk_teardown_io(ctrl, remove);
 	if (remove && test_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags))
-		rblk_fabrics_shutdown(ctrl);
+		rblk_ctrl_shutdown(ctrl);
 	rblk_teardown_admin(ctrl);
 	/* A keep-alive that ended while we stopped may have re-armed it. */
 	rblk_ka_stop(ctrl);
@@ -492,7 +424,7 @@ static void rblk_err_work(struct work_struct *work)
 
 void rblk_ctrl_init_works(struct rblk_ctrl *ctrl)
 {
-	INIT_DELAYED_WORK(&ctrl->ka_work, rblk_ka_work);
+	rblk_ka_init(ctrl);
 	INIT_WORK(&ctrl->err_work, rblk_err_work);
 	INIT_DELAYED_WORK(&ctrl->reconnect_work, rblk_reconnect_work);
 	INIT_DELAYED_WORK(&ctrl->failfast_work, rblk_failfast_work);
