@@ -47,9 +47,9 @@ static void rblk_abort_work(struct work_struct *work)
 	for (i = 0; i < ctrl->max_queues; i++)
 		rblk_rdma_stop_queue(&ctrl->queues[i]);
 	if (ctrl->has_io_set)
-		rblk_blk_abort_all(&ctrl->io_set);
+		rblk_req_abort_all(&ctrl->io_set);
 	if (ctrl->has_admin_set)
-		rblk_blk_abort_all(&ctrl->admin_set);
+		rblk_req_abort_all(&ctrl->admin_set);
 }
 
 static int rblk_alloc_queue_array(struct rblk_ctrl *ctrl)
@@ -80,7 +80,7 @@ static void rblk_teardown_admin(struct rblk_ctrl *ctrl)
 	}
 	rblk_rdma_stop_queue(rblk_admin_queue(ctrl));
 	if (ctrl->has_admin_set) {
-		rblk_blk_cancel_all(&ctrl->admin_set);
+		rblk_req_cancel_all(&ctrl->admin_set);
 		/*
 		 * Later admin commands fail fast instead of hanging. The queue
 		 * itself lives as long as the controller: a disk still open
@@ -102,11 +102,11 @@ static void rblk_teardown_io(struct rblk_ctrl *ctrl, bool remove)
 	for (i = 1; i < ctrl->max_queues; i++)
 		rblk_rdma_stop_queue(&ctrl->queues[i]);
 	if (ctrl->has_io_set)
-		rblk_blk_cancel_all(&ctrl->io_set);
+		rblk_req_cancel_all(&ctrl->io_set);
 	for (i = 1; i < ctrl->max_queues; i++)
 		rblk_rdma_free_queue(&ctrl->queues[i]);
 	if (remove)
-		rblk_blk_free_io(ctrl);
+		rblk_tagset_free_io(ctrl);
 }
 
 static int rblk_setup_admin(struct rblk_ctrl *ctrl, bool first,
@@ -118,7 +118,7 @@ static int rblk_setup_admin(struct rblk_ctrl *ctrl, bool first,
 	if (ret)
 		return ret;
 	if (first) {
-		ret = rblk_blk_alloc_admin(ctrl);
+		ret = rblk_tagset_alloc_admin(ctrl);
 		if (ret) {
 			NL_SET_ERR_MSG(extack, "cannot allocate the admin tag set");
 			goto out;
@@ -220,7 +220,7 @@ static int rblk_start_io_queues(struct rblk_ctrl *ctrl,
 	ret = rblk_connect_io(ctrl, 1, min(count, hw), extack);
 	if (ret || count == hw)
 		return ret;
-	ret = rblk_blk_resize_io(ctrl);
+	ret = rblk_tagset_resize_io(ctrl);
 	if (ret)
 		return ret;
 	return rblk_connect_io(ctrl, hw + 1, count, extack);
@@ -245,7 +245,7 @@ static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
 			goto out;
 	}
 	if (first) {
-		ret = rblk_blk_alloc_io(ctrl);
+		ret = rblk_tagset_alloc_io(ctrl);
 		if (ret) {
 			NL_SET_ERR_MSG(extack, "cannot allocate the I/O tag set");
 			goto out;
@@ -430,7 +430,7 @@ void rblk_ctrl_init_works(struct rblk_ctrl *ctrl)
 	INIT_DELAYED_WORK(&ctrl->failfast_work, rblk_failfast_work);
 	INIT_WORK(&ctrl->abort_work, rblk_abort_work);
 	INIT_WORK(&ctrl->scan_work, rblk_ns_scan_work);
-	INIT_WORK(&ctrl->requeue_work, rblk_blk_requeue_work);
+	INIT_WORK(&ctrl->requeue_work, rblk_tagset_requeue_work);
 	spin_lock_init(&ctrl->requeue_lock);
 	bio_list_init(&ctrl->requeue_bios);
 }

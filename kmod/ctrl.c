@@ -77,7 +77,7 @@ static void rblk_ctrl_release(struct kref *ref)
 {
 	struct rblk_ctrl *ctrl = container_of(ref, struct rblk_ctrl, ref);
 
-	rblk_blk_free_admin(ctrl);
+	rblk_tagset_free_admin(ctrl);
 	ida_free(&rblk_ida, ctrl->id);
 	free_percpu(ctrl->stats);
 	mutex_destroy(&ctrl->ns_lock);

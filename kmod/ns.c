@@ -160,7 +160,7 @@ static void rblk_ns_limits(struct rblk_ns *ns, struct nvme_id_ns *id,
 		opt = bs * (1 + le16_to_cpu(id->nows));
 	}
 
-	rblk_blk_base_limits(ctrl, l);
+	rblk_tagset_base_limits(ctrl, l);
 	l->max_hw_sectors = min(ctrl->max_hw_sectors, max_lbas);
 	l->logical_block_size = bs;
 	l->physical_block_size = phys;

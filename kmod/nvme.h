@@ -3,7 +3,8 @@
  * rblk: the core's types (controller, namespace, request) and the
  * interfaces between its files: ctrl.c (registry, state machine, delete),
  * connect.c (association, recovery), core.c and fabrics.c (commands),
- * blk.c (blk-mq), ns.c, aen.c, sysfs.c and the transport (rdma.c).
+ * request.c and tagset.c (blk-mq), ns.c, aen.c, sysfs.c and the
+ * transport (rdma.c).
  * Not part of any ABI.
  */
 #ifndef _RBLK_NVME_H
@@ -354,19 +355,21 @@ int rblk_rdma_map_data(struct rblk_queue *queue, struct request *rq);
 void rblk_rdma_unmap_data(struct rblk_queue *queue, struct request *rq);
 int rblk_rdma_post_cmd(struct rblk_queue *queue, struct request *rq);
 
-/* blk.c */
+/* request.c: one request's life */
 extern const struct blk_mq_ops rblk_admin_mq_ops;
 extern const struct blk_mq_ops rblk_io_mq_ops;
-int rblk_blk_alloc_admin(struct rblk_ctrl *ctrl);
-void rblk_blk_free_admin(struct rblk_ctrl *ctrl);
-int rblk_blk_alloc_io(struct rblk_ctrl *ctrl);
-void rblk_blk_free_io(struct rblk_ctrl *ctrl);
-void rblk_blk_abort_all(struct blk_mq_tag_set *set);
-void rblk_blk_cancel_all(struct blk_mq_tag_set *set);
-int rblk_blk_resize_io(struct rblk_ctrl *ctrl);
-void rblk_blk_requeue_work(struct work_struct *work);
-void rblk_blk_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l);
 void rblk_req_done(struct request *rq);
+void rblk_req_abort_all(struct blk_mq_tag_set *set);
+void rblk_req_cancel_all(struct blk_mq_tag_set *set);
+
+/* tagset.c: tag sets, synchronous submission, resize and requeue */
+int rblk_tagset_alloc_admin(struct rblk_ctrl *ctrl);
+void rblk_tagset_free_admin(struct rblk_ctrl *ctrl);
+int rblk_tagset_alloc_io(struct rblk_ctrl *ctrl);
+void rblk_tagset_free_io(struct rblk_ctrl *ctrl);
+int rblk_tagset_resize_io(struct rblk_ctrl *ctrl);
+void rblk_tagset_requeue_work(struct work_struct *work);
+void rblk_tagset_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l);
 int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 		     void *buf, unsigned int len, union nvme_result *result,
 		     bool reserved);
