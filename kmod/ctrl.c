@@ -79,7 +79,7 @@ static void rblk_ctrl_release(struct kref *ref)
 
 	rblk_tagset_free_admin(ctrl);
 	ida_free(&rblk_ida, ctrl->id);
-	free_percpu(ctrl->stats);
+	rblk_stats_free(ctrl);
 	mutex_destroy(&ctrl->ns_lock);
 	mutex_destroy(&ctrl->scan_lock);
 	kfree(ctrl->queues);
@@ -182,40 +182,6 @@ void rblk_ctrl_get_info(struct rblk_ctrl *ctrl, struct rblk_ctrl_info *info)
 	info->cntlid = READ_ONCE(ctrl->cntlid);
 	info->nr_io_queues = READ_ONCE(ctrl->nr_io_queues);
 	info->queue_size = READ_ONCE(ctrl->queue_size);
-}
-
-void rblk_ctrl_get_stats(struct rblk_ctrl *ctrl, struct rblk_ctrl_stats *st)
-{
-	u64 started = 0, completed = 0;
-	int cpu;
-
-	memset(st, 0, sizeof(*st));
-	for_each_possible_cpu(cpu) {
-		struct rblk_pcpu_stats *s = per_cpu_ptr(ctrl->stats, cpu);
-		u64 r, w, rb, wb, e, sta, com;
-		unsigned int seq;
-
-		do {
-			seq = u64_stats_fetch_begin(&s->syncp);
-			r = u64_stats_read(&s->reads);
-			w = u64_stats_read(&s->writes);
-			rb = u64_stats_read(&s->read_bytes);
-			wb = u64_stats_read(&s->write_bytes);
-			e = u64_stats_read(&s->errors);
-			sta = u64_stats_read(&s->started);
-			com = u64_stats_read(&s->completed);
-		} while (u64_stats_fetch_retry(&s->syncp, seq));
-		st->reads += r;
-		st->writes += w;
-		st->read_bytes += rb;
-		st->write_bytes += wb;
-		st->errors += e;
-		started += sta;
-		completed += com;
-	}
-	st->reconnects = atomic64_read(&ctrl->reconnects);
-	/* Per-cpu sums are not one snapshot: never report a negative. */
-	st->inflight = started > completed ? started - completed : 0;
 }
 
 int rblk_ctrl_get_namespaces(struct rblk_ctrl *ctrl, struct rblk_ns_info *ns,
@@ -339,13 +305,10 @@ static struct rblk_ctrl *rblk_ctrl_alloc(const struct rblk_ctrl_opts *opts)
 	rblk_aen_init(ctrl);
 	ctrl->state = RBLK_CTRL_NEW;
 	ctrl->state_since = jiffies;
-	atomic64_set(&ctrl->reconnects, 0);
 
-	ctrl->stats = alloc_percpu(struct rblk_pcpu_stats);
-	if (!ctrl->stats) {
-		ret = -ENOMEM;
+	ret = rblk_stats_alloc(ctrl);
+	if (ret)
 		goto out_free;
-	}
 	ret = ida_alloc(&rblk_ida, GFP_KERNEL);
 	if (ret < 0)
 		goto out_free_stats;
@@ -355,7 +318,7 @@ static struct rblk_ctrl *rblk_ctrl_alloc(const struct rblk_ctrl_opts *opts)
 	return ctrl;
 
 out_free_stats:
-	free_percpu(ctrl->stats);
+	rblk_stats_free(ctrl);
 out_free:
 	mutex_destroy(&ctrl->ns_lock);
 	mutex_destroy(&ctrl->scan_lock);

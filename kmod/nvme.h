@@ -138,13 +138,7 @@ struct rblk_req {
 
 /* Written by the CPU that owns it (get_cpu_ptr()), read by any. */
 struct rblk_pcpu_stats {
-	u64_stats_t		reads;
-	u64_stats_t		writes;
-	u64_stats_t		read_bytes;
-	u64_stats_t		write_bytes;
-	u64_stats_t		errors;
-	u64_stats_t		started;
-	u64_stats_t		completed;
+	u64_stats_t		c[RBLK_STAT_NR_PCPU];	/* enum rblk_stat */
 	struct u64_stats_sync	syncp;
 };
 
@@ -373,6 +367,15 @@ void rblk_tagset_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l);
 int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 		     void *buf, unsigned int len, union nvme_result *result,
 		     bool reserved);
+
+/* stats.c */
+int rblk_stats_alloc(struct rblk_ctrl *ctrl);
+void rblk_stats_free(struct rblk_ctrl *ctrl);
+void rblk_stats_started(struct rblk_ctrl *ctrl);
+void rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
+			blk_status_t sts);
+extern const struct attribute_group rblk_stats_attr_group;
+void rblk_stats_sysfs_init(void);
 
 /* aen.c */
 void rblk_aen_init(struct rblk_ctrl *ctrl);

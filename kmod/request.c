@@ -96,45 +96,6 @@ static blk_status_t rblk_error_status(u16 status)
 	}
 }
 
-static void rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
-			       blk_status_t sts)
-{
-	struct rblk_req *req = rblk_req(rq);
-	struct rblk_pcpu_stats *s;
-	unsigned long flags;
-
-	s = get_cpu_ptr(ctrl->stats);
-	flags = u64_stats_update_begin_irqsave(&s->syncp);
-	if (req->in_stats)
-		u64_stats_inc(&s->completed);
-	req->in_stats = false;
-	if (sts != BLK_STS_OK) {
-		u64_stats_inc(&s->errors);
-	} else if (!blk_rq_bytes(rq)) {
-		/* Its bios were handed back for resubmission, or a flush. */
-	} else if (req_op(rq) == REQ_OP_READ) {
-		u64_stats_inc(&s->reads);
-		u64_stats_add(&s->read_bytes, blk_rq_bytes(rq));
-	} else if (req_op(rq) == REQ_OP_WRITE) {
-		u64_stats_inc(&s->writes);
-		u64_stats_add(&s->write_bytes, blk_rq_bytes(rq));
-	}
-	u64_stats_update_end_irqrestore(&s->syncp, flags);
-	put_cpu_ptr(ctrl->stats);
-}
-
-static void rblk_stats_started(struct rblk_ctrl *ctrl)
-{
-	struct rblk_pcpu_stats *s;
-	unsigned long flags;
-
-	s = get_cpu_ptr(ctrl->stats);
-	flags = u64_stats_update_begin_irqsave(&s->syncp);
-	u64_stats_inc(&s->started);
-	u64_stats_update_end_irqrestore(&s->syncp, flags);
-	put_cpu_ptr(ctrl->stats);
-}
-
 /* The single gate to blk_mq_complete_request(): first caller wins. */
 void rblk_req_done(struct request *rq)
 {
