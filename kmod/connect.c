@@ -324,7 +324,7 @@ out_io:
 out_admin:
 	rblk_teardown_admin(ctrl);
 out_pd:
-	rblk_rdma_free_pd(ctrl);
+	rblk_rdma_free_ctrl(ctrl);
 	return ret;
 }
 
@@ -340,7 +340,7 @@ void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove)
 	rblk_teardown_admin(ctrl);
 	/* A keep-alive that ended while we stopped may have re-armed it. */
 	rblk_ka_stop(ctrl);
-	rblk_rdma_free_pd(ctrl);
+	rblk_rdma_free_ctrl(ctrl);
 }
 
 static void rblk_reconnect_or_delete(struct rblk_ctrl *ctrl)

@@ -147,8 +147,9 @@ static int rblk_check_id_ctrl(struct rblk_ctrl *ctrl, struct nvme_id_ctrl *id,
 
 int rblk_identify_ctrl(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack)
 {
+	struct rblk_xprt_limits xl;
 	struct nvme_id_ctrl *id;
-	u32 ioccsz, max_sectors;
+	u32 ioccsz;
 	unsigned long flags;
 	int ret;
 
@@ -171,8 +172,8 @@ int rblk_identify_ctrl(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack)
 		ioccsz = sizeof(struct nvme_command);
 	ctrl->ioccsz = ioccsz;
 
-	max_sectors = ctrl->max_fr_pages << (RBLK_CTRL_PAGE_SHIFT - SECTOR_SHIFT);
-	ctrl->max_hw_sectors = min(max_sectors,
+	rblk_rdma_limits(ctrl, &xl);
+	ctrl->max_hw_sectors = min(xl.max_hw_sectors,
 				   rblk_mdts_sectors(id->mdts,
 						     NVME_CAP_MPSMIN(ctrl->cap)));
 	ctrl->oncs = le16_to_cpu(id->oncs);

@@ -271,7 +271,7 @@ void rblk_ctrls_delete_on_device(struct ib_device *ibdev)
 
 	mutex_lock(&rblk_ctrls_lock);
 	list_for_each_entry(ctrl, &rblk_ctrls, entry) {
-		if (ctrl->visible && ctrl->pd && ctrl->pd->device == ibdev)
+		if (ctrl->visible && rblk_rdma_uses_device(ctrl, ibdev))
 			rblk_ctrl_schedule_delete(ctrl);
 	}
 	mutex_unlock(&rblk_ctrls_lock);

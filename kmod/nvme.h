@@ -21,6 +21,7 @@
 
 #include "logic.h"
 #include "rblk.h"
+#include "rdma.h"
 
 #define RBLK_AQ_SIZE		NVME_AQ_DEPTH	/* admin SQ/RQ entries */
 #define RBLK_ADMIN_RESERVED	3		/* Connect, keep-alive, AER */
@@ -337,22 +338,12 @@ int rblk_fabrics_connect(struct rblk_ctrl *ctrl, u16 qid,
 int rblk_prop_get(struct rblk_ctrl *ctrl, u32 off, bool wide, u64 *val);
 int rblk_prop_set(struct rblk_ctrl *ctrl, u32 off, u32 val);
 
-/* rdma.c */
-int rblk_rdma_init(void);
-void rblk_rdma_exit(void);
-int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
-			  struct netlink_ext_ack *extack);
-void rblk_rdma_stop_queue(struct rblk_queue *queue);
-void rblk_rdma_free_queue(struct rblk_queue *queue);
-void rblk_rdma_free_pd(struct rblk_ctrl *ctrl);
-int rblk_rdma_map_data(struct rblk_queue *queue, struct request *rq);
-void rblk_rdma_unmap_data(struct rblk_queue *queue, struct request *rq);
-int rblk_rdma_post_cmd(struct rblk_queue *queue, struct request *rq);
-
 /* request.c: one request's life */
 extern const struct blk_mq_ops rblk_admin_mq_ops;
 extern const struct blk_mq_ops rblk_io_mq_ops;
 void rblk_req_done(struct request *rq);
+struct request *rblk_req_from_cid(struct rblk_queue *queue, u16 cid);
+void rblk_req_expire_queue(struct rblk_queue *queue);
 void rblk_req_abort_all(struct blk_mq_tag_set *set);
 void rblk_req_cancel_all(struct blk_mq_tag_set *set);
 

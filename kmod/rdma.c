@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/log2.h>
 #include <linux/wait.h>
 #include <rdma/mr_pool.h>
 
@@ -32,16 +33,6 @@ static void rblk_req_put(struct rblk_req *req)
 		rblk_req_done(blk_mq_rq_from_pdu(req));
 }
 
-static bool rblk_abort_lost_rq(struct request *rq, void *data)
-{
-	struct rblk_req *req = rblk_req(rq);
-
-	/* The timeout handler re-checks RBLK_REQ_DONE: a stale look is fine. */
-	if (req->queue == data && !test_bit(RBLK_REQ_DONE, &req->flags))
-		blk_abort_request(rq);
-	return true;
-}
-
 /*
  * The peer broke the connection of @queue (CM disconnect, QP error, failed
  * work request). A live controller recovers. During bring-up nothing would
@@ -55,7 +46,6 @@ static bool rblk_abort_lost_rq(struct request *rq, void *data)
 static void rblk_queue_lost(struct rblk_queue *queue)
 {
 	struct rblk_ctrl *ctrl = queue->ctrl;
-	struct blk_mq_tag_set *set = NULL;
 	enum rblk_ctrl_state st;
 
 	if (!test_bit(RBLK_Q_CONNECTED, &queue->flags) ||
@@ -70,14 +60,8 @@ static void rblk_queue_lost(struct rblk_queue *queue)
 	 */
 	rblk_ctrl_error(ctrl);
 	st = rblk_ctrl_state(ctrl);
-	if (st != RBLK_CTRL_NEW && st != RBLK_CTRL_CONNECTING)
-		return;
-	if (!queue->qid && READ_ONCE(ctrl->has_admin_set))
-		set = &ctrl->admin_set;
-	else if (queue->qid && READ_ONCE(ctrl->has_io_set))
-		set = &ctrl->io_set;
-	if (set)
-		blk_mq_tagset_busy_iter(set, rblk_abort_lost_rq, queue);
+	if (st == RBLK_CTRL_NEW || st == RBLK_CTRL_CONNECTING)
+		rblk_req_expire_queue(queue);
 }
 
 static void rblk_wr_error(struct ib_cq *cq, struct ib_wc *wc, const char *op)
@@ -138,26 +122,6 @@ static int rblk_post_inv(struct rblk_queue *queue, struct rblk_req *req)
 	return ib_post_send(queue->qp, &wr, NULL);
 }
 
-static struct request *rblk_cid_to_rq(struct rblk_queue *queue, u16 cid)
-{
-	struct rblk_ctrl *ctrl = queue->ctrl;
-	struct blk_mq_tags *tags;
-
-	/* A response may arrive before the tag set exists: never trust it. */
-	if (queue->qid) {
-		if (!READ_ONCE(ctrl->has_io_set) ||
-		    queue->qid > ctrl->io_set.nr_hw_queues)
-			return NULL;
-		tags = ctrl->io_set.tags[queue->qid - 1];
-	} else {
-		if (!READ_ONCE(ctrl->has_admin_set))
-			return NULL;
-		tags = ctrl->admin_set.tags[0];
-	}
-	/* Bounds-checked against the tag map; NULL for a tag never used. */
-	return blk_mq_tag_to_rq(tags, rblk_cid_tag(cid));
-}
-
 /* Never trusts the CQE: unknown, stale or repeated ids reset the ctrl. */
 static void rblk_process_cqe(struct rblk_queue *queue,
 			     struct nvme_completion *cqe, struct ib_wc *wc)
@@ -166,7 +130,7 @@ static void rblk_process_cqe(struct rblk_queue *queue,
 	struct rblk_req *req;
 	struct request *rq;
 
-	rq = rblk_cid_to_rq(queue, cid);
+	rq = rblk_req_from_cid(queue, cid);
 	if (unlikely(!rq))
 		goto invalid;
 	req = rblk_req(rq);
@@ -838,11 +802,24 @@ void rblk_rdma_free_queue(struct rblk_queue *queue)
 	rblk_queue_release(queue);
 }
 
-void rblk_rdma_free_pd(struct rblk_ctrl *ctrl)
+void rblk_rdma_free_ctrl(struct rblk_ctrl *ctrl)
 {
 	if (ctrl->pd)
 		ib_dealloc_pd(ctrl->pd);
 	ctrl->pd = NULL;
+}
+
+/* One fast-registration MR maps a request: its page list bounds it. */
+void rblk_rdma_limits(struct rblk_ctrl *ctrl, struct rblk_xprt_limits *l)
+{
+	l->max_hw_sectors = ctrl->max_fr_pages << (ilog2(SZ_4K) - SECTOR_SHIFT);
+	l->max_segments = ctrl->max_fr_pages;
+	l->virt_boundary = RBLK_RDMA_VIRT_BOUNDARY;
+}
+
+bool rblk_rdma_uses_device(struct rblk_ctrl *ctrl, struct ib_device *ibdev)
+{
+	return ctrl->pd && ctrl->pd->device == ibdev;
 }
 
 /* Small writes ride in the command capsule: no registration at all. */

@@ -471,6 +471,55 @@ static bool rblk_abort_rq(struct request *rq, void *data)
 	return true;
 }
 
+/* The request a CQE names, if its tag exists: the transport checks the rest. */
+struct request *rblk_req_from_cid(struct rblk_queue *queue, u16 cid)
+{
+	struct rblk_ctrl *ctrl = queue->ctrl;
+	struct blk_mq_tags *tags;
+
+	/* A response may arrive before the tag set exists: never trust it. */
+	if (queue->qid) {
+		if (!READ_ONCE(ctrl->has_io_set) ||
+		    queue->qid > ctrl->io_set.nr_hw_queues)
+			return NULL;
+		tags = ctrl->io_set.tags[queue->qid - 1];
+	} else {
+		if (!READ_ONCE(ctrl->has_admin_set))
+			return NULL;
+		tags = ctrl->admin_set.tags[0];
+	}
+	/* Bounds-checked against the tag map; NULL for a tag never used. */
+	return blk_mq_tag_to_rq(tags, rblk_cid_tag(cid));
+}
+
+static bool rblk_expire_rq(struct request *rq, void *data)
+{
+	struct rblk_req *req = rblk_req(rq);
+
+	/* The timeout handler re-checks RBLK_REQ_DONE: a stale look is fine. */
+	if (req->queue == data && !test_bit(RBLK_REQ_DONE, &req->flags))
+		blk_abort_request(rq);
+	return true;
+}
+
+/*
+ * The transport lost @queue during bring-up, when nothing would notice
+ * before the command timeout: its commands end now, through the timeout
+ * handler, which stops the queue first (see rblk_queue_lost()).
+ */
+void rblk_req_expire_queue(struct rblk_queue *queue)
+{
+	struct rblk_ctrl *ctrl = queue->ctrl;
+	struct blk_mq_tag_set *set = NULL;
+
+	if (!queue->qid && READ_ONCE(ctrl->has_admin_set))
+		set = &ctrl->admin_set;
+	else if (queue->qid && READ_ONCE(ctrl->has_io_set))
+		set = &ctrl->io_set;
+	if (set)
+		blk_mq_tagset_busy_iter(set, rblk_expire_rq, queue);
+}
+
 /* Ends every request of @set; only after its queues are stopped. */
 void rblk_req_abort_all(struct blk_mq_tag_set *set)
 {

@@ -35,14 +35,16 @@ void rblk_tagset_requeue_work(struct work_struct *work)
 			 n);
 }
 
-/* Limits every queue of the I/O tag set shares: one MR maps a request. */
+/* Limits every queue of the I/O tag set shares: the transport's and MDTS. */
 void rblk_tagset_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l)
 {
+	struct rblk_xprt_limits xl;
+
+	rblk_rdma_limits(ctrl, &xl);
 	memset(l, 0, sizeof(*l));
 	l->max_hw_sectors = ctrl->max_hw_sectors;
-	l->max_segments = ctrl->max_fr_pages;
-	/* ib_map_mr_sg() needs a page list: no gaps inside a 4k page. */
-	l->virt_boundary = SZ_4K - 1;
+	l->max_segments = xl.max_segments;
+	l->virt_boundary = xl.virt_boundary;
 }
 
 /*
@@ -57,7 +59,7 @@ static int rblk_alloc_set(struct rblk_ctrl *ctrl, struct blk_mq_tag_set *set,
 {
 	const struct rblk_qlim lim = {
 		.max_hw_sectors	= PAGE_SIZE >> SECTOR_SHIFT,
-		.virt_boundary	= SZ_4K - 1,
+		.virt_boundary	= RBLK_RDMA_VIRT_BOUNDARY,
 	};
 	int ret;
 
