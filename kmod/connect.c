@@ -55,6 +55,7 @@ static void rblk_abort_work(struct work_struct *work)
 static int rblk_alloc_queue_array(struct rblk_ctrl *ctrl)
 {
 	u32 i, n;
+	int ret;
 
 	if (ctrl->queues)
 		return 0;
@@ -63,12 +64,17 @@ static int rblk_alloc_queue_array(struct rblk_ctrl *ctrl)
 	if (!ctrl->queues)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		mutex_init(&ctrl->queues[i].stop_lock);
 		ctrl->queues[i].ctrl = ctrl;
 		ctrl->queues[i].qid = i;
 	}
 	ctrl->max_queues = n;
-	return 0;
+	ret = rblk_rdma_alloc_ctrl(ctrl);
+	if (ret) {
+		kfree(ctrl->queues);
+		ctrl->queues = NULL;
+		ctrl->max_queues = 0;
+	}
+	return ret;
 }
 
 static void rblk_teardown_admin(struct rblk_ctrl *ctrl)
@@ -324,7 +330,7 @@ out_io:
 out_admin:
 	rblk_teardown_admin(ctrl);
 out_pd:
-	rblk_rdma_free_ctrl(ctrl);
+	rblk_rdma_put_device(ctrl);
 	return ret;
 }
 
@@ -340,7 +346,7 @@ void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove)
 	rblk_teardown_admin(ctrl);
 	/* A keep-alive that ended while we stopped may have re-armed it. */
 	rblk_ka_stop(ctrl);
-	rblk_rdma_free_ctrl(ctrl);
+	rblk_rdma_put_device(ctrl);
 }
 
 static void rblk_reconnect_or_delete(struct rblk_ctrl *ctrl)

@@ -82,6 +82,7 @@ static void rblk_ctrl_release(struct kref *ref)
 	rblk_stats_free(ctrl);
 	mutex_destroy(&ctrl->ns_lock);
 	mutex_destroy(&ctrl->scan_lock);
+	rblk_rdma_free_ctrl(ctrl);
 	kfree(ctrl->queues);
 	kfree(ctrl);
 }

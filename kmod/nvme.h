@@ -17,7 +17,6 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
-#include <rdma/rdma_cm.h>
 
 #include "logic.h"
 #include "rblk.h"
@@ -26,11 +25,8 @@
 #define RBLK_AQ_SIZE		NVME_AQ_DEPTH	/* admin SQ/RQ entries */
 #define RBLK_ADMIN_RESERVED	3		/* Connect, keep-alive, AER */
 #define RBLK_IO_RESERVED	1		/* Connect */
-#define RBLK_MAX_FR_PAGES	256		/* pages per fast-reg MR */
 #define RBLK_MAX_INLINE_SGE	4		/* in-capsule data SGEs */
 #define RBLK_INLINE_SG_CNT	2		/* scatterlist chunk in the PDU */
-#define RBLK_CM_TIMEOUT_MS	3000		/* addr / route resolution */
-#define RBLK_CM_WAIT_MS		20000		/* whole rdma_cm bring-up */
 #define RBLK_ADMIN_TIMEOUT	(30 * HZ)
 #define RBLK_IO_TIMEOUT		(30 * HZ)
 #define RBLK_SHUTDOWN_TIMEOUT	(5 * HZ)
@@ -61,45 +57,22 @@ enum rblk_aen_flag {
 	RBLK_AEN_CONFIG,	/* new association: enable the events */
 };
 
-struct rblk_recv {
-	struct ib_cqe		cqe;
-	u32			idx;
-};
+struct rblk_rdma_ctrl;
 
 /*
- * One NVMe queue and its RDMA connection. Locking: ctrl and qid are set
- * once with the queue array. The association's owner (see recovery.c)
- * sets up everything from size to inline_sge before RBLK_Q_ALLOCATED and
- * frees it only after rblk_rdma_stop_queue(), so the data path reads them
- * without a lock while the queue is allocated.
+ * One NVMe queue as the core sees it; its connection is the transport's
+ * (rdma.c). Locking: ctrl and qid are set once with the queue array; the
+ * association's owner sets size before RBLK_Q_ALLOCATED, and it stays
+ * while the queue is allocated. The flags are atomic bitops: ALLOCATED
+ * and CONNECTED are the transport's, LIVE the core's, LOST the
+ * transport's word to the core.
  */
 struct rblk_queue {
 	struct rblk_ctrl	*ctrl;
 	u16			qid;
 	u16			size;		/* SQ entries = posted receives */
 	atomic_t		nr_active;	/* commands the target holds */
-	unsigned long		flags;		/* enum rblk_queue_flag, atomic */
-	struct mutex		stop_lock;	/* serialises stop vs. stop */
-	struct rdma_cm_id	*cm_id;
-	struct ib_device	*ibdev;
-	struct ib_cq		*cq;
-	struct ib_qp		*qp;
-	bool			mr_pool;
-	struct nvme_command	*sqes;		/* one per tag, DMA to device */
-	dma_addr_t		sqes_dma;
-	struct nvme_completion	*cqes;		/* receive buffers */
-	dma_addr_t		cqes_dma;
-	struct rblk_recv	*recvs;
-	u32			inline_bytes;	/* in-capsule data allowed */
-	u32			inline_sge;
-	/* Written by the CM handler before cm_done completes, read after. */
-	int			cm_error;
-	const char		*cm_msg;	/* static text for extack */
-	struct completion	cm_done;
-	struct ib_cqe		drain_sq_cqe;
-	struct ib_cqe		drain_rq_cqe;
-	struct completion	drain_sq;
-	struct completion	drain_rq;
+	unsigned long		flags;		/* enum rblk_queue_flag */
 };
 
 enum rblk_req_flag {
@@ -197,14 +170,12 @@ struct rblk_ctrl {
 	unsigned long		next_reconnect;	/* lock; jiffies, 0 = none */
 
 	/* Association: rebuilt by every (re)connect. */
-	struct ib_pd		*pd;
-	unsigned long		port_wait_end;	/* cmpxchg; jiffies, 0 = not waiting */
+	struct rblk_rdma_ctrl	*rdma;		/* the transport's; with queues */
 	struct rblk_queue	*queues;	/* [0] admin, [1..]; first connect */
 	u32			max_queues;	/* entries in queues[] */
 	u32			nr_io_queues;	/* granted; ONCE */
 	u32			queue_size;	/* I/O SQ entries; ONCE */
 	u32			io_tags;	/* I/O tags per queue: fixed */
-	u32			max_fr_pages;
 
 	struct blk_mq_tag_set	admin_set;
 	struct blk_mq_tag_set	io_set;

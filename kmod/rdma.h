@@ -37,6 +37,9 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 void rblk_rdma_stop_queue(struct rblk_queue *queue);
 void rblk_rdma_free_queue(struct rblk_queue *queue);
 /* After the last queue is freed: what the queues shared (the PD). */
+void rblk_rdma_put_device(struct rblk_ctrl *ctrl);
+/* The transport's part of a controller: with its queue array, till release. */
+int rblk_rdma_alloc_ctrl(struct rblk_ctrl *ctrl);
 void rblk_rdma_free_ctrl(struct rblk_ctrl *ctrl);
 
 /* Valid once the admin queue is allocated. */
