@@ -21,7 +21,7 @@
  */
 #include <linux/slab.h>
 
-#include "core.h"
+#include "nvme.h"
 
 #define RBLK_AEN_TYPE(r)	((r) & 0x7)
 #define RBLK_AEN_INFO(r)	(((r) >> 8) & 0xff)
@@ -50,21 +50,6 @@ static unsigned int rblk_aen_log_len(u8 lid)
 	default:
 		return 0;	/* unknown or absurd: not read */
 	}
-}
-
-/* Get Log Page with RAE clear: reading it clears the event. */
-static int rblk_aen_get_log(struct rblk_ctrl *ctrl, u8 lid, void *buf,
-			    unsigned int len)
-{
-	struct nvme_command cmd = { };
-	u32 numd = len / sizeof(u32) - 1;
-
-	cmd.get_log_page.opcode = nvme_admin_get_log_page;
-	cmd.get_log_page.nsid = cpu_to_le32(NVME_NSID_ALL);
-	cmd.get_log_page.lid = lid;
-	cmd.get_log_page.numdl = cpu_to_le16(numd & 0xffff);
-	cmd.get_log_page.numdu = cpu_to_le16(numd >> 16);
-	return rblk_submit_sync(ctrl, 0, &cmd, buf, len, NULL, false);
 }
 
 /*
@@ -125,7 +110,7 @@ static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
 			queue_work(rblk_wq, &ctrl->scan_work);
 		return;
 	}
-	ret = rblk_aen_get_log(ctrl, lid, buf, len);
+	ret = rblk_get_log_page(ctrl, lid, buf, len);
 	if (ret)
 		dev_warn_ratelimited(ctrl->dev, "async event %#08x: log page %#x unreadable: %d\n",
 				     result, lid, ret);
@@ -140,15 +125,12 @@ static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
 /* Namespace Attribute Notices, if the controller can send them. */
 static void rblk_aen_configure(struct rblk_ctrl *ctrl)
 {
-	struct nvme_command cmd = { };
 	int ret;
 
 	if (!(ctrl->oaes & NVME_AEN_CFG_NS_ATTR))
 		return;
-	cmd.features.opcode = nvme_admin_set_features;
-	cmd.features.fid = cpu_to_le32(NVME_FEAT_ASYNC_EVENT);
-	cmd.features.dword11 = cpu_to_le32(NVME_AEN_CFG_NS_ATTR);
-	ret = rblk_submit_sync(ctrl, 0, &cmd, NULL, 0, NULL, false);
+	ret = rblk_set_features(ctrl, NVME_FEAT_ASYNC_EVENT,
+				NVME_AEN_CFG_NS_ATTR, NULL);
 	if (ret)
 		dev_warn(ctrl->dev, "cannot enable namespace change events: %d\n",
 			 ret);
@@ -176,10 +158,10 @@ static enum rq_end_io_ret rblk_aen_end_io(struct request *rq, blk_status_t sts)
 		}
 		if (++ctrl->aen_burst > RBLK_AEN_BURST)
 			delay = RBLK_AEN_STORM_DELAY;
-		set_bit(RBLK_CTRL_AEN_EVENT, &ctrl->flags);
+		set_bit(RBLK_AEN_EVENT, &ctrl->aen_flags);
 	}
-	clear_bit(RBLK_CTRL_AER_ARMED, &ctrl->flags);
-	if (test_bit(RBLK_CTRL_AEN_EVENT, &ctrl->flags)) {
+	clear_bit(RBLK_AEN_ARMED, &ctrl->aen_flags);
+	if (test_bit(RBLK_AEN_EVENT, &ctrl->aen_flags)) {
 		queue_delayed_work(rblk_wq, &ctrl->aen_work, delay);
 	} else if (status && !rblk_aen_ended_by_host(status)) {
 		/* Like nvme: a refused AER is not sent again on this association. */
@@ -200,12 +182,12 @@ static void rblk_aen_arm(struct rblk_ctrl *ctrl)
 	struct request *rq;
 
 	if (rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE ||
-	    test_and_set_bit(RBLK_CTRL_AER_ARMED, &ctrl->flags))
+	    test_and_set_bit(RBLK_AEN_ARMED, &ctrl->aen_flags))
 		return;
 	rq = blk_mq_alloc_request(ctrl->admin_q, REQ_OP_DRV_IN,
 				  BLK_MQ_REQ_RESERVED | BLK_MQ_REQ_NOWAIT);
 	if (IS_ERR(rq)) {
-		clear_bit(RBLK_CTRL_AER_ARMED, &ctrl->flags);
+		clear_bit(RBLK_AEN_ARMED, &ctrl->aen_flags);
 		dev_warn_ratelimited(ctrl->dev, "no tag for the Asynchronous Event Request: %ld\n",
 				     PTR_ERR(rq));
 		return;
@@ -225,14 +207,14 @@ static void rblk_aen_work(struct work_struct *work)
 	struct rblk_ctrl *ctrl = container_of(to_delayed_work(work),
 					      struct rblk_ctrl, aen_work);
 
-	if (test_and_clear_bit(RBLK_CTRL_AEN_EVENT, &ctrl->flags)) {
+	if (test_and_clear_bit(RBLK_AEN_EVENT, &ctrl->aen_flags)) {
 		if (ctrl->aen_burst > RBLK_AEN_BURST)
 			dev_warn_ratelimited(ctrl->dev, "async event storm: handling one a second\n");
 		rblk_aen_handle(ctrl, READ_ONCE(ctrl->aen_result));
 	}
 	if (rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE)
 		return;
-	if (test_and_clear_bit(RBLK_CTRL_AEN_CONFIG, &ctrl->flags))
+	if (test_and_clear_bit(RBLK_AEN_CONFIG, &ctrl->aen_flags))
 		rblk_aen_configure(ctrl);
 	rblk_aen_arm(ctrl);
 }
@@ -245,7 +227,7 @@ void rblk_aen_init(struct rblk_ctrl *ctrl)
 /* Each new association: configure the events and arm the first AER. */
 void rblk_aen_start(struct rblk_ctrl *ctrl)
 {
-	set_bit(RBLK_CTRL_AEN_CONFIG, &ctrl->flags);
+	set_bit(RBLK_AEN_CONFIG, &ctrl->aen_flags);
 	queue_delayed_work(rblk_wq, &ctrl->aen_work, 0);
 }
 

@@ -9,6 +9,7 @@
 #define _RBLK_COMPAT_H
 
 #include <linux/blk-mq.h>
+#include <linux/nvme.h>
 #include <linux/uio.h>
 
 #ifdef RBLK_HAVE_LINUX_UNALIGNED
@@ -50,6 +51,14 @@ int rblk_import_ubuf(int rw, void __user *buf, size_t len, struct iovec *iov,
 #else
 #define rblk_mode_t	fmode_t
 #define RBLK_MODE_WRITE	FMODE_WRITE
+#endif
+
+/* <linux/nvme.h> names that 6.1 lacks. */
+#ifndef RBLK_HAVE_NVME_SCT_SC_MASK
+#define NVME_SCT_SC_MASK	0x7ff	/* SCT and SC, without DNR and MORE */
+#endif
+#ifndef RBLK_HAVE_NVME_WZ_DEAC
+#define NVME_WZ_DEAC		BIT(9)
 #endif
 
 #endif /* _RBLK_COMPAT_H */

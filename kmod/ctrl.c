@@ -12,7 +12,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "core.h"
+#include "nvme.h"
 
 struct workqueue_struct *rblk_wq;		/* error recovery, reconnect, ka */
 static struct workqueue_struct *rblk_delete_wq;	/* deletes: may wait on rblk_wq */
@@ -61,15 +61,28 @@ enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl)
 	return READ_ONCE(ctrl->state);
 }
 
+/*
+ * Going away: the one test for it. No new association will be set up and
+ * waiting I/O fails (RBLK_CTRL_TORN_DOWN then marks the final tear-down's
+ * start, and visible only says that creation finished).
+ */
+bool rblk_ctrl_deleting(struct rblk_ctrl *ctrl)
+{
+	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
+
+	return st == RBLK_CTRL_DELETING || st == RBLK_CTRL_DEAD;
+}
+
 static void rblk_ctrl_release(struct kref *ref)
 {
 	struct rblk_ctrl *ctrl = container_of(ref, struct rblk_ctrl, ref);
 
-	rblk_blk_free_admin(ctrl);
+	rblk_tagset_free_admin(ctrl);
 	ida_free(&rblk_ida, ctrl->id);
-	free_percpu(ctrl->stats);
+	rblk_stats_free(ctrl);
 	mutex_destroy(&ctrl->ns_lock);
 	mutex_destroy(&ctrl->scan_lock);
+	rblk_rdma_free_ctrl(ctrl);
 	kfree(ctrl->queues);
 	kfree(ctrl);
 }
@@ -162,47 +175,14 @@ void rblk_ctrl_get_info(struct rblk_ctrl *ctrl, struct rblk_ctrl_info *info)
 	info->state_since_ms = rblk_ms_since(ctrl->state_since);
 	info->next_reconnect_ms = rblk_ms_until(ctrl->next_reconnect);
 	info->loss_deadline_ms = rblk_ms_until(ctrl->loss_deadline);
-	info->cntlid = ctrl->cntlid;
-	info->nr_io_queues = ctrl->nr_io_queues;
-	info->queue_size = ctrl->queue_size;
 	strscpy(info->model, ctrl->model, sizeof(info->model));
 	strscpy(info->serial, ctrl->serial, sizeof(info->serial));
 	strscpy(info->firmware, ctrl->firmware, sizeof(info->firmware));
 	spin_unlock_irqrestore(&ctrl->lock, flags);
-}
-
-void rblk_ctrl_get_stats(struct rblk_ctrl *ctrl, struct rblk_ctrl_stats *st)
-{
-	u64 started = 0, completed = 0;
-	int cpu;
-
-	memset(st, 0, sizeof(*st));
-	for_each_possible_cpu(cpu) {
-		struct rblk_pcpu_stats *s = per_cpu_ptr(ctrl->stats, cpu);
-		u64 r, w, rb, wb, e, sta, com;
-		unsigned int seq;
-
-		do {
-			seq = u64_stats_fetch_begin(&s->syncp);
-			r = u64_stats_read(&s->reads);
-			w = u64_stats_read(&s->writes);
-			rb = u64_stats_read(&s->read_bytes);
-			wb = u64_stats_read(&s->write_bytes);
-			e = u64_stats_read(&s->errors);
-			sta = u64_stats_read(&s->started);
-			com = u64_stats_read(&s->completed);
-		} while (u64_stats_fetch_retry(&s->syncp, seq));
-		st->reads += r;
-		st->writes += w;
-		st->read_bytes += rb;
-		st->write_bytes += wb;
-		st->errors += e;
-		started += sta;
-		completed += com;
-	}
-	st->reconnects = atomic64_read(&ctrl->reconnects);
-	/* Per-cpu sums are not one snapshot: never report a negative. */
-	st->inflight = started > completed ? started - completed : 0;
+	/* Written by the association's owner, no lock: each on its own. */
+	info->cntlid = READ_ONCE(ctrl->cntlid);
+	info->nr_io_queues = READ_ONCE(ctrl->nr_io_queues);
+	info->queue_size = READ_ONCE(ctrl->queue_size);
 }
 
 int rblk_ctrl_get_namespaces(struct rblk_ctrl *ctrl, struct rblk_ns_info *ns,
@@ -229,16 +209,38 @@ int rblk_ctrl_get_namespaces(struct rblk_ctrl *ctrl, struct rblk_ns_info *ns,
 }
 
 /* Same target, subsystem and host identity as a live session? */
-static bool rblk_ctrl_same(const struct rblk_ctrl *a,
-			   const struct rblk_ctrl_opts *o)
+static bool rblk_ctrl_same(struct rblk_ctrl *a, const struct rblk_ctrl_opts *o)
 {
 	const struct rblk_ctrl_opts *p = &a->opts;
-	enum rblk_ctrl_state st = READ_ONCE(a->state);
 
-	if (st == RBLK_CTRL_DELETING || st == RBLK_CTRL_DEAD)
+	if (rblk_ctrl_deleting(a))
 		return false;
 	return p->trsvcid == o->trsvcid && !strcmp(p->traddr, o->traddr) &&
 	       !strcmp(p->subnqn, o->subnqn) && !strcmp(p->hostnqn, o->hostnqn);
+}
+
+/*
+ * The one way a controller goes away, once its state is DELETING: from
+ * its delete work, or from a create whose connect failed. Drops the
+ * registry's reference.
+ */
+static void rblk_ctrl_remove(struct rblk_ctrl *ctrl)
+{
+	rblk_ctrl_stop_works(ctrl);
+	/* Disks first: their writeback may still need abort_work. */
+	rblk_ns_remove_all(ctrl);
+	/* From here on the tag sets go away: no abort may walk them. */
+	set_bit(RBLK_CTRL_TORN_DOWN, &ctrl->flags);
+	cancel_work_sync(&ctrl->abort_work);
+	rblk_ctrl_teardown(ctrl, true);
+	rblk_aen_stop(ctrl);
+	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
+	rblk_sysfs_del(ctrl);
+
+	mutex_lock(&rblk_ctrls_lock);
+	list_del(&ctrl->entry);
+	mutex_unlock(&rblk_ctrls_lock);
+	rblk_ctrl_put(ctrl);
 }
 
 static void rblk_ctrl_delete_work(struct work_struct *work)
@@ -247,20 +249,7 @@ static void rblk_ctrl_delete_work(struct work_struct *work)
 					      delete_work);
 
 	dev_info(ctrl->dev, "removing controller for %s\n", ctrl->opts.subnqn);
-	rblk_ctrl_stop_works(ctrl);
-	rblk_ns_remove_all(ctrl);
-	rblk_ctrl_teardown(ctrl, true);
-	rblk_aen_stop(ctrl);
-	/* Connect may have failed before the tear-down above: no aborts. */
-	set_bit(RBLK_CTRL_TORN_DOWN, &ctrl->flags);
-	cancel_work_sync(&ctrl->abort_work);
-	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
-	rblk_sysfs_del(ctrl);
-
-	mutex_lock(&rblk_ctrls_lock);
-	list_del(&ctrl->entry);
-	mutex_unlock(&rblk_ctrls_lock);
-	rblk_ctrl_put(ctrl);
+	rblk_ctrl_remove(ctrl);
 }
 
 void rblk_ctrl_schedule_delete(struct rblk_ctrl *ctrl)
@@ -283,17 +272,17 @@ void rblk_ctrls_delete_on_device(struct ib_device *ibdev)
 
 	mutex_lock(&rblk_ctrls_lock);
 	list_for_each_entry(ctrl, &rblk_ctrls, entry) {
-		if (ctrl->visible && ctrl->pd && ctrl->pd->device == ibdev)
+		if (ctrl->visible && rblk_rdma_uses_device(ctrl, ibdev))
 			rblk_ctrl_schedule_delete(ctrl);
 	}
 	mutex_unlock(&rblk_ctrls_lock);
 	flush_workqueue(rblk_delete_wq);
 }
 
-struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
-				   struct netlink_ext_ack *extack)
+/* A controller in state NEW, with its id and one reference: unlisted. */
+static struct rblk_ctrl *rblk_ctrl_alloc(const struct rblk_ctrl_opts *opts)
 {
-	struct rblk_ctrl *ctrl, *other;
+	struct rblk_ctrl *ctrl;
 	int ret;
 
 	ctrl = kzalloc(sizeof(*ctrl), GFP_KERNEL);
@@ -317,29 +306,42 @@ struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
 	rblk_aen_init(ctrl);
 	ctrl->state = RBLK_CTRL_NEW;
 	ctrl->state_since = jiffies;
-	atomic64_set(&ctrl->reconnects, 0);
 
-	ctrl->stats = alloc_percpu(struct rblk_pcpu_stats);
-	if (!ctrl->stats) {
-		ret = -ENOMEM;
+	ret = rblk_stats_alloc(ctrl);
+	if (ret)
 		goto out_free;
-	}
-
 	ret = ida_alloc(&rblk_ida, GFP_KERNEL);
 	if (ret < 0)
 		goto out_free_stats;
 	ctrl->id = ret;
 	snprintf(ctrl->name, sizeof(ctrl->name), "rblk%u", ctrl->id);
+	/* From here on rblk_ctrl_put() frees it. */
+	return ctrl;
+
+out_free_stats:
+	rblk_stats_free(ctrl);
+out_free:
+	mutex_destroy(&ctrl->ns_lock);
+	mutex_destroy(&ctrl->scan_lock);
+	kfree(ctrl);
+	return ERR_PTR(ret);
+}
+
+/* Lists the controller, unless it duplicates one, and adds its device. */
+static int rblk_ctrl_register(struct rblk_ctrl *ctrl,
+			      struct netlink_ext_ack *extack)
+{
+	struct rblk_ctrl *other;
+	int ret;
 
 	mutex_lock(&rblk_ctrls_lock);
-	if (!opts->duplicate_connect) {
+	if (!ctrl->opts.duplicate_connect) {
 		list_for_each_entry(other, &rblk_ctrls, entry) {
 			if (rblk_ctrl_same(other, &ctrl->opts)) {
 				mutex_unlock(&rblk_ctrls_lock);
 				NL_SET_ERR_MSG(extack,
 					       "a controller for this traddr, trsvcid, subnqn and hostnqn already exists");
-				ret = -EALREADY;
-				goto out_free_id;
+				return -EALREADY;
 			}
 		}
 	}
@@ -349,21 +351,29 @@ struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
 	ret = rblk_sysfs_add(ctrl);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot register the controller device");
-		goto out_unlist;
+		mutex_lock(&rblk_ctrls_lock);
+		list_del(&ctrl->entry);
+		mutex_unlock(&rblk_ctrls_lock);
 	}
+	return ret;
+}
 
-	/*
-	 * The reply's reference: once live, recovery may delete the
-	 * controller, but the scan lock holds that delete off until the
-	 * namespaces are scanned.
-	 */
-	kref_get(&ctrl->ref);
+/*
+ * The first connect, then lookups see the controller, then its namespaces.
+ * Once live, recovery may delete the controller, but the scan lock holds
+ * that delete off until the namespaces are scanned.
+ */
+static int rblk_ctrl_start(struct rblk_ctrl *ctrl,
+			   struct netlink_ext_ack *extack)
+{
+	int ret;
+
 	mutex_lock(&ctrl->scan_lock);
 	rblk_ctrl_change_state(ctrl, RBLK_CTRL_CONNECTING);
 	ret = rblk_ctrl_connect(ctrl, true, extack);
 	if (ret) {
 		mutex_unlock(&ctrl->scan_lock);
-		goto out_dead;
+		return ret;
 	}
 	dev_info(ctrl->dev, "connected to %s at %s:%u, %u I/O queues of %u\n",
 		 ctrl->opts.subnqn, ctrl->opts.traddr, ctrl->opts.trsvcid,
@@ -374,33 +384,34 @@ struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
 	mutex_unlock(&rblk_ctrls_lock);
 	rblk_ns_scan(ctrl);
 	mutex_unlock(&ctrl->scan_lock);
+	return 0;
+}
+
+struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
+				   struct netlink_ext_ack *extack)
+{
+	struct rblk_ctrl *ctrl;
+	int ret;
+
+	ctrl = rblk_ctrl_alloc(opts);
+	if (IS_ERR(ctrl))
+		return ctrl;
+	ret = rblk_ctrl_register(ctrl, extack);
+	if (ret) {
+		rblk_ctrl_put(ctrl);
+		return ERR_PTR(ret);
+	}
+
+	kref_get(&ctrl->ref);		/* the reply's */
+	ret = rblk_ctrl_start(ctrl, extack);
+	if (ret) {
+		/* Not visible: nothing else can have started a delete. */
+		rblk_ctrl_change_state(ctrl, RBLK_CTRL_DELETING);
+		rblk_ctrl_remove(ctrl);
+		rblk_ctrl_put(ctrl);
+		return ERR_PTR(ret);
+	}
 	return ctrl;
-
-out_dead:
-	/* rblk_ctrl_connect() released everything it had set up. */
-	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DELETING);
-	rblk_ctrl_stop_works(ctrl);
-	set_bit(RBLK_CTRL_TORN_DOWN, &ctrl->flags);
-	cancel_work_sync(&ctrl->abort_work);
-	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
-	rblk_sysfs_del(ctrl);
-	rblk_ctrl_put(ctrl);
-out_unlist:
-	mutex_lock(&rblk_ctrls_lock);
-	list_del(&ctrl->entry);
-	mutex_unlock(&rblk_ctrls_lock);
-	rblk_ctrl_put(ctrl);
-	return ERR_PTR(ret);
-
-out_free_id:
-	ida_free(&rblk_ida, ctrl->id);
-out_free_stats:
-	free_percpu(ctrl->stats);
-out_free:
-	mutex_destroy(&ctrl->ns_lock);
-	mutex_destroy(&ctrl->scan_lock);
-	kfree(ctrl);
-	return ERR_PTR(ret);
 }
 
 int rblk_core_init(void)

@@ -1,22 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rblk: the NVMe-oF commands of bringing a controller up and down:
- * Connect, Property Get/Set, enable and shutdown, Identify, queue count.
- * Everything the target returns is checked before it is used.
+ * rblk: the Fabrics-only commands: Connect (with the decoding of its
+ * status into a user-facing reason) and Property Get/Set, which stand in
+ * for the register reads and writes of PCIe. Everything the target
+ * returns is checked before it is used.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/ctype.h>
-#include <linux/delay.h>
 #include <linux/slab.h>
 
-#include "core.h"
-
-#define RBLK_CTRL_PAGE_SHIFT	12	/* CC.MPS = 0: 4 KiB */
-#define RBLK_SGLS_SUPPORTED	0x3	/* SGLS bits 1:0 */
-#define RBLK_SGLS_KEYED		BIT(2)	/* keyed SGL data block descriptor */
-#define RBLK_MAX_IOCCSZ		(64 * 1024)
-#define RBLK_RDY_POLL_MS	20
+#include "nvme.h"
 
 static const char *rblk_connect_error(struct nvme_command *cmd, u16 status,
 				      u32 result, int *err)
@@ -101,11 +92,11 @@ int rblk_fabrics_connect(struct rblk_ctrl *ctrl, u16 qid,
 		return ret;
 	}
 	if (!qid)
-		ctrl->cntlid = le16_to_cpu(res.u16);
+		WRITE_ONCE(ctrl->cntlid, le16_to_cpu(res.u16));
 	return 0;
 }
 
-static int rblk_prop_get(struct rblk_ctrl *ctrl, u32 off, bool wide, u64 *val)
+int rblk_prop_get(struct rblk_ctrl *ctrl, u32 off, bool wide, u64 *val)
 {
 	struct nvme_command cmd = { };
 	union nvme_result res;
@@ -122,7 +113,7 @@ static int rblk_prop_get(struct rblk_ctrl *ctrl, u32 off, bool wide, u64 *val)
 	return 0;
 }
 
-static int rblk_prop_set(struct rblk_ctrl *ctrl, u32 off, u32 val)
+int rblk_prop_set(struct rblk_ctrl *ctrl, u32 off, u32 val)
 {
 	struct nvme_command cmd = { };
 
@@ -132,270 +123,4 @@ static int rblk_prop_set(struct rblk_ctrl *ctrl, u32 off, u32 val)
 	cmd.prop_set.offset = cpu_to_le32(off);
 	cmd.prop_set.value = cpu_to_le64(val);
 	return rblk_submit_sync(ctrl, 0, &cmd, NULL, 0, NULL, false);
-}
-
-/* Polls CSTS until (CSTS & mask) == want, for at most @timeout jiffies. */
-static int rblk_wait_csts(struct rblk_ctrl *ctrl, u32 mask, u32 want,
-			  unsigned long timeout)
-{
-	unsigned long deadline = jiffies + timeout;
-	u64 csts;
-	int ret;
-
-	for (;;) {
-		ret = rblk_prop_get(ctrl, NVME_REG_CSTS, false, &csts);
-		if (ret)
-			return ret < 0 ? ret : -EIO;
-		if (csts == ~0U || (csts & NVME_CSTS_CFS))
-			return -EIO;
-		if ((csts & mask) == want)
-			return 0;
-		if (time_after(jiffies, deadline))
-			return -ETIMEDOUT;
-		msleep(RBLK_RDY_POLL_MS);
-	}
-}
-
-int rblk_fabrics_enable(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack)
-{
-	unsigned long timeout;
-	u64 cap, vs;
-	int ret;
-
-	ret = rblk_prop_get(ctrl, NVME_REG_CAP, true, &cap);
-	if (!ret)
-		ret = rblk_prop_get(ctrl, NVME_REG_VS, false, &vs);
-	if (ret) {
-		NL_SET_ERR_MSG(extack, "cannot read the controller's CAP/VS properties");
-		return ret < 0 ? ret : -EIO;
-	}
-	ctrl->cap = cap;
-	ctrl->vs = vs;
-
-	if (!(NVME_CAP_CSS(cap) & NVME_CAP_CSS_NVM)) {
-		NL_SET_ERR_MSG(extack, "controller does not support the NVM command set");
-		return -EOPNOTSUPP;
-	}
-	if (NVME_CAP_MPSMIN(cap) + 12 > RBLK_CTRL_PAGE_SHIFT ||
-	    NVME_CAP_MPSMAX(cap) + 12 < RBLK_CTRL_PAGE_SHIFT) {
-		NL_SET_ERR_MSG(extack, "controller does not support 4 KiB pages");
-		return -EOPNOTSUPP;
-	}
-
-	ctrl->cc = NVME_CC_CSS_NVM | NVME_CC_AMS_RR | NVME_CC_SHN_NONE |
-		   ((RBLK_CTRL_PAGE_SHIFT - 12) << NVME_CC_MPS_SHIFT) |
-		   NVME_CC_IOSQES | NVME_CC_IOCQES | NVME_CC_ENABLE;
-	ret = rblk_prop_set(ctrl, NVME_REG_CC, ctrl->cc);
-	if (ret) {
-		NL_SET_ERR_MSG(extack, "cannot enable the controller (CC.EN)");
-		return ret < 0 ? ret : -EIO;
-	}
-
-	/* CAP.TO is in 500 ms units. */
-	timeout = (NVME_CAP_TIMEOUT(cap) + 1) * HZ / 2;
-	ret = rblk_wait_csts(ctrl, NVME_CSTS_RDY, NVME_CSTS_RDY, timeout);
-	if (ret) {
-		NL_SET_ERR_MSG(extack, "controller did not become ready (CSTS.RDY)");
-		return ret;
-	}
-	return 0;
-}
-
-/* Best effort, bounded: the association is going away anyway. */
-void rblk_fabrics_shutdown(struct rblk_ctrl *ctrl)
-{
-	u32 cc = (ctrl->cc & ~NVME_CC_SHN_MASK) | NVME_CC_SHN_NORMAL;
-
-	if (rblk_prop_set(ctrl, NVME_REG_CC, cc))
-		return;
-	if (rblk_wait_csts(ctrl, NVME_CSTS_SHST_MASK, NVME_CSTS_SHST_CMPLT,
-			   RBLK_SHUTDOWN_TIMEOUT))
-		dev_warn(ctrl->dev, "shutdown did not complete\n");
-}
-
-static int rblk_identify(struct rblk_ctrl *ctrl, u8 cns, u32 nsid, void *buf)
-{
-	struct nvme_command cmd = { };
-
-	cmd.identify.opcode = nvme_admin_identify;
-	cmd.identify.nsid = cpu_to_le32(nsid);
-	cmd.identify.cns = cns;
-	return rblk_submit_sync(ctrl, 0, &cmd, buf, NVME_IDENTIFY_DATA_SIZE,
-				NULL, false);
-}
-
-/* Identify strings are space padded ASCII; keep them printable. */
-static void rblk_copy_string(char *dst, const char *src, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		dst[i] = isprint(src[i]) ? src[i] : ' ';
-	while (len && dst[len - 1] == ' ')
-		len--;
-	dst[len] = '\0';
-}
-
-static int rblk_check_id_ctrl(struct rblk_ctrl *ctrl, struct nvme_id_ctrl *id,
-			      struct netlink_ext_ack *extack)
-{
-	u32 sgls = le32_to_cpu(id->sgls);
-	u32 ioccsz = le32_to_cpu(id->ioccsz);
-
-	if (id->cntrltype == NVME_CTRL_DISC) {
-		NL_SET_ERR_MSG(extack, "NQN names a discovery controller, not an I/O one");
-		return -EINVAL;
-	}
-	if (!(sgls & RBLK_SGLS_SUPPORTED) || !(sgls & RBLK_SGLS_KEYED)) {
-		NL_SET_ERR_MSG(extack, "controller lacks keyed SGL support");
-		return -EOPNOTSUPP;
-	}
-	if (ioccsz < sizeof(struct nvme_command) / 16 ||
-	    le32_to_cpu(id->iorcsz) < sizeof(struct nvme_completion) / 16) {
-		NL_SET_ERR_MSG(extack, "controller reports invalid capsule sizes");
-		return -EINVAL;
-	}
-	if (le16_to_cpu(id->cntlid) != ctrl->cntlid)
-		dev_warn(ctrl->dev, "Identify cntlid %u differs from Connect's %u\n",
-			 le16_to_cpu(id->cntlid), ctrl->cntlid);
-	return 0;
-}
-
-int rblk_fabrics_identify(struct rblk_ctrl *ctrl,
-			  struct netlink_ext_ack *extack)
-{
-	struct nvme_id_ctrl *id;
-	u32 ioccsz, max_sectors;
-	unsigned long flags;
-	int ret;
-
-	id = kzalloc(sizeof(*id), GFP_KERNEL);
-	if (!id)
-		return -ENOMEM;
-	ret = rblk_identify(ctrl, NVME_ID_CNS_CTRL, 0, id);
-	if (ret) {
-		NL_SET_ERR_MSG(extack, "Identify Controller failed");
-		ret = ret < 0 ? ret : -EIO;
-		goto out;
-	}
-	ret = rblk_check_id_ctrl(ctrl, id, extack);
-	if (ret)
-		goto out;
-
-	ioccsz = min_t(u32, le32_to_cpu(id->ioccsz), RBLK_MAX_IOCCSZ / 16) * 16;
-	/* In-capsule data at an offset is not supported: send none. */
-	if (le16_to_cpu(id->icdoff))
-		ioccsz = sizeof(struct nvme_command);
-	ctrl->ioccsz = ioccsz;
-
-	max_sectors = ctrl->max_fr_pages << (RBLK_CTRL_PAGE_SHIFT - SECTOR_SHIFT);
-	ctrl->max_hw_sectors = min(max_sectors,
-				   rblk_mdts_sectors(id->mdts,
-						     NVME_CAP_MPSMIN(ctrl->cap)));
-	ctrl->oncs = le16_to_cpu(id->oncs);
-	ctrl->vwc = id->vwc;
-	ctrl->nn = le32_to_cpu(id->nn);
-	ctrl->kas = le16_to_cpu(id->kas);
-	ctrl->oaes = le32_to_cpu(id->oaes);
-	/* KATO is honoured in KAS units (100 ms); 0 means no keep-alive. */
-	if (ctrl->kato && !ctrl->kas)
-		dev_warn(ctrl->dev, "controller reports no keep-alive support (KAS 0)\n");
-	ctrl->max_cmds = le16_to_cpu(id->maxcmd);
-
-	spin_lock_irqsave(&ctrl->lock, flags);
-	rblk_copy_string(ctrl->serial, id->sn, sizeof(id->sn));
-	rblk_copy_string(ctrl->model, id->mn, sizeof(id->mn));
-	rblk_copy_string(ctrl->firmware, id->fr, sizeof(id->fr));
-	spin_unlock_irqrestore(&ctrl->lock, flags);
-out:
-	kfree(id);
-	return ret;
-}
-
-/* @count in: wanted, out: granted by the controller (never more). */
-int rblk_fabrics_set_queue_count(struct rblk_ctrl *ctrl, u32 *count)
-{
-	struct nvme_command cmd = { };
-	union nvme_result res;
-	u32 want = *count, nsqa, ncqa;
-	int ret;
-
-	cmd.features.opcode = nvme_admin_set_features;
-	cmd.features.fid = cpu_to_le32(NVME_FEAT_NUM_QUEUES);
-	cmd.features.dword11 = cpu_to_le32((want - 1) | ((want - 1) << 16));
-	ret = rblk_submit_sync(ctrl, 0, &cmd, NULL, 0, &res, false);
-	if (ret)
-		return ret < 0 ? ret : -EIO;
-	nsqa = (le32_to_cpu(res.u32) & 0xffff) + 1;
-	ncqa = (le32_to_cpu(res.u32) >> 16) + 1;
-	*count = min3(want, nsqa, ncqa);
-	return 0;
-}
-
-int rblk_fabrics_active_ns(struct rblk_ctrl *ctrl, u32 start, __le32 *list)
-{
-	int ret = rblk_identify(ctrl, NVME_ID_CNS_NS_ACTIVE_LIST, start, list);
-
-	return ret > 0 ? -EIO : ret;
-}
-
-int rblk_fabrics_identify_ns(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
-			     struct nvme_id_ns *id)
-{
-	struct nvme_lbaf *lbaf;
-	unsigned int idx;
-	int ret;
-
-	ret = rblk_identify(ctrl, NVME_ID_CNS_NS, ns->nsid, id);
-	if (ret)
-		return ret > 0 ? -EIO : ret;
-	if (!id->nsze)
-		return -ENODEV;		/* inactive */
-
-	idx = nvme_lbaf_index(id->flbas);
-	if (idx > id->nlbaf || idx >= ARRAY_SIZE(id->lbaf)) {
-		dev_err(ctrl->dev, "nsid %u: LBA format %u out of range\n",
-			ns->nsid, idx);
-		return -EINVAL;
-	}
-	lbaf = &id->lbaf[idx];
-	if (lbaf->ds < SECTOR_SHIFT || lbaf->ds > PAGE_SHIFT) {
-		dev_err(ctrl->dev, "nsid %u: unsupported LBA data size 2^%u\n",
-			ns->nsid, lbaf->ds);
-		return -EOPNOTSUPP;
-	}
-	if (lbaf->ms) {
-		dev_err(ctrl->dev, "nsid %u: metadata formats are not supported\n",
-			ns->nsid);
-		return -EOPNOTSUPP;
-	}
-	ns->lba_shift = lbaf->ds;
-	ns->nsze = le64_to_cpu(id->nsze);
-	/* Capacity in sectors must not overflow. */
-	if (ns->nsze > (U64_MAX >> ns->lba_shift))
-		return -EINVAL;
-	memcpy(ns->nguid, id->nguid, sizeof(ns->nguid));
-	memcpy(ns->eui64, id->eui64, sizeof(ns->eui64));
-	return 0;
-}
-
-/* Prefers the descriptor list; a target without it keeps Identify's IDs. */
-void rblk_fabrics_ns_ids(struct rblk_ctrl *ctrl, struct rblk_ns *ns)
-{
-	struct rblk_ns_ids ids;
-	u8 *buf;
-
-	buf = kzalloc(NVME_IDENTIFY_DATA_SIZE, GFP_KERNEL);
-	if (!buf)
-		return;
-	if (!rblk_identify(ctrl, NVME_ID_CNS_NS_DESC_LIST, ns->nsid, buf) &&
-	    rblk_parse_ns_descs(buf, NVME_IDENTIFY_DATA_SIZE, &ids)) {
-		if (ids.has_eui64)
-			memcpy(ns->eui64, ids.eui64, sizeof(ns->eui64));
-		if (ids.has_nguid)
-			memcpy(ns->nguid, ids.nguid, sizeof(ns->nguid));
-		if (ids.has_uuid)
-			import_uuid(&ns->uuid, ids.uuid);
-	}
-	kfree(buf);
 }

@@ -217,33 +217,6 @@ out:
 	return ret;
 }
 
-static int rblk_nl_put_stats(struct sk_buff *msg, struct rblk_ctrl *ctrl)
-{
-	struct rblk_ctrl_stats st;
-	struct nlattr *nest;
-
-	rblk_ctrl_get_stats(ctrl, &st);
-	nest = nla_nest_start(msg, RBLK_ATTR_STATS);
-	if (!nest ||
-	    nla_put_u64_64bit(msg, RBLK_STAT_ATTR_READS, st.reads,
-			      RBLK_STAT_ATTR_PAD) ||
-	    nla_put_u64_64bit(msg, RBLK_STAT_ATTR_WRITES, st.writes,
-			      RBLK_STAT_ATTR_PAD) ||
-	    nla_put_u64_64bit(msg, RBLK_STAT_ATTR_READ_BYTES, st.read_bytes,
-			      RBLK_STAT_ATTR_PAD) ||
-	    nla_put_u64_64bit(msg, RBLK_STAT_ATTR_WRITE_BYTES, st.write_bytes,
-			      RBLK_STAT_ATTR_PAD) ||
-	    nla_put_u64_64bit(msg, RBLK_STAT_ATTR_ERRORS, st.errors,
-			      RBLK_STAT_ATTR_PAD) ||
-	    nla_put_u64_64bit(msg, RBLK_STAT_ATTR_RECONNECTS, st.reconnects,
-			      RBLK_STAT_ATTR_PAD) ||
-	    nla_put_u64_64bit(msg, RBLK_STAT_ATTR_INFLIGHT, st.inflight,
-			      RBLK_STAT_ATTR_PAD))
-		return -EMSGSIZE;
-	nla_nest_end(msg, nest);
-	return 0;
-}
-
 static int rblk_nl_put_times(struct sk_buff *msg,
 			     const struct rblk_ctrl_info *info)
 {
@@ -290,7 +263,7 @@ static int rblk_nl_put_ctrl_attrs(struct sk_buff *msg, struct rblk_ctrl *ctrl)
 		return -EMSGSIZE;
 	return rblk_nl_put_times(msg, &info) ?:
 	       rblk_nl_put_namespaces(msg, ctrl) ?:
-	       rblk_nl_put_stats(msg, ctrl);
+	       rblk_stats_nl_put(msg, ctrl);
 }
 
 static int rblk_nl_fill_ctrl(struct sk_buff *msg, struct rblk_ctrl *ctrl,
@@ -509,7 +482,7 @@ static int rblk_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
 	rblk_ctrl_get_info(ctrl, &cinfo);
 	if (nla_put_u32(msg, RBLK_ATTR_CTRL_ID, cinfo.id) ||
 	    nla_put_string(msg, RBLK_ATTR_CTRL_NAME, cinfo.name) ||
-	    rblk_nl_put_stats(msg, ctrl))
+	    rblk_stats_nl_put(msg, ctrl))
 		goto out_free;
 	genlmsg_end(msg, hdr);
 	rblk_ctrl_put(ctrl);

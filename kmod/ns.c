@@ -8,7 +8,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "core.h"
+#include "nvme.h"
 #include "scsi_xlate.h"
 
 #define RBLK_MAX_NAMESPACES	1024
@@ -58,19 +58,31 @@ static struct rblk_ns *dev_to_ns(struct device *dev)
 	return dev_to_disk(dev)->private_data;
 }
 
+/*
+ * The namespace's identity as the SCSI translation sees it: sysfs wwid and
+ * VPD page 0x83 both come from rblk_xlate_wwid() over these, so they agree.
+ */
+void rblk_ns_xlate_ids(const struct rblk_ns *ns, struct rblk_xlate_ns *f)
+{
+	f->nsid = ns->nsid;
+	f->subnqn = ns->ctrl->opts.subnqn;
+	memcpy(f->nguid, ns->nguid, sizeof(f->nguid));
+	memcpy(f->eui64, ns->eui64, sizeof(f->eui64));
+	memcpy(f->uuid, ns->uuid.b, sizeof(f->uuid));
+}
+
 static ssize_t wwid_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	struct rblk_ns *ns = dev_to_ns(dev);
+	struct rblk_xlate_ns ids = { };
+	char wwid[RBLK_XLATE_WWID_LEN];
+	int len;
 
-	if (!uuid_is_null(&ns->uuid))
-		return sysfs_emit(buf, "uuid.%pU\n", &ns->uuid);
-	if (memchr_inv(ns->nguid, 0, sizeof(ns->nguid)))
-		return sysfs_emit(buf, "eui.%16phN\n", ns->nguid);
-	if (memchr_inv(ns->eui64, 0, sizeof(ns->eui64)))
-		return sysfs_emit(buf, "eui.%8phN\n", ns->eui64);
-	return sysfs_emit(buf, "rblk.%s-nsid%u\n", ns->ctrl->opts.subnqn,
-			  ns->nsid);
+	rblk_ns_xlate_ids(dev_to_ns(dev), &ids);
+	len = rblk_xlate_wwid(&ids, wwid, sizeof(wwid));
+	if (len < 0)
+		return len;
+	return sysfs_emit(buf, "%s\n", wwid);
 }
 static DEVICE_ATTR_RO(wwid);
 
@@ -148,7 +160,7 @@ static void rblk_ns_limits(struct rblk_ns *ns, struct nvme_id_ns *id,
 		opt = bs * (1 + le16_to_cpu(id->nows));
 	}
 
-	rblk_blk_base_limits(ctrl, l);
+	rblk_tagset_base_limits(ctrl, l);
 	l->max_hw_sectors = min(ctrl->max_hw_sectors, max_lbas);
 	l->logical_block_size = bs;
 	l->physical_block_size = phys;
@@ -181,10 +193,10 @@ static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 	}
 	ns->ctrl = ctrl;
 	ns->nsid = nsid;
-	ret = rblk_fabrics_identify_ns(ctrl, ns, id);
+	ret = rblk_identify_ns(ctrl, ns, id);
 	if (ret)
 		goto out_free;
-	rblk_fabrics_ns_ids(ctrl, ns);
+	rblk_identify_ns_descs(ctrl, ns);
 
 	rblk_ns_limits(ns, id, &lim);
 	minor = ida_alloc_max(&rblk_minor_ida,
@@ -267,7 +279,7 @@ static int rblk_ns_active_ids(struct rblk_ctrl *ctrl, u32 *ids, int max)
 	if (!list)
 		return -ENOMEM;
 	for (;;) {
-		ret = rblk_fabrics_active_ns(ctrl, start, list);
+		ret = rblk_identify_active_ns(ctrl, start, list);
 		if (ret) {
 			dev_err(ctrl->dev, "Identify active namespaces failed: %d\n",
 				ret);
@@ -362,9 +374,9 @@ static bool rblk_ns_revalidate(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
 	struct rblk_ns tmp = { .ctrl = ctrl, .nsid = ns->nsid };
 
 	/* A failure here is the association's: recovery will scan again. */
-	if (rblk_fabrics_identify_ns(ctrl, &tmp, id))
+	if (rblk_identify_ns(ctrl, &tmp, id))
 		return true;
-	rblk_fabrics_ns_ids(ctrl, &tmp);
+	rblk_identify_ns_descs(ctrl, &tmp);
 	if (!rblk_ns_same(ns, &tmp)) {
 		dev_warn(ctrl->dev, "nsid %u: identity or LBA size changed\n",
 			 ns->nsid);
@@ -418,7 +430,7 @@ int rblk_ns_scan(struct rblk_ctrl *ctrl)
 	}
 
 	for (i = 0; i < n; i++) {
-		if (rblk_ctrl_state(ctrl) == RBLK_CTRL_DELETING)
+		if (rblk_ctrl_deleting(ctrl))
 			break;
 		if (rblk_ns_find(ctrl, ids[i]))
 			continue;

@@ -34,15 +34,29 @@ struct rblk_ctrl_opts {
 	bool			duplicate_connect;
 };
 
-/* Per-controller counters, exported over netlink and sysfs. */
+/*
+ * Per-controller counters. One table in stats.c, indexed by this enum,
+ * drives the per-cpu sum, sysfs and netlink: a new counter is an entry
+ * here, one there, and its RBLK_STAT_ATTR_* in the uapi.
+ */
+enum rblk_stat {
+	/* Counted per CPU by the data path. */
+	RBLK_STAT_READS,
+	RBLK_STAT_WRITES,
+	RBLK_STAT_READ_BYTES,
+	RBLK_STAT_WRITE_BYTES,
+	RBLK_STAT_ERRORS,
+	RBLK_STAT_STARTED,		/* internal: for inflight */
+	RBLK_STAT_COMPLETED,		/* internal: for inflight */
+	RBLK_STAT_NR_PCPU,
+	/* Counted otherwise. */
+	RBLK_STAT_RECONNECTS = RBLK_STAT_NR_PCPU,
+	RBLK_STAT_INFLIGHT,		/* started - completed */
+	RBLK_STAT_NR,
+};
+
 struct rblk_ctrl_stats {
-	u64	reads;
-	u64	writes;
-	u64	read_bytes;
-	u64	write_bytes;
-	u64	errors;
-	u64	reconnects;
-	u64	inflight;
+	u64	v[RBLK_STAT_NR];
 };
 
 /* What netlink.c reports for one namespace. */
@@ -94,7 +108,11 @@ void rblk_ctrl_put(struct rblk_ctrl *ctrl);
 
 const struct rblk_ctrl_opts *rblk_ctrl_opts(struct rblk_ctrl *ctrl);
 void rblk_ctrl_get_info(struct rblk_ctrl *ctrl, struct rblk_ctrl_info *info);
+
+/* stats.c */
 void rblk_ctrl_get_stats(struct rblk_ctrl *ctrl, struct rblk_ctrl_stats *st);
+/* The exported counters as RBLK_ATTR_STATS' nest, in table order. */
+int rblk_stats_nl_put(struct sk_buff *msg, struct rblk_ctrl *ctrl);
 /*
  * Copies up to @max namespaces into @ns; returns how many the controller
  * has (which may exceed @max).

@@ -8,14 +8,19 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/log2.h>
 #include <linux/wait.h>
 #include <rdma/mr_pool.h>
+#include <rdma/rdma_cm.h>
 
 #include "compat.h"
-#include "core.h"
+#include "nvme.h"
 
-#include <linux/nvme-rdma.h>	/* needs the types core.h pulls in */
+#include <linux/nvme-rdma.h>	/* needs the types nvme.h pulls in */
 
+#define RBLK_MAX_FR_PAGES	256		/* pages per fast-reg MR */
+#define RBLK_CM_TIMEOUT_MS	3000		/* addr / route resolution */
+#define RBLK_CM_WAIT_MS		20000		/* whole rdma_cm bring-up */
 #define RBLK_DRAIN_TIMEOUT	(10 * HZ)
 /* How long a teardown holds CM messages back for a port that is down. */
 #define RBLK_PORT_WAIT		(15 * HZ)	/* keep-alive off */
@@ -26,20 +31,62 @@
 static DECLARE_WAIT_QUEUE_HEAD(rblk_port_wq);
 static atomic_t rblk_port_events = ATOMIC_INIT(0);
 
+struct rblk_recv {
+	struct ib_cqe		cqe;
+	u32			idx;
+};
+
+/*
+ * The RDMA side of one NVMe queue: its rdma_cm id, RC QP and CQ and the
+ * buffers they use. Locking: ctrl, qid and nq are constant; the
+ * association's owner sets up everything else before RBLK_Q_ALLOCATED
+ * and frees it only after rblk_rdma_stop_queue(), so the data path reads
+ * it without a lock while the queue is allocated.
+ */
+struct rblk_rdma_queue {
+	struct rblk_ctrl	*ctrl;
+	u16			qid;
+	struct rblk_queue	*nq;		/* the core's queue */
+	struct mutex		stop_lock;	/* serialises stop vs. stop */
+	struct rdma_cm_id	*cm_id;
+	struct ib_device	*ibdev;
+	struct ib_cq		*cq;
+	struct ib_qp		*qp;
+	bool			mr_pool;
+	struct nvme_command	*sqes;		/* one per tag, DMA to device */
+	dma_addr_t		sqes_dma;
+	struct nvme_completion	*cqes;		/* receive buffers */
+	dma_addr_t		cqes_dma;
+	struct rblk_recv	*recvs;
+	u32			inline_bytes;	/* in-capsule data allowed */
+	u32			inline_sge;
+	/* Written by the CM handler before cm_done completes, read after. */
+	int			cm_error;
+	const char		*cm_msg;	/* static text for extack */
+	struct completion	cm_done;
+	struct ib_cqe		drain_sq_cqe;
+	struct ib_cqe		drain_rq_cqe;
+	struct completion	drain_sq;
+	struct completion	drain_rq;
+};
+
+/* What a controller's queues share; lives as long as the controller. */
+struct rblk_rdma_ctrl {
+	struct ib_pd		*pd;		/* per association */
+	u32			max_fr_pages;	/* with the PD */
+	unsigned long		port_wait_end;	/* cmpxchg; jiffies, 0 = not waiting */
+	struct rblk_rdma_queue	queues[];	/* as ctrl->queues[] */
+};
+
+static struct rblk_rdma_queue *rblk_rdma_q(struct rblk_queue *nq)
+{
+	return &nq->ctrl->rdma->queues[nq->qid];
+}
+
 static void rblk_req_put(struct rblk_req *req)
 {
 	if (atomic_dec_and_test(&req->pending))
 		rblk_req_done(blk_mq_rq_from_pdu(req));
-}
-
-static bool rblk_abort_lost_rq(struct request *rq, void *data)
-{
-	struct rblk_req *req = rblk_req(rq);
-
-	/* The timeout handler re-checks RBLK_REQ_DONE: a stale look is fine. */
-	if (req->queue == data && !test_bit(RBLK_REQ_DONE, &req->flags))
-		blk_abort_request(rq);
-	return true;
 }
 
 /*
@@ -52,14 +99,13 @@ static bool rblk_abort_lost_rq(struct request *rq, void *data)
  * Callable from any context; our own drain clears CONNECTED first and so
  * never gets here.
  */
-static void rblk_queue_lost(struct rblk_queue *queue)
+static void rblk_queue_lost(struct rblk_rdma_queue *queue)
 {
 	struct rblk_ctrl *ctrl = queue->ctrl;
-	struct blk_mq_tag_set *set = NULL;
 	enum rblk_ctrl_state st;
 
-	if (!test_bit(RBLK_Q_CONNECTED, &queue->flags) ||
-	    test_and_set_bit(RBLK_Q_LOST, &queue->flags)) {
+	if (!test_bit(RBLK_Q_CONNECTED, &queue->nq->flags) ||
+	    test_and_set_bit(RBLK_Q_LOST, &queue->nq->flags)) {
 		rblk_ctrl_error(ctrl);
 		return;
 	}
@@ -70,19 +116,13 @@ static void rblk_queue_lost(struct rblk_queue *queue)
 	 */
 	rblk_ctrl_error(ctrl);
 	st = rblk_ctrl_state(ctrl);
-	if (st != RBLK_CTRL_NEW && st != RBLK_CTRL_CONNECTING)
-		return;
-	if (!queue->qid && READ_ONCE(ctrl->has_admin_set))
-		set = &ctrl->admin_set;
-	else if (queue->qid && READ_ONCE(ctrl->has_io_set))
-		set = &ctrl->io_set;
-	if (set)
-		blk_mq_tagset_busy_iter(set, rblk_abort_lost_rq, queue);
+	if (st == RBLK_CTRL_NEW || st == RBLK_CTRL_CONNECTING)
+		rblk_req_expire_queue(queue->nq);
 }
 
 static void rblk_wr_error(struct ib_cq *cq, struct ib_wc *wc, const char *op)
 {
-	struct rblk_queue *queue = cq->cq_context;
+	struct rblk_rdma_queue *queue = cq->cq_context;
 
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
 		dev_err_ratelimited(queue->ctrl->dev,
@@ -125,7 +165,7 @@ static void rblk_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 	rblk_req_put(req);
 }
 
-static int rblk_post_inv(struct rblk_queue *queue, struct rblk_req *req)
+static int rblk_post_inv(struct rblk_rdma_queue *queue, struct rblk_req *req)
 {
 	struct ib_send_wr wr = {
 		.opcode		    = IB_WR_LOCAL_INV,
@@ -138,39 +178,19 @@ static int rblk_post_inv(struct rblk_queue *queue, struct rblk_req *req)
 	return ib_post_send(queue->qp, &wr, NULL);
 }
 
-static struct request *rblk_cid_to_rq(struct rblk_queue *queue, u16 cid)
-{
-	struct rblk_ctrl *ctrl = queue->ctrl;
-	struct blk_mq_tags *tags;
-
-	/* A response may arrive before the tag set exists: never trust it. */
-	if (queue->qid) {
-		if (!READ_ONCE(ctrl->has_io_set) ||
-		    queue->qid > ctrl->io_set.nr_hw_queues)
-			return NULL;
-		tags = ctrl->io_set.tags[queue->qid - 1];
-	} else {
-		if (!READ_ONCE(ctrl->has_admin_set))
-			return NULL;
-		tags = ctrl->admin_set.tags[0];
-	}
-	/* Bounds-checked against the tag map; NULL for a tag never used. */
-	return blk_mq_tag_to_rq(tags, rblk_cid_tag(cid));
-}
-
 /* Never trusts the CQE: unknown, stale or repeated ids reset the ctrl. */
-static void rblk_process_cqe(struct rblk_queue *queue,
+static void rblk_process_cqe(struct rblk_rdma_queue *queue,
 			     struct nvme_completion *cqe, struct ib_wc *wc)
 {
 	u16 cid = cqe->command_id;
 	struct rblk_req *req;
 	struct request *rq;
 
-	rq = rblk_cid_to_rq(queue, cid);
+	rq = rblk_req_from_cid(queue->nq, cid);
 	if (unlikely(!rq))
 		goto invalid;
 	req = rblk_req(rq);
-	if (unlikely(req->queue != queue ||
+	if (unlikely(req->queue != queue->nq ||
 		     req->gen != rblk_cid_gen(cid) ||
 		     test_bit(RBLK_REQ_DONE, &req->flags) ||
 		     test_and_set_bit(RBLK_REQ_CQE, &req->flags)))
@@ -209,12 +229,12 @@ invalid:
 	rblk_ctrl_error(queue->ctrl);
 }
 
-static int rblk_post_recv(struct rblk_queue *queue, struct rblk_recv *r)
+static int rblk_post_recv(struct rblk_rdma_queue *queue, struct rblk_recv *r)
 {
 	struct ib_sge sge = {
 		.addr	= queue->cqes_dma + r->idx * sizeof(struct nvme_completion),
 		.length	= sizeof(struct nvme_completion),
-		.lkey	= queue->ctrl->pd->local_dma_lkey,
+		.lkey	= queue->ctrl->rdma->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
 		.wr_cqe	 = &r->cqe,
@@ -228,7 +248,7 @@ static int rblk_post_recv(struct rblk_queue *queue, struct rblk_recv *r)
 static void rblk_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rblk_recv *r = container_of(wc->wr_cqe, struct rblk_recv, cqe);
-	struct rblk_queue *queue = cq->cq_context;
+	struct rblk_rdma_queue *queue = cq->cq_context;
 	dma_addr_t dma = queue->cqes_dma + r->idx * sizeof(struct nvme_completion);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
@@ -256,7 +276,7 @@ static void rblk_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static void rblk_drain_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rblk_queue *queue = cq->cq_context;
+	struct rblk_rdma_queue *queue = cq->cq_context;
 
 	if (wc->wr_cqe == &queue->drain_sq_cqe)
 		complete(&queue->drain_sq);
@@ -269,7 +289,7 @@ static void rblk_drain_done(struct ib_cq *cq, struct ib_wc *wc)
  * hang delete. Devices with their own drain (iWARP refuses posts on an
  * errored QP) keep using theirs.
  */
-static void rblk_drain_qp(struct rblk_queue *queue)
+static void rblk_drain_qp(struct rblk_rdma_queue *queue)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	struct ib_rdma_wr swr = {
@@ -309,7 +329,7 @@ static void rblk_drain_qp(struct rblk_queue *queue)
 }
 
 /* The device's own view: the port cache is updated later, from a work. */
-static bool rblk_port_active(struct rblk_queue *queue)
+static bool rblk_port_active(struct rblk_rdma_queue *queue)
 {
 	struct ib_port_attr attr;
 
@@ -329,19 +349,19 @@ static bool rblk_port_active(struct rblk_queue *queue)
  * wait for it, once per controller and for one keep-alive timeout at
  * most: by then the target drops the association and sends its own DREQ.
  */
-static void rblk_wait_port_active(struct rblk_queue *queue)
+static void rblk_wait_port_active(struct rblk_rdma_queue *queue)
 {
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	unsigned long start = jiffies, end;
 
 	if (rblk_port_active(queue)) {
-		WRITE_ONCE(ctrl->port_wait_end, 0);
+		WRITE_ONCE(ctrl->rdma->port_wait_end, 0);
 		return;
 	}
 	end = jiffies + (ctrl->kato ? ctrl->kato * HZ : RBLK_PORT_WAIT);
 	/* The first queue to find the port down sets the deadline. */
-	if (cmpxchg(&ctrl->port_wait_end, 0, end ?: 1))
-		end = READ_ONCE(ctrl->port_wait_end);
+	if (cmpxchg(&ctrl->rdma->port_wait_end, 0, end ?: 1))
+		end = READ_ONCE(ctrl->rdma->port_wait_end);
 	dev_info(ctrl->dev,
 		 "qid %u: RDMA port down: holding back the disconnect\n",
 		 queue->qid);
@@ -378,11 +398,11 @@ static void rblk_wait_port_active(struct rblk_queue *queue)
  * After this no completion of the queue runs any more, so its in-flight
  * requests can be cancelled without racing the CQ.
  */
-void rblk_rdma_stop_queue(struct rblk_queue *queue)
+static void rblk_queue_stop(struct rblk_rdma_queue *queue)
 {
 	mutex_lock(&queue->stop_lock);
-	clear_bit(RBLK_Q_LIVE, &queue->flags);
-	if (test_and_clear_bit(RBLK_Q_CONNECTED, &queue->flags)) {
+	clear_bit(RBLK_Q_LIVE, &queue->nq->flags);
+	if (test_and_clear_bit(RBLK_Q_CONNECTED, &queue->nq->flags)) {
 		rblk_wait_port_active(queue);
 		rdma_disconnect(queue->cm_id);
 		rblk_drain_qp(queue);
@@ -390,7 +410,7 @@ void rblk_rdma_stop_queue(struct rblk_queue *queue)
 	mutex_unlock(&queue->stop_lock);
 }
 
-static void rblk_unmap_buf(struct rblk_queue *queue, void **buf,
+static void rblk_unmap_buf(struct rblk_rdma_queue *queue, void **buf,
 			   dma_addr_t dma, size_t len,
 			   enum dma_data_direction dir)
 {
@@ -403,7 +423,7 @@ static void rblk_unmap_buf(struct rblk_queue *queue, void **buf,
 }
 
 /* Frees whatever rblk_queue_create_ib() got to; the cm_id is gone. */
-static void rblk_queue_destroy_ib(struct rblk_queue *queue)
+static void rblk_queue_destroy_ib(struct rblk_rdma_queue *queue)
 {
 	if (queue->mr_pool)
 		ib_mr_pool_destroy(queue->qp, &queue->qp->rdma_mrs);
@@ -415,10 +435,10 @@ static void rblk_queue_destroy_ib(struct rblk_queue *queue)
 		ib_free_cq(queue->cq);
 	queue->cq = NULL;
 	rblk_unmap_buf(queue, (void **)&queue->sqes, queue->sqes_dma,
-		       rblk_queue_nr_sqes(queue) * sizeof(struct nvme_command),
+		       rblk_queue_nr_sqes(queue->nq) * sizeof(struct nvme_command),
 		       DMA_TO_DEVICE);
 	rblk_unmap_buf(queue, (void **)&queue->cqes, queue->cqes_dma,
-		       queue->size * sizeof(struct nvme_completion),
+		       queue->nq->size * sizeof(struct nvme_completion),
 		       DMA_FROM_DEVICE);
 	queue->sqes_dma = 0;
 	queue->cqes_dma = 0;
@@ -426,7 +446,7 @@ static void rblk_queue_destroy_ib(struct rblk_queue *queue)
 	queue->recvs = NULL;
 }
 
-static int rblk_map_buf(struct rblk_queue *queue, void **buf, dma_addr_t *dma,
+static int rblk_map_buf(struct rblk_rdma_queue *queue, void **buf, dma_addr_t *dma,
 			size_t len, enum dma_data_direction dir)
 {
 	*buf = kzalloc(len, GFP_KERNEL);
@@ -442,7 +462,7 @@ static int rblk_map_buf(struct rblk_queue *queue, void **buf, dma_addr_t *dma,
 
 static void rblk_qp_event(struct ib_event *ev, void *context)
 {
-	struct rblk_queue *queue = context;
+	struct rblk_rdma_queue *queue = context;
 
 	switch (ev->event) {
 	case IB_EVENT_COMM_EST:
@@ -457,7 +477,7 @@ static void rblk_qp_event(struct ib_event *ev, void *context)
 }
 
 /* The controller's PD lives on the device the admin queue resolved to. */
-static int rblk_queue_check_device(struct rblk_queue *queue)
+static int rblk_queue_check_device(struct rblk_rdma_queue *queue)
 {
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	struct ib_device *ibdev = queue->cm_id->device;
@@ -465,12 +485,12 @@ static int rblk_queue_check_device(struct rblk_queue *queue)
 
 	queue->ibdev = ibdev;
 	if (queue->qid) {
-		if (ctrl->pd && ctrl->pd->device == ibdev)
+		if (ctrl->rdma->pd && ctrl->rdma->pd->device == ibdev)
 			return 0;
 		queue->cm_msg = "I/O queue resolved to another RDMA device";
 		return -EXDEV;
 	}
-	if (ctrl->pd) {
+	if (ctrl->rdma->pd) {
 		queue->cm_msg = "internal error: stale protection domain";
 		return -EINVAL;
 	}
@@ -479,21 +499,22 @@ static int rblk_queue_check_device(struct rblk_queue *queue)
 		queue->cm_msg = "RDMA device lacks fast registration (FRWR)";
 		return -EOPNOTSUPP;
 	}
-	ctrl->pd = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(ctrl->pd)) {
-		int ret = PTR_ERR(ctrl->pd);
+	ctrl->rdma->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(ctrl->rdma->pd)) {
+		int ret = PTR_ERR(ctrl->rdma->pd);
 
-		ctrl->pd = NULL;
+		ctrl->rdma->pd = NULL;
 		queue->cm_msg = "cannot allocate an RDMA protection domain";
 		return ret;
 	}
 	/* One page less: an unaligned start costs a page of the MR. */
-	ctrl->max_fr_pages = min_t(u32, attrs->max_fast_reg_page_list_len - 1,
-				   RBLK_MAX_FR_PAGES);
+	ctrl->rdma->max_fr_pages = min_t(u32,
+					 attrs->max_fast_reg_page_list_len - 1,
+					 RBLK_MAX_FR_PAGES);
 	return 0;
 }
 
-static int rblk_queue_create_ib(struct rblk_queue *queue)
+static int rblk_queue_create_ib(struct rblk_rdma_queue *queue)
 {
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	struct ib_qp_init_attr init = {};
@@ -508,8 +529,8 @@ static int rblk_queue_create_ib(struct rblk_queue *queue)
 	attrs = &ibdev->attrs;
 
 	/* Per request: REG_MR + SEND + LOCAL_INV; one more for the drain. */
-	init.cap.max_send_wr = 3 * queue->size + 1;
-	init.cap.max_recv_wr = queue->size + 1;
+	init.cap.max_send_wr = 3 * queue->nq->size + 1;
+	init.cap.max_recv_wr = queue->nq->size + 1;
 	/* Every WR may complete (flushes do), plus both drain markers. */
 	cq_size = init.cap.max_send_wr + init.cap.max_recv_wr;
 	if (init.cap.max_send_wr > attrs->max_qp_wr ||
@@ -540,34 +561,34 @@ static int rblk_queue_create_ib(struct rblk_queue *queue)
 	init.qp_type = IB_QPT_RC;
 	init.send_cq = queue->cq;
 	init.recv_cq = queue->cq;
-	ret = rdma_create_qp(queue->cm_id, ctrl->pd, &init);
+	ret = rdma_create_qp(queue->cm_id, ctrl->rdma->pd, &init);
 	if (ret)
 		goto err;
 	queue->qp = queue->cm_id->qp;
 
 	ret = rblk_map_buf(queue, (void **)&queue->sqes, &queue->sqes_dma,
-			   rblk_queue_nr_sqes(queue) * sizeof(struct nvme_command),
+			   rblk_queue_nr_sqes(queue->nq) * sizeof(struct nvme_command),
 			   DMA_TO_DEVICE);
 	if (ret)
 		goto err;
 	ret = rblk_map_buf(queue, (void **)&queue->cqes, &queue->cqes_dma,
-			   queue->size * sizeof(struct nvme_completion),
+			   queue->nq->size * sizeof(struct nvme_completion),
 			   DMA_FROM_DEVICE);
 	if (ret)
 		goto err;
-	queue->recvs = kcalloc(queue->size, sizeof(*queue->recvs), GFP_KERNEL);
+	queue->recvs = kcalloc(queue->nq->size, sizeof(*queue->recvs), GFP_KERNEL);
 	if (!queue->recvs) {
 		ret = -ENOMEM;
 		goto err;
 	}
 
-	ret = ib_mr_pool_init(queue->qp, &queue->qp->rdma_mrs, queue->size,
-			      IB_MR_TYPE_MEM_REG, ctrl->max_fr_pages + 1, 0);
+	ret = ib_mr_pool_init(queue->qp, &queue->qp->rdma_mrs, queue->nq->size,
+			      IB_MR_TYPE_MEM_REG, ctrl->rdma->max_fr_pages + 1, 0);
 	if (ret)
 		goto err;
 	queue->mr_pool = true;
 
-	for (i = 0; i < queue->size; i++) {
+	for (i = 0; i < queue->nq->size; i++) {
 		queue->recvs[i].idx = i;
 		queue->recvs[i].cqe.done = rblk_recv_done;
 		ret = rblk_post_recv(queue, &queue->recvs[i]);
@@ -582,14 +603,14 @@ err:
 	return ret;
 }
 
-static int rblk_cm_connect(struct rblk_queue *queue)
+static int rblk_cm_connect(struct rblk_rdma_queue *queue)
 {
 	struct nvme_rdma_cm_req priv = {
 		.recfmt	 = cpu_to_le16(NVME_RDMA_CM_FMT_1_0),
 		.qid	 = cpu_to_le16(queue->qid),
 		/* Our receive queue, and the 0's based SQ size. */
-		.hrqsize = cpu_to_le16(queue->size),
-		.hsqsize = cpu_to_le16(queue->size - 1),
+		.hrqsize = cpu_to_le16(queue->nq->size),
+		.hsqsize = cpu_to_le16(queue->nq->size - 1),
 	};
 	struct rdma_conn_param param = {
 		.qp_num			= queue->qp->qp_num,
@@ -637,7 +658,7 @@ static const struct rblk_rej_reason rblk_rej_reasons[] = {
 		-EINVAL },
 };
 
-static int rblk_cm_rejected(struct rblk_queue *queue, struct rdma_cm_event *ev)
+static int rblk_cm_rejected(struct rblk_rdma_queue *queue, struct rdma_cm_event *ev)
 {
 	const struct nvme_rdma_cm_rej *rej;
 	u8 len = 0;
@@ -663,7 +684,7 @@ static int rblk_cm_rejected(struct rblk_queue *queue, struct rdma_cm_event *ev)
 }
 
 /* The target's receive queue must hold every command we may send. */
-static int rblk_cm_established(struct rblk_queue *queue,
+static int rblk_cm_established(struct rblk_rdma_queue *queue,
 			       struct rdma_cm_event *ev)
 {
 	const struct nvme_rdma_cm_rep *rep = ev->param.conn.private_data;
@@ -672,10 +693,10 @@ static int rblk_cm_established(struct rblk_queue *queue,
 	if (!rep || ev->param.conn.private_data_len < sizeof(*rep))
 		return 0;
 	crqsize = le16_to_cpu(rep->crqsize);
-	if (crqsize && crqsize < queue->size - 1) {
+	if (crqsize && crqsize < queue->nq->size - 1) {
 		dev_err(queue->ctrl->dev,
 			"qid %u: target receive queue (%u) smaller than our SQ (%u)\n",
-			queue->qid, crqsize, queue->size - 1);
+			queue->qid, crqsize, queue->nq->size - 1);
 		queue->cm_msg = "target receive queue smaller than the host SQ";
 		return -EINVAL;
 	}
@@ -684,7 +705,7 @@ static int rblk_cm_established(struct rblk_queue *queue,
 
 static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 {
-	struct rblk_queue *queue = cm_id->context;
+	struct rblk_rdma_queue *queue = cm_id->context;
 	int err = 0;
 
 	switch (ev->event) {
@@ -708,7 +729,7 @@ static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		queue->cm_msg = "cannot start the RDMA connection";
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		set_bit(RBLK_Q_CONNECTED, &queue->flags);
+		set_bit(RBLK_Q_CONNECTED, &queue->nq->flags);
 		err = rblk_cm_established(queue, ev);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
@@ -739,7 +760,7 @@ static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		/* Not of our own making (stop clears CONNECTED first)? */
-		if (test_bit(RBLK_Q_CONNECTED, &queue->flags)) {
+		if (test_bit(RBLK_Q_CONNECTED, &queue->nq->flags)) {
 			dev_info(queue->ctrl->dev, "qid %u: %s\n", queue->qid,
 				 rdma_event_msg(ev->event));
 			rblk_queue_lost(queue);
@@ -758,7 +779,7 @@ static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	return 0;
 }
 
-static void rblk_queue_release(struct rblk_queue *queue)
+static void rblk_queue_release(struct rblk_rdma_queue *queue)
 {
 	/* Waits for a handler still running and stops new events. */
 	rdma_destroy_id(queue->cm_id);
@@ -769,14 +790,12 @@ static void rblk_queue_release(struct rblk_queue *queue)
 int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 			  struct netlink_ext_ack *extack)
 {
-	struct rblk_queue *queue = &ctrl->queues[qid];
+	struct rblk_rdma_queue *queue = &ctrl->rdma->queues[qid];
 	long left;
 	int ret;
 
-	queue->ctrl = ctrl;
-	queue->qid = qid;
-	queue->size = size;
-	queue->flags = 0;
+	queue->nq->size = size;
+	queue->nq->flags = 0;
 	queue->cm_error = -ETIMEDOUT;
 	queue->cm_msg = NULL;
 	queue->inline_bytes = 0;
@@ -818,35 +837,80 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 		goto out_release;
 	}
 
-	set_bit(RBLK_Q_ALLOCATED, &queue->flags);
+	set_bit(RBLK_Q_ALLOCATED, &queue->nq->flags);
 	/* Connected: a later loss of the port gets a fresh wait. */
-	WRITE_ONCE(ctrl->port_wait_end, 0);
+	WRITE_ONCE(ctrl->rdma->port_wait_end, 0);
 	return 0;
 
 out_release:
 	dev_dbg(ctrl->dev, "qid %u: connect failed: %d\n", qid, ret);
 	rblk_queue_release(queue);
-	clear_bit(RBLK_Q_CONNECTED, &queue->flags);
+	clear_bit(RBLK_Q_CONNECTED, &queue->nq->flags);
 	return ret;
 }
 
-void rblk_rdma_free_queue(struct rblk_queue *queue)
+void rblk_rdma_stop_queue(struct rblk_queue *nq)
 {
-	if (!test_and_clear_bit(RBLK_Q_ALLOCATED, &queue->flags))
+	rblk_queue_stop(rblk_rdma_q(nq));
+}
+
+void rblk_rdma_free_queue(struct rblk_queue *nq)
+{
+	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
+
+	if (!test_and_clear_bit(RBLK_Q_ALLOCATED, &nq->flags))
 		return;
-	rblk_rdma_stop_queue(queue);
+	rblk_queue_stop(queue);
 	rblk_queue_release(queue);
 }
 
-void rblk_rdma_free_pd(struct rblk_ctrl *ctrl)
+/* With the core's queue array: one RDMA queue behind each. */
+int rblk_rdma_alloc_ctrl(struct rblk_ctrl *ctrl)
 {
-	if (ctrl->pd)
-		ib_dealloc_pd(ctrl->pd);
-	ctrl->pd = NULL;
+	struct rblk_rdma_ctrl *rc;
+	u32 i;
+
+	rc = kzalloc(struct_size(rc, queues, ctrl->max_queues), GFP_KERNEL);
+	if (!rc)
+		return -ENOMEM;
+	for (i = 0; i < ctrl->max_queues; i++) {
+		mutex_init(&rc->queues[i].stop_lock);
+		rc->queues[i].ctrl = ctrl;
+		rc->queues[i].qid = i;
+		rc->queues[i].nq = &ctrl->queues[i];
+	}
+	ctrl->rdma = rc;
+	return 0;
+}
+
+void rblk_rdma_free_ctrl(struct rblk_ctrl *ctrl)
+{
+	kfree(ctrl->rdma);
+	ctrl->rdma = NULL;
+}
+
+void rblk_rdma_put_device(struct rblk_ctrl *ctrl)
+{
+	if (ctrl->rdma->pd)
+		ib_dealloc_pd(ctrl->rdma->pd);
+	ctrl->rdma->pd = NULL;
+}
+
+/* One fast-registration MR maps a request: its page list bounds it. */
+void rblk_rdma_limits(struct rblk_ctrl *ctrl, struct rblk_xprt_limits *l)
+{
+	l->max_hw_sectors = ctrl->rdma->max_fr_pages << (ilog2(SZ_4K) - SECTOR_SHIFT);
+	l->max_segments = ctrl->rdma->max_fr_pages;
+	l->virt_boundary = RBLK_RDMA_VIRT_BOUNDARY;
+}
+
+bool rblk_rdma_uses_device(struct rblk_ctrl *ctrl, struct ib_device *ibdev)
+{
+	return ctrl->rdma->pd && ctrl->rdma->pd->device == ibdev;
 }
 
 /* Small writes ride in the command capsule: no registration at all. */
-static void rblk_map_inline(struct rblk_queue *queue, struct rblk_req *req,
+static void rblk_map_inline(struct rblk_rdma_queue *queue, struct rblk_req *req,
 			    int nents)
 {
 	struct nvme_sgl_desc *sg = &req->cmd.common.dptr.sgl;
@@ -857,7 +921,7 @@ static void rblk_map_inline(struct rblk_queue *queue, struct rblk_req *req,
 	for_each_sg(req->sgt.sgl, s, nents, i) {
 		req->sge[1 + i].addr = sg_dma_address(s);
 		req->sge[1 + i].length = sg_dma_len(s);
-		req->sge[1 + i].lkey = queue->ctrl->pd->local_dma_lkey;
+		req->sge[1 + i].lkey = queue->ctrl->rdma->pd->local_dma_lkey;
 		len += sg_dma_len(s);
 	}
 	req->num_sge = 1 + nents;
@@ -866,7 +930,7 @@ static void rblk_map_inline(struct rblk_queue *queue, struct rblk_req *req,
 	sg->type = (NVME_SGL_FMT_DATA_DESC << 4) | NVME_SGL_FMT_OFFSET;
 }
 
-static int rblk_map_fr(struct rblk_queue *queue, struct request *rq,
+static int rblk_map_fr(struct rblk_rdma_queue *queue, struct request *rq,
 		       int nents)
 {
 	struct rblk_req *req = rblk_req(rq);
@@ -904,8 +968,9 @@ static int rblk_map_fr(struct rblk_queue *queue, struct request *rq,
 	return 0;
 }
 
-int rblk_rdma_map_data(struct rblk_queue *queue, struct request *rq)
+int rblk_rdma_map_data(struct rblk_queue *nq, struct request *rq)
 {
+	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 	struct rblk_req *req = rblk_req(rq);
 	struct nvme_command *c = &req->cmd;
 	int nents, ret;
@@ -958,8 +1023,9 @@ out_free_table:
 	return ret;
 }
 
-void rblk_rdma_unmap_data(struct rblk_queue *queue, struct request *rq)
+void rblk_rdma_unmap_data(struct rblk_queue *nq, struct request *rq)
 {
+	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 	struct rblk_req *req = rblk_req(rq);
 
 	if (!req->dma_nents)
@@ -974,8 +1040,9 @@ void rblk_rdma_unmap_data(struct rblk_queue *queue, struct request *rq)
 	req->dma_nents = 0;
 }
 
-int rblk_rdma_post_cmd(struct rblk_queue *queue, struct request *rq)
+int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq)
 {
+	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 	struct rblk_req *req = rblk_req(rq);
 	struct nvme_command *sqe = &queue->sqes[rq->tag];
 	dma_addr_t dma = queue->sqes_dma + rq->tag * sizeof(*sqe);
@@ -990,7 +1057,7 @@ int rblk_rdma_post_cmd(struct rblk_queue *queue, struct request *rq)
 
 	req->sge[0].addr = dma;
 	req->sge[0].length = sizeof(*sqe);
-	req->sge[0].lkey = queue->ctrl->pd->local_dma_lkey;
+	req->sge[0].lkey = queue->ctrl->rdma->pd->local_dma_lkey;
 
 	req->send_cqe.done = rblk_send_done;
 	wr.wr_cqe = &req->send_cqe;

@@ -15,7 +15,7 @@
 #include <scsi/scsi_status.h>
 #include <scsi/sg.h>
 
-#include "core.h"
+#include "nvme.h"
 #include "scsi_xlate.h"
 
 #define RBLK_SG_VERSION		30527		/* as the block layer says */
@@ -197,9 +197,10 @@ static void rblk_sgio_facts(struct rblk_sgio *sg, struct block_device *bdev)
 	struct request_queue *q = ns->disk->queue;
 	struct rblk_xlate_ns *f = &sg->facts;
 	unsigned int shift = ns->lba_shift - SECTOR_SHIFT;
+	struct rblk_ctrl_info info;
 
 	memset(f, 0, sizeof(*f));
-	f->nsid = ns->nsid;
+	rblk_ns_xlate_ids(ns, f);
 	f->nr_lbas = ns->nsze;
 	f->lba_shift = ns->lba_shift;
 	f->max_xfer_bytes = queue_max_hw_sectors(q) << SECTOR_SHIFT;
@@ -217,13 +218,11 @@ static void rblk_sgio_facts(struct rblk_sgio *sg, struct block_device *bdev)
 	f->offline = rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE;
 	/* No per-namespace place to keep D_SENSE yet: fixed sense only. */
 	f->d_sense_fixed = true;
-	f->subnqn = ctrl->opts.subnqn;
-	rblk_sgio_pad(f->model, ctrl->model, sizeof(f->model));
-	rblk_sgio_pad(f->serial, ctrl->serial, sizeof(f->serial));
-	rblk_sgio_pad(f->firmware, ctrl->firmware, sizeof(f->firmware));
-	memcpy(f->nguid, ns->nguid, sizeof(f->nguid));
-	memcpy(f->eui64, ns->eui64, sizeof(f->eui64));
-	memcpy(f->uuid, ns->uuid.b, sizeof(f->uuid));
+	/* A reconnect rewrites the strings: copy them under their lock. */
+	rblk_ctrl_get_info(ctrl, &info);
+	rblk_sgio_pad(f->model, info.model, sizeof(f->model));
+	rblk_sgio_pad(f->serial, info.serial, sizeof(f->serial));
+	rblk_sgio_pad(f->firmware, info.firmware, sizeof(f->firmware));
 }
 
 /* Data-out the translation reads itself: UNMAP and MODE SELECT lists. */

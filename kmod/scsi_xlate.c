@@ -695,7 +695,7 @@ static int xl_start_stop_unit(struct xl_ctx *c)
 	if (cdb[4] & 0x02)			/* LOEJ: not removable */
 		return xl_bad_cdb(c, 4, 1);
 	if (!(cdb[4] & 0x01) && !(cdb[4] & 0x04) && c->ns->vwc_present) {
-		xl_plan(c, RBLK_NVME_CMD_FLUSH, RBLK_XLATE_DATA_NONE, 0, 0);
+		xl_plan(c, nvme_cmd_flush, RBLK_XLATE_DATA_NONE, 0, 0);
 		return 0;
 	}
 	return xl_good(c, 0);
@@ -733,11 +733,11 @@ static int xl_read_write(struct xl_ctx *c)
 		return xl_good(c, 0);
 	if (((u64)l.nlb << ns->lba_shift) > c->req->dxfer_len)
 		return xl_bad_cdb(c, l.len_off, XL_NO_BIT);
-	cmd = xl_plan_lba(c, write ? RBLK_NVME_CMD_WRITE : RBLK_NVME_CMD_READ,
+	cmd = xl_plan_lba(c, write ? nvme_cmd_write : nvme_cmd_read,
 			  &l, RBLK_XLATE_DATA_USER, l.nlb << ns->lba_shift);
 	cmd->write = write;
 	if (flags & 0x08)			/* FUA */
-		cmd->cdw12 |= RBLK_NVME_RW_FUA;
+		cmd->cdw12 |= RBLK_XLATE_CDW12_CONTROL(NVME_RW_FUA);
 	return 0;
 }
 
@@ -768,14 +768,14 @@ static int xl_verify(struct xl_ctx *c)
 	if (bytchk) {
 		if (((u64)l.nlb << ns->lba_shift) > c->req->dxfer_len)
 			return xl_bad_cdb(c, l.len_off, XL_NO_BIT);
-		cmd = xl_plan_lba(c, RBLK_NVME_CMD_COMPARE, &l,
+		cmd = xl_plan_lba(c, nvme_cmd_compare, &l,
 				  RBLK_XLATE_DATA_USER, l.nlb << ns->lba_shift);
 		cmd->write = true;
 	} else if (ns->verify_supported) {
-		xl_plan_lba(c, RBLK_NVME_CMD_VERIFY, &l, RBLK_XLATE_DATA_NONE,
+		xl_plan_lba(c, nvme_cmd_verify, &l, RBLK_XLATE_DATA_NONE,
 			    0);
 	} else {
-		xl_plan_lba(c, RBLK_NVME_CMD_READ, &l, RBLK_XLATE_DATA_DISCARD,
+		xl_plan_lba(c, nvme_cmd_read, &l, RBLK_XLATE_DATA_DISCARD,
 			    0);
 	}
 	return 0;
@@ -790,7 +790,7 @@ static int xl_sync_cache(struct xl_ctx *c)
 		return xl_out_of_range(c);
 	if (!c->ns->vwc_present)		/* nothing is ever cached */
 		return xl_good(c, 0);
-	xl_plan(c, RBLK_NVME_CMD_FLUSH, RBLK_XLATE_DATA_NONE, 0, 0);
+	xl_plan(c, nvme_cmd_flush, RBLK_XLATE_DATA_NONE, 0, 0);
 	return 0;
 }
 
@@ -806,11 +806,11 @@ static int xl_plan_dsm(struct xl_ctx *c, u32 ranges, u32 consumed)
 {
 	struct rblk_xlate_nvme *cmd;
 
-	cmd = xl_plan(c, RBLK_NVME_CMD_DSM, RBLK_XLATE_DATA_BUF,
+	cmd = xl_plan(c, nvme_cmd_dsm, RBLK_XLATE_DATA_BUF,
 		      ranges * XL_DSM_RANGE_LEN, consumed);
 	cmd->write = true;
 	cmd->cdw10 = ranges - 1;
-	cmd->cdw11 = RBLK_NVME_DSM_AD;
+	cmd->cdw11 = NVME_DSMGMT_AD;
 	return 0;
 }
 
@@ -873,10 +873,10 @@ static int xl_write_same(struct xl_ctx *c)
 		xl_dsm_range(c->out->buf, l.lba, l.nlb);
 		return xl_plan_dsm(c, 1, consumed);
 	}
-	cmd = xl_plan_lba(c, RBLK_NVME_CMD_WRITE_ZEROES, &l,
+	cmd = xl_plan_lba(c, nvme_cmd_write_zeroes, &l,
 			  RBLK_XLATE_DATA_NONE, consumed);
 	if (unmap)
-		cmd->cdw12 |= RBLK_NVME_WZ_DEAC;
+		cmd->cdw12 |= RBLK_XLATE_CDW12_CONTROL(NVME_WZ_DEAC);
 	return 0;
 }
 
@@ -1158,11 +1158,11 @@ static int xl_mode_select(struct xl_ctx *c)
 	c->out->effects = xl_select_effects(ns, wce, dsense);
 	if (!(c->out->effects & (RBLK_XLATE_FX_WCE_ON | RBLK_XLATE_FX_WCE_OFF)))
 		return 0;
-	cmd = xl_plan(c, RBLK_NVME_ADMIN_SET_FEATURES, RBLK_XLATE_DATA_NONE, 0,
+	cmd = xl_plan(c, nvme_admin_set_features, RBLK_XLATE_DATA_NONE, 0,
 		      plen);
 	cmd->admin = true;
 	cmd->nsid = 0;
-	cmd->cdw10 = RBLK_NVME_FEAT_VWC;
+	cmd->cdw10 = NVME_FEAT_VOLATILE_WC;
 	cmd->cdw11 = wce;
 	return 0;
 }
@@ -1339,7 +1339,7 @@ enum rblk_xlate_access rblk_xlate_access(u8 opcode)
 /* --- NVMe status -> SCSI --- */
 
 struct xl_status_map {
-	u16	nvme;		/* SCT << 8 | SC */
+	u16	nvme;		/* NVME_SC_*: SCT << 8 | SC */
 	u8	sam;
 	u8	key;
 	u8	asc;
@@ -1351,46 +1351,46 @@ struct xl_status_map {
 
 static const struct xl_status_map xl_status_map[] = {
 	/* generic command status */
-	XL_CC(0x001, XL_SK_ILLEGAL_REQUEST, 0x20, 0x00), /* invalid opcode */
-	XL_CC(0x002, XL_SK_ILLEGAL_REQUEST, 0x24, 0x00), /* invalid field */
-	XL_CC(0x003, XL_SK_ABORTED_COMMAND, 0x00, 0x00), /* cid conflict */
-	XL_CC(0x004, XL_SK_MEDIUM_ERROR, 0x00, 0x00),	 /* data transfer */
-	XL_CC(0x005, XL_SK_ABORTED_COMMAND, 0x0b, 0x08), /* power loss */
-	XL_CC(0x006, XL_SK_HARDWARE_ERROR, 0x44, 0x00),	 /* internal */
-	XL_CC(0x007, XL_SK_ABORTED_COMMAND, 0x00, 0x00), /* abort request */
-	XL_CC(0x008, XL_SK_ABORTED_COMMAND, 0x00, 0x00), /* SQ deleted */
-	XL_CC(0x009, XL_SK_ABORTED_COMMAND, 0x00, 0x00), /* fused failed */
-	XL_CC(0x00a, XL_SK_ABORTED_COMMAND, 0x00, 0x00), /* fused missing */
-	XL_CC(0x00b, XL_SK_ILLEGAL_REQUEST, 0x20, 0x09), /* invalid ns */
-	XL_CC(0x00c, XL_SK_ILLEGAL_REQUEST, 0x2c, 0x00), /* sequence error */
-	XL_CC(0x015, XL_SK_DATA_PROTECT, 0x20, 0x02),	 /* op denied */
-	XL_CC(0x01d, XL_SK_NOT_READY, 0x04, 0x1b),	 /* sanitizing */
-	XL_CC(0x020, XL_SK_DATA_PROTECT, 0x27, 0x00),	 /* write protect */
-	XL_CC(0x021, XL_SK_ABORTED_COMMAND, 0x00, 0x00), /* interrupted */
-	XL_CC(0x022, XL_SK_ABORTED_COMMAND, 0x00, 0x00), /* transport */
-	XL_CC(0x080, XL_SK_ILLEGAL_REQUEST, 0x21, 0x00), /* LBA range */
-	XL_CC(0x081, XL_SK_MEDIUM_ERROR, 0x00, 0x00),	 /* capacity */
-	XL_CC(0x082, XL_SK_NOT_READY, 0x04, 0x00),	 /* ns not ready */
-	{ 0x083, RBLK_SAM_RESERVATION_CONFLICT, 0, 0, 0 },
-	XL_CC(0x084, XL_SK_NOT_READY, 0x04, 0x04),	 /* formatting */
+	XL_CC(NVME_SC_INVALID_OPCODE, XL_SK_ILLEGAL_REQUEST, 0x20, 0x00),
+	XL_CC(NVME_SC_INVALID_FIELD, XL_SK_ILLEGAL_REQUEST, 0x24, 0x00),
+	XL_CC(NVME_SC_CMDID_CONFLICT, XL_SK_ABORTED_COMMAND, 0x00, 0x00),
+	XL_CC(NVME_SC_DATA_XFER_ERROR, XL_SK_MEDIUM_ERROR, 0x00, 0x00),
+	XL_CC(NVME_SC_POWER_LOSS, XL_SK_ABORTED_COMMAND, 0x0b, 0x08),
+	XL_CC(NVME_SC_INTERNAL, XL_SK_HARDWARE_ERROR, 0x44, 0x00),
+	XL_CC(NVME_SC_ABORT_REQ, XL_SK_ABORTED_COMMAND, 0x00, 0x00),
+	XL_CC(NVME_SC_ABORT_QUEUE, XL_SK_ABORTED_COMMAND, 0x00, 0x00),
+	XL_CC(NVME_SC_FUSED_FAIL, XL_SK_ABORTED_COMMAND, 0x00, 0x00),
+	XL_CC(NVME_SC_FUSED_MISSING, XL_SK_ABORTED_COMMAND, 0x00, 0x00),
+	XL_CC(NVME_SC_INVALID_NS, XL_SK_ILLEGAL_REQUEST, 0x20, 0x09),
+	XL_CC(NVME_SC_CMD_SEQ_ERROR, XL_SK_ILLEGAL_REQUEST, 0x2c, 0x00),
+	XL_CC(NVME_SC_OP_DENIED, XL_SK_DATA_PROTECT, 0x20, 0x02),
+	XL_CC(NVME_SC_SANITIZE_IN_PROGRESS, XL_SK_NOT_READY, 0x04, 0x1b),
+	XL_CC(NVME_SC_NS_WRITE_PROTECTED, XL_SK_DATA_PROTECT, 0x27, 0x00),
+	XL_CC(NVME_SC_CMD_INTERRUPTED, XL_SK_ABORTED_COMMAND, 0x00, 0x00),
+	XL_CC(NVME_SC_TRANSIENT_TR_ERR, XL_SK_ABORTED_COMMAND, 0x00, 0x00),
+	XL_CC(NVME_SC_LBA_RANGE, XL_SK_ILLEGAL_REQUEST, 0x21, 0x00),
+	XL_CC(NVME_SC_CAP_EXCEEDED, XL_SK_MEDIUM_ERROR, 0x00, 0x00),
+	XL_CC(NVME_SC_NS_NOT_READY, XL_SK_NOT_READY, 0x04, 0x00),
+	{ NVME_SC_RESERVATION_CONFLICT, RBLK_SAM_RESERVATION_CONFLICT, 0, 0, 0 },
+	XL_CC(NVME_SC_FORMAT_IN_PROGRESS, XL_SK_NOT_READY, 0x04, 0x04),
 	/* command specific status */
-	XL_CC(0x10a, XL_SK_ILLEGAL_REQUEST, 0x31, 0x01), /* invalid format */
-	XL_CC(0x180, XL_SK_ILLEGAL_REQUEST, 0x24, 0x00), /* attributes */
-	XL_CC(0x181, XL_SK_ILLEGAL_REQUEST, 0x24, 0x00), /* invalid PI */
-	XL_CC(0x182, XL_SK_DATA_PROTECT, 0x27, 0x00),	 /* read-only */
+	XL_CC(NVME_SC_INVALID_FORMAT, XL_SK_ILLEGAL_REQUEST, 0x31, 0x01),
+	XL_CC(NVME_SC_BAD_ATTRIBUTES, XL_SK_ILLEGAL_REQUEST, 0x24, 0x00),
+	XL_CC(NVME_SC_INVALID_PI, XL_SK_ILLEGAL_REQUEST, 0x24, 0x00),
+	XL_CC(NVME_SC_READ_ONLY, XL_SK_DATA_PROTECT, 0x27, 0x00),
 	/* media and data integrity errors */
-	XL_CC(0x280, XL_SK_MEDIUM_ERROR, 0x03, 0x00),	 /* write fault */
-	XL_CC(0x281, XL_SK_MEDIUM_ERROR, 0x11, 0x00),	 /* unrecovered */
-	XL_CC(0x282, XL_SK_MEDIUM_ERROR, 0x10, 0x01),	 /* guard check */
-	XL_CC(0x283, XL_SK_MEDIUM_ERROR, 0x10, 0x02),	 /* app tag */
-	XL_CC(0x284, XL_SK_MEDIUM_ERROR, 0x10, 0x03),	 /* ref tag */
-	XL_CC(0x285, XL_SK_MISCOMPARE, 0x1d, 0x00),	 /* compare */
-	XL_CC(0x286, XL_SK_DATA_PROTECT, 0x20, 0x02),	 /* access denied */
-	XL_CC(0x287, XL_SK_MEDIUM_ERROR, 0x11, 0x00),	 /* unwritten */
+	XL_CC(NVME_SC_WRITE_FAULT, XL_SK_MEDIUM_ERROR, 0x03, 0x00),
+	XL_CC(NVME_SC_READ_ERROR, XL_SK_MEDIUM_ERROR, 0x11, 0x00),
+	XL_CC(NVME_SC_GUARD_CHECK, XL_SK_MEDIUM_ERROR, 0x10, 0x01),
+	XL_CC(NVME_SC_APPTAG_CHECK, XL_SK_MEDIUM_ERROR, 0x10, 0x02),
+	XL_CC(NVME_SC_REFTAG_CHECK, XL_SK_MEDIUM_ERROR, 0x10, 0x03),
+	XL_CC(NVME_SC_COMPARE_FAILED, XL_SK_MISCOMPARE, 0x1d, 0x00),
+	XL_CC(NVME_SC_ACCESS_DENIED, XL_SK_DATA_PROTECT, 0x20, 0x02),
+	XL_CC(NVME_SC_UNWRITTEN_BLOCK, XL_SK_MEDIUM_ERROR, 0x11, 0x00),
 	/* path related status */
-	XL_CC(0x301, XL_SK_NOT_READY, 0x04, 0x0c),	 /* ANA loss */
-	XL_CC(0x302, XL_SK_NOT_READY, 0x04, 0x0b),	 /* ANA inaccessible */
-	XL_CC(0x303, XL_SK_NOT_READY, 0x04, 0x0a),	 /* ANA transition */
+	XL_CC(NVME_SC_ANA_PERSISTENT_LOSS, XL_SK_NOT_READY, 0x04, 0x0c),
+	XL_CC(NVME_SC_ANA_INACCESSIBLE, XL_SK_NOT_READY, 0x04, 0x0b),
+	XL_CC(NVME_SC_ANA_TRANSITION, XL_SK_NOT_READY, 0x04, 0x0a),
 };
 
 /*
@@ -1408,7 +1408,7 @@ void rblk_xlate_nvme_status(struct rblk_xlate_out *out, u16 nvme_status)
 {
 	struct xl_ctx c = { .out = out };
 	const struct xl_status_map *m = &xl_status_default[0];
-	u16 code = nvme_status & 0x7ff;		/* SCT and SC, no DNR/MORE */
+	u16 code = nvme_status & NVME_SCT_SC_MASK;
 	unsigned int i;
 
 	if ((code >> 8) < ARRAY_SIZE(xl_status_default))
@@ -1429,7 +1429,7 @@ void rblk_xlate_nvme_status(struct rblk_xlate_out *out, u16 nvme_status)
 void rblk_xlate_complete(struct rblk_xlate_out *out, u16 nvme_status)
 {
 	out->kind = RBLK_XLATE_DONE;
-	if (nvme_status & 0x7ff) {
+	if (nvme_status & NVME_SCT_SC_MASK) {
 		rblk_xlate_nvme_status(out, nvme_status);
 		return;
 	}

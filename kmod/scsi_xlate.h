@@ -4,7 +4,7 @@
  * locking), after the NVM Express "NVMe to SCSI Translation Reference".
  *
  * The same source builds in the kernel (scsi.c is the SG_IO glue) and in
- * userspace against tests/unit/scsi/shim, where GoogleTest covers it.
+ * userspace against tests/unit/kernel_shim, where GoogleTest covers it.
  *
  * Flow for one SG_IO request:
  *   1. rblk_xlate_param_len(): how much of the data-out buffer the
@@ -30,8 +30,10 @@
 #ifdef __KERNEL__
 #include <linux/bits.h>
 #include <linux/types.h>
+#include "compat.h"	/* <linux/nvme.h> and the names 6.1 lacks */
 #else
 #include "rblk_shim.h"
+#include "rblk_nvme_shim.h"
 #endif
 
 /* Sizes of the caller-provided buffers. */
@@ -46,21 +48,8 @@
 #define RBLK_SAM_CHECK_CONDITION	0x02
 #define RBLK_SAM_RESERVATION_CONFLICT	0x18
 
-/* NVMe opcodes the plan may carry (NVM command set, and one admin). */
-#define RBLK_NVME_CMD_FLUSH		0x00
-#define RBLK_NVME_CMD_WRITE		0x01
-#define RBLK_NVME_CMD_READ		0x02
-#define RBLK_NVME_CMD_COMPARE		0x05
-#define RBLK_NVME_CMD_WRITE_ZEROES	0x08
-#define RBLK_NVME_CMD_DSM		0x09
-#define RBLK_NVME_CMD_VERIFY		0x0c
-#define RBLK_NVME_ADMIN_SET_FEATURES	0x09
-#define RBLK_NVME_FEAT_VWC		0x06
-
-/* Bits of the NVMe command dwords the plan sets. */
-#define RBLK_NVME_RW_FUA		BIT(30)	/* CDW12 */
-#define RBLK_NVME_WZ_DEAC		BIT(25)	/* CDW12 */
-#define RBLK_NVME_DSM_AD		BIT(2)	/* CDW11 */
+/* The control field (NVME_RW_FUA, NVME_WZ_DEAC) is CDW12's upper half. */
+#define RBLK_XLATE_CDW12_CONTROL(c)	((u32)(c) << 16)
 
 /*
  * What the translation knows of the namespace and its controller. The core
@@ -197,8 +186,6 @@ void rblk_xlate_nvme_status(struct rblk_xlate_out *out, u16 nvme_status);
 int rblk_xlate_wwid(const struct rblk_xlate_ns *ns, char *buf, unsigned int len);
 
 #ifdef __KERNEL__
-#include "compat.h"
-
 struct block_device;
 
 /*

@@ -1,21 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rblk: /sys/class/rblk/rblkN, one read-only directory per controller.
+ * rblk: /sys/class/rblk/rblkN, one read-only directory per controller
+ * (its counters come from stats.c).
  * The namespaces' disks are its children, so their sysfs links point here.
  */
 #include <linux/device.h>
 #include <linux/module.h>
 #include <linux/sysfs.h>
 
-#include "core.h"
+#include "nvme.h"
 
 enum rblk_attr_kind {
 	RBLK_A_STATE, RBLK_A_TRANSPORT, RBLK_A_TRADDR, RBLK_A_TRSVCID,
 	RBLK_A_SUBNQN, RBLK_A_HOSTNQN, RBLK_A_HOSTID, RBLK_A_CNTLID,
 	RBLK_A_NR_IO_QUEUES, RBLK_A_QUEUE_SIZE, RBLK_A_MODEL, RBLK_A_SERIAL,
-	RBLK_A_FIRMWARE, RBLK_A_KATO, RBLK_A_READS, RBLK_A_WRITES,
-	RBLK_A_READ_BYTES, RBLK_A_WRITE_BYTES, RBLK_A_ERRORS,
-	RBLK_A_RECONNECTS, RBLK_A_INFLIGHT,
+	RBLK_A_FIRMWARE, RBLK_A_KATO,
 };
 
 struct rblk_dev_attr {
@@ -45,39 +44,6 @@ static ssize_t rblk_info_show(struct rblk_ctrl *ctrl, enum rblk_attr_kind k,
 	}
 }
 
-static ssize_t rblk_stat_show(struct rblk_ctrl *ctrl, enum rblk_attr_kind k,
-			      char *buf)
-{
-	struct rblk_ctrl_stats st;
-	u64 v;
-
-	rblk_ctrl_get_stats(ctrl, &st);
-	switch (k) {
-	case RBLK_A_READS:
-		v = st.reads;
-		break;
-	case RBLK_A_WRITES:
-		v = st.writes;
-		break;
-	case RBLK_A_READ_BYTES:
-		v = st.read_bytes;
-		break;
-	case RBLK_A_WRITE_BYTES:
-		v = st.write_bytes;
-		break;
-	case RBLK_A_ERRORS:
-		v = st.errors;
-		break;
-	case RBLK_A_RECONNECTS:
-		v = st.reconnects;
-		break;
-	default:
-		v = st.inflight;
-		break;
-	}
-	return sysfs_emit(buf, "%llu\n", v);
-}
-
 static ssize_t rblk_attr_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
 {
@@ -104,10 +70,8 @@ static ssize_t rblk_attr_show(struct device *dev,
 		return sysfs_emit(buf, "%pUb\n", &o->hostid);
 	case RBLK_A_KATO:
 		return sysfs_emit(buf, "%u\n", o->kato);
-	case RBLK_A_CNTLID ... RBLK_A_FIRMWARE:
-		return rblk_info_show(ctrl, a->kind, buf);
 	default:
-		return rblk_stat_show(ctrl, a->kind, buf);
+		return rblk_info_show(ctrl, a->kind, buf);
 	}
 }
 
@@ -131,13 +95,6 @@ static struct rblk_dev_attr rblk_dev_attrs[] = {
 	RBLK_ATTR(serial, RBLK_A_SERIAL),
 	RBLK_ATTR(firmware, RBLK_A_FIRMWARE),
 	RBLK_ATTR(kato, RBLK_A_KATO),
-	RBLK_ATTR(reads, RBLK_A_READS),
-	RBLK_ATTR(writes, RBLK_A_WRITES),
-	RBLK_ATTR(read_bytes, RBLK_A_READ_BYTES),
-	RBLK_ATTR(write_bytes, RBLK_A_WRITE_BYTES),
-	RBLK_ATTR(errors, RBLK_A_ERRORS),
-	RBLK_ATTR(reconnects, RBLK_A_RECONNECTS),
-	RBLK_ATTR(inflight, RBLK_A_INFLIGHT),
 };
 
 static struct attribute *rblk_ctrl_attrs[ARRAY_SIZE(rblk_dev_attrs) + 1];
@@ -146,8 +103,10 @@ static const struct attribute_group rblk_ctrl_group = {
 	.attrs = rblk_ctrl_attrs,
 };
 
+/* The counters follow, from stats.c's table. */
 static const struct attribute_group *rblk_ctrl_groups[] = {
 	&rblk_ctrl_group,
+	&rblk_stats_attr_group,
 	NULL,
 };
 
@@ -181,6 +140,7 @@ int rblk_sysfs_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(rblk_dev_attrs); i++)
 		rblk_ctrl_attrs[i] = &rblk_dev_attrs[i].attr.attr;
+	rblk_stats_sysfs_init();
 	return class_register(&rblk_class);
 }
 

@@ -81,7 +81,7 @@ enum rblk_attr {
 	RBLK_ATTR_MODEL,		/* string */
 	RBLK_ATTR_SERIAL,		/* string */
 	RBLK_ATTR_FIRMWARE,		/* string */
-	RBLK_ATTR_NAMESPACES,		/* nested: array of RBLK_ATTR_NS (enum rblk_ns_attr) */
+	RBLK_ATTR_NAMESPACES,		/* nested: one RBLK_NS_ATTR_ENTRY per namespace */
 	RBLK_ATTR_STATS,		/* nested: enum rblk_stat_attr */
 	RBLK_ATTR_OLD_STATE,		/* u8: in EVENT, the previous state */
 	RBLK_ATTR_STATE_SINCE_MS,	/* u64: ms since the state was entered */

@@ -251,7 +251,7 @@ TEST_F(ModeTest, SelectWceOffSetsFeature)
 {
 	ASSERT_EQ(select(false, select_list(false, {}, caching_page(false))),
 		  0);
-	expect_nvme(RBLK_NVME_ADMIN_SET_FEATURES, RBLK_XLATE_DATA_NONE, 0, 0);
+	expect_nvme(nvme_admin_set_features, RBLK_XLATE_DATA_NONE, 0, 0);
 	EXPECT_TRUE(out.nvme.admin);
 	EXPECT_EQ(out.nvme.nsid, 0u);
 	EXPECT_EQ(out.nvme.cdw10, 0x06u);	// volatile write cache, SV 0
@@ -263,7 +263,7 @@ TEST_F(ModeTest, SelectWceOnSetsFeature)
 {
 	ns.vwc_enabled = false;
 	ASSERT_EQ(select(true, select_list(true, {}, caching_page(true))), 0);
-	expect_nvme(RBLK_NVME_ADMIN_SET_FEATURES, RBLK_XLATE_DATA_NONE, 0, 0);
+	expect_nvme(nvme_admin_set_features, RBLK_XLATE_DATA_NONE, 0, 0);
 	EXPECT_EQ(out.nvme.cdw11, 1u);
 	EXPECT_EQ(out.effects, u32(RBLK_XLATE_FX_WCE_ON));
 }
@@ -352,7 +352,7 @@ TEST_F(ModeTest, SelectBothPagesCombinesEffects)
 	Bytes pages = cat(control_page(true), caching_page(false));
 
 	ASSERT_EQ(select(true, select_list(true, {}, pages)), 0);
-	expect_nvme(RBLK_NVME_ADMIN_SET_FEATURES, RBLK_XLATE_DATA_NONE, 0, 0);
+	expect_nvme(nvme_admin_set_features, RBLK_XLATE_DATA_NONE, 0, 0);
 	EXPECT_EQ(out.effects,
 		  u32(RBLK_XLATE_FX_WCE_OFF | RBLK_XLATE_FX_DSENSE_ON));
 }
@@ -491,7 +491,7 @@ TEST_F(ModeTest, SelectBufferLargerThanListLeavesResidual)
 	Bytes list = select_list(false, {}, caching_page(false));
 
 	ASSERT_EQ(run_out(cdb6(0x15, 0x10, 0, 0, list.size()), 100, list), 0);
-	expect_nvme(RBLK_NVME_ADMIN_SET_FEATURES, RBLK_XLATE_DATA_NONE, 0,
+	expect_nvme(nvme_admin_set_features, RBLK_XLATE_DATA_NONE, 0,
 		    100 - 24);
 }
 

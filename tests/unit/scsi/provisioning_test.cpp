@@ -41,12 +41,12 @@ protected:
 
 	void expect_dsm(const std::vector<Desc> &ranges, u32 resid)
 	{
-		expect_nvme(RBLK_NVME_CMD_DSM, RBLK_XLATE_DATA_BUF,
+		expect_nvme(nvme_cmd_dsm, RBLK_XLATE_DATA_BUF,
 			    16 * ranges.size(), resid);
 		EXPECT_TRUE(out.nvme.write);
 		EXPECT_EQ(out.nvme.nsid, 1u);
 		EXPECT_EQ(out.nvme.cdw10, ranges.size() - 1);
-		EXPECT_EQ(out.nvme.cdw11, RBLK_NVME_DSM_AD);
+		EXPECT_EQ(out.nvme.cdw11, NVME_DSMGMT_AD);
 		for (size_t i = 0; i < ranges.size(); i++) {
 			const u8 *r = &data()[16 * i];
 
@@ -222,7 +222,7 @@ TEST_F(ProvisioningTest, UnmapDataInIsEinval)
 TEST_F(ProvisioningTest, WriteSame10ZeroesWithWriteZeroes)
 {
 	ASSERT_EQ(write_same(false, 1000, 64, 0, zero_block()), 0);
-	expect_nvme(RBLK_NVME_CMD_WRITE_ZEROES, RBLK_XLATE_DATA_NONE, 0, 0);
+	expect_nvme(nvme_cmd_write_zeroes, RBLK_XLATE_DATA_NONE, 0, 0);
 	EXPECT_EQ(out.nvme.nsid, 1u);
 	EXPECT_EQ(out.nvme.cdw10, 1000u);
 	EXPECT_EQ(out.nvme.cdw11, 0u);
@@ -234,16 +234,16 @@ TEST_F(ProvisioningTest, WriteSame16UnmapSetsDeallocate)
 	ns.nr_lbas = 1ull << 40;
 	ASSERT_EQ(write_same(true, 0x123456789aull, 65536, 0x08, zero_block()),
 		  0);
-	expect_nvme(RBLK_NVME_CMD_WRITE_ZEROES, RBLK_XLATE_DATA_NONE, 0, 0);
+	expect_nvme(nvme_cmd_write_zeroes, RBLK_XLATE_DATA_NONE, 0, 0);
 	EXPECT_EQ(out.nvme.cdw10, 0x3456789au);
 	EXPECT_EQ(out.nvme.cdw11, 0x12u);
-	EXPECT_EQ(out.nvme.cdw12, 0xffffu | RBLK_NVME_WZ_DEAC);
+	EXPECT_EQ(out.nvme.cdw12, 0xffffu | RBLK_XLATE_CDW12_CONTROL(NVME_WZ_DEAC));
 }
 
 TEST_F(ProvisioningTest, WriteSame16NoDataOutBuffer)
 {
 	ASSERT_EQ(write_same(true, 0, 8, 0x01, {}), 0);
-	expect_nvme(RBLK_NVME_CMD_WRITE_ZEROES, RBLK_XLATE_DATA_NONE, 0, 0);
+	expect_nvme(nvme_cmd_write_zeroes, RBLK_XLATE_DATA_NONE, 0, 0);
 	EXPECT_EQ(out.nvme.cdw12, 7u);
 }
 
@@ -252,7 +252,7 @@ TEST_F(ProvisioningTest, WriteSameBufferLargerThanBlockLeavesResidual)
 	Bytes block = zero_block();
 
 	ASSERT_EQ(run_out(cdb10(0x41, 0, 8), 4096, block), 0);
-	expect_nvme(RBLK_NVME_CMD_WRITE_ZEROES, RBLK_XLATE_DATA_NONE, 0,
+	expect_nvme(nvme_cmd_write_zeroes, RBLK_XLATE_DATA_NONE, 0,
 		    4096 - 512);
 }
 

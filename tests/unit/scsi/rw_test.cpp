@@ -10,14 +10,14 @@ protected:
 	{
 		expect_nvme(opcode, RBLK_XLATE_DATA_USER, nlb << ns.lba_shift,
 			    resid);
-		EXPECT_EQ(out.nvme.write, opcode == RBLK_NVME_CMD_WRITE);
+		EXPECT_EQ(out.nvme.write, opcode == nvme_cmd_write);
 		EXPECT_FALSE(out.nvme.admin);
 		EXPECT_EQ(out.nvme.nsid, ns.nsid);
 		EXPECT_EQ(out.nvme.cdw10, u32(lba));
 		EXPECT_EQ(out.nvme.cdw11, u32(lba >> 32));
 		EXPECT_EQ(out.nvme.cdw12 & 0xffff, nlb - 1);
-		EXPECT_EQ(!!(out.nvme.cdw12 & RBLK_NVME_RW_FUA), fua);
-		EXPECT_EQ(out.nvme.cdw12 & ~(0xffffu | RBLK_NVME_RW_FUA), 0u);
+		EXPECT_EQ(!!(out.nvme.cdw12 & RBLK_XLATE_CDW12_CONTROL(NVME_RW_FUA)), fua);
+		EXPECT_EQ(out.nvme.cdw12 & ~(0xffffu | RBLK_XLATE_CDW12_CONTROL(NVME_RW_FUA)), 0u);
 		EXPECT_EQ(out.nvme.cdw13, 0u);
 		EXPECT_EQ(out.nvme.cdw14, 0u);
 		EXPECT_EQ(out.nvme.cdw15, 0u);
@@ -30,13 +30,13 @@ protected:
 TEST_F(RwTest, Read6)
 {
 	ASSERT_EQ(run_in(rw6(0x08, 0x12345, 8), 4096), 0);
-	expect_rw(RBLK_NVME_CMD_READ, 0x12345, 8, false, 0);
+	expect_rw(nvme_cmd_read, 0x12345, 8, false, 0);
 }
 
 TEST_F(RwTest, Read6ZeroLengthMeans256Blocks)
 {
 	ASSERT_EQ(run_in(rw6(0x08, 0, 0), 256 * 512), 0);
-	expect_rw(RBLK_NVME_CMD_READ, 0, 256, false, 0);
+	expect_rw(nvme_cmd_read, 0, 256, false, 0);
 }
 
 TEST_F(RwTest, Read6Uses21BitLba)
@@ -44,25 +44,25 @@ TEST_F(RwTest, Read6Uses21BitLba)
 	Bytes c = rw6(0x08, 0x1fffff, 1);
 	c[1] |= 0xe0;			// reserved bits above the LBA
 	ASSERT_EQ(run_in(c, 512), 0);
-	expect_rw(RBLK_NVME_CMD_READ, 0x1fffff, 1, false, 0);
+	expect_rw(nvme_cmd_read, 0x1fffff, 1, false, 0);
 }
 
 TEST_F(RwTest, Write6)
 {
 	ASSERT_EQ(run_out(rw6(0x0a, 100, 2), 1024), 0);
-	expect_rw(RBLK_NVME_CMD_WRITE, 100, 2, false, 0);
+	expect_rw(nvme_cmd_write, 100, 2, false, 0);
 }
 
 TEST_F(RwTest, Read10)
 {
 	ASSERT_EQ(run_in(cdb10(0x28, 0x1ffff0, 16), 8192), 0);
-	expect_rw(RBLK_NVME_CMD_READ, 0x1ffff0, 16, false, 0);
+	expect_rw(nvme_cmd_read, 0x1ffff0, 16, false, 0);
 }
 
 TEST_F(RwTest, Write10Fua)
 {
 	ASSERT_EQ(run_out(cdb10(0x2a, 7, 1, 0x08), 512), 0);
-	expect_rw(RBLK_NVME_CMD_WRITE, 7, 1, true, 0);
+	expect_rw(nvme_cmd_write, 7, 1, true, 0);
 }
 
 TEST_F(RwTest, Read10FuaDpoAndGroupIgnoredButFua)
@@ -70,24 +70,24 @@ TEST_F(RwTest, Read10FuaDpoAndGroupIgnoredButFua)
 	Bytes c = cdb10(0x28, 7, 1, 0x08 | 0x10 | 0x02);	// FUA DPO FUA_NV
 	c[6] = 0x1f;						// group
 	ASSERT_EQ(run_in(c, 512), 0);
-	expect_rw(RBLK_NVME_CMD_READ, 7, 1, true, 0);
+	expect_rw(nvme_cmd_read, 7, 1, true, 0);
 }
 
 TEST_F(RwTest, Read12AndWrite12)
 {
 	ASSERT_EQ(run_in(cdb12(0xa8, 0x10000, 256), 256 * 512), 0);
-	expect_rw(RBLK_NVME_CMD_READ, 0x10000, 256, false, 0);
+	expect_rw(nvme_cmd_read, 0x10000, 256, false, 0);
 	ASSERT_EQ(run_out(cdb12(0xaa, 3, 4, 0x08), 2048), 0);
-	expect_rw(RBLK_NVME_CMD_WRITE, 3, 4, true, 0);
+	expect_rw(nvme_cmd_write, 3, 4, true, 0);
 }
 
 TEST_F(RwTest, Read16AndWrite16HighLba)
 {
 	ns.nr_lbas = 0x20000000000ull;
 	ASSERT_EQ(run_in(cdb16(0x88, 0x123456789aull, 8), 4096), 0);
-	expect_rw(RBLK_NVME_CMD_READ, 0x123456789aull, 8, false, 0);
+	expect_rw(nvme_cmd_read, 0x123456789aull, 8, false, 0);
 	ASSERT_EQ(run_out(cdb16(0x8a, 0x1ffffffffffull, 1, 0x08), 512), 0);
-	expect_rw(RBLK_NVME_CMD_WRITE, 0x1ffffffffffull, 1, true, 0);
+	expect_rw(nvme_cmd_write, 0x1ffffffffffull, 1, true, 0);
 }
 
 TEST_F(RwTest, LargeBlockSize)
@@ -95,7 +95,7 @@ TEST_F(RwTest, LargeBlockSize)
 	ns.lba_shift = 12;
 	ns.nr_lbas = 1000;
 	ASSERT_EQ(run_in(cdb10(0x28, 999, 1), 4096), 0);
-	expect_rw(RBLK_NVME_CMD_READ, 999, 1, false, 0);
+	expect_rw(nvme_cmd_read, 999, 1, false, 0);
 	EXPECT_EQ(out.nvme.data_len, 4096u);
 }
 
@@ -112,7 +112,7 @@ TEST_F(RwTest, ZeroLengthIsGoodWithoutNvme)
 TEST_F(RwTest, LargerBufferLeavesResidual)
 {
 	ASSERT_EQ(run_in(cdb10(0x28, 0, 2), 4096), 0);
-	expect_rw(RBLK_NVME_CMD_READ, 0, 2, false, 4096 - 1024);
+	expect_rw(nvme_cmd_read, 0, 2, false, 4096 - 1024);
 }
 
 TEST_F(RwTest, SmallerBufferIsInvalidTransferLength)
@@ -137,7 +137,7 @@ TEST_F(RwTest, NoBufferForNonZeroLength)
 TEST_F(RwTest, MaximumTransferIsAccepted)
 {
 	ASSERT_EQ(run_in(cdb10(0x28, 0, 256), 256 * 512), 0);
-	expect_rw(RBLK_NVME_CMD_READ, 0, 256, false, 0);
+	expect_rw(nvme_cmd_read, 0, 256, false, 0);
 }
 
 TEST_F(RwTest, TransferOverMdtsIsInvalidField)
@@ -152,7 +152,7 @@ TEST_F(RwTest, WithoutMdtsTheNlbFieldLimits)
 {
 	ns.max_xfer_bytes = 0;
 	ASSERT_EQ(run_in(cdb12(0xa8, 0, 65536), 65536u * 512), 0);
-	expect_rw(RBLK_NVME_CMD_READ, 0, 65536, false, 0);
+	expect_rw(nvme_cmd_read, 0, 65536, false, 0);
 	EXPECT_EQ(out.nvme.cdw12, 0xffffu);
 	ASSERT_EQ(run_in(cdb12(0xa8, 0, 65537), 65537u * 512), 0);
 	expect_bad_cdb(6, -1);
@@ -161,9 +161,9 @@ TEST_F(RwTest, WithoutMdtsTheNlbFieldLimits)
 TEST_F(RwTest, LastBlockIsInRange)
 {
 	ASSERT_EQ(run_in(cdb10(0x28, 2097151, 1), 512), 0);
-	expect_rw(RBLK_NVME_CMD_READ, 2097151, 1, false, 0);
+	expect_rw(nvme_cmd_read, 2097151, 1, false, 0);
 	ASSERT_EQ(run_in(cdb10(0x28, 2097150, 2), 1024), 0);
-	expect_rw(RBLK_NVME_CMD_READ, 2097150, 2, false, 0);
+	expect_rw(nvme_cmd_read, 2097150, 2, false, 0);
 }
 
 TEST_F(RwTest, PastTheEndIsLbaOutOfRange)
@@ -212,7 +212,7 @@ TEST_F(RwTest, WriteToReadOnlyIsWriteProtected)
 	ASSERT_EQ(run_out(cdb10(0x2a, 0, 1), 512), 0);
 	expect_sense(0x07, 0x27, 0x00);
 	ASSERT_EQ(run_in(cdb10(0x28, 0, 1), 512), 0);	// reads still work
-	expect_rw(RBLK_NVME_CMD_READ, 0, 1, false, 0);
+	expect_rw(nvme_cmd_read, 0, 1, false, 0);
 }
 
 TEST_F(RwTest, DirectionContradictingOpcodeIsEinval)
@@ -229,7 +229,7 @@ TEST_F(RwTest, DirectionContradictingOpcodeIsEinval)
 TEST_F(RwTest, Verify10UsesNvmeVerify)
 {
 	ASSERT_EQ(run(cdb10(0x2f, 1000, 16)), 0);
-	expect_nvme(RBLK_NVME_CMD_VERIFY, RBLK_XLATE_DATA_NONE, 0, 0);
+	expect_nvme(nvme_cmd_verify, RBLK_XLATE_DATA_NONE, 0, 0);
 	EXPECT_EQ(out.nvme.cdw10, 1000u);
 	EXPECT_EQ(out.nvme.cdw11, 0u);
 	EXPECT_EQ(out.nvme.cdw12, 15u);
@@ -239,7 +239,7 @@ TEST_F(RwTest, Verify10UsesNvmeVerify)
 TEST_F(RwTest, Verify16IsNotLimitedByMdts)
 {
 	ASSERT_EQ(run(cdb16(0x8f, 0x100000, 65536)), 0);
-	expect_nvme(RBLK_NVME_CMD_VERIFY, RBLK_XLATE_DATA_NONE, 0, 0);
+	expect_nvme(nvme_cmd_verify, RBLK_XLATE_DATA_NONE, 0, 0);
 	EXPECT_EQ(out.nvme.cdw12, 0xffffu);
 	ASSERT_EQ(run(cdb16(0x8f, 0, 65537)), 0);
 	expect_bad_cdb(10, -1);
@@ -249,7 +249,7 @@ TEST_F(RwTest, VerifyWithoutNvmeVerifyReadsAndDrops)
 {
 	ns.verify_supported = false;
 	ASSERT_EQ(run_in(cdb10(0x2f, 8, 4), 4096), 0);
-	expect_nvme(RBLK_NVME_CMD_READ, RBLK_XLATE_DATA_DISCARD, 2048, 4096);
+	expect_nvme(nvme_cmd_read, RBLK_XLATE_DATA_DISCARD, 2048, 4096);
 	EXPECT_FALSE(out.nvme.write);
 	EXPECT_EQ(out.nvme.cdw10, 8u);
 	EXPECT_EQ(out.nvme.cdw12, 3u);
@@ -260,7 +260,7 @@ TEST_F(RwTest, VerifyWithoutNvmeVerifyReadsAndDrops)
 TEST_F(RwTest, VerifyByteCheckCompares)
 {
 	ASSERT_EQ(run_out(cdb10(0x2f, 64, 2, 0x02), 2048), 0);
-	expect_nvme(RBLK_NVME_CMD_COMPARE, RBLK_XLATE_DATA_USER, 1024, 1024);
+	expect_nvme(nvme_cmd_compare, RBLK_XLATE_DATA_USER, 1024, 1024);
 	EXPECT_TRUE(out.nvme.write);
 	EXPECT_EQ(out.nvme.cdw10, 64u);
 	EXPECT_EQ(out.nvme.cdw12, 1u);
@@ -309,7 +309,7 @@ TEST_F(RwTest, VerifyZeroLengthAndRange)
 TEST_F(RwTest, SynchronizeCache10Flushes)
 {
 	ASSERT_EQ(run(cdb10(0x35, 0, 0)), 0);
-	expect_nvme(RBLK_NVME_CMD_FLUSH, RBLK_XLATE_DATA_NONE, 0, 0);
+	expect_nvme(nvme_cmd_flush, RBLK_XLATE_DATA_NONE, 0, 0);
 	EXPECT_EQ(out.nvme.nsid, 1u);
 	EXPECT_EQ(out.nvme.cdw10, 0u);
 	EXPECT_EQ(out.nvme.cdw12, 0u);
@@ -319,7 +319,7 @@ TEST_F(RwTest, SynchronizeCache10Flushes)
 TEST_F(RwTest, SynchronizeCache16FlushesWithRangeAndImmed)
 {
 	ASSERT_EQ(run(cdb16(0x91, 100, 100, 0x02)), 0);
-	expect_nvme(RBLK_NVME_CMD_FLUSH, RBLK_XLATE_DATA_NONE, 0, 0);
+	expect_nvme(nvme_cmd_flush, RBLK_XLATE_DATA_NONE, 0, 0);
 }
 
 TEST_F(RwTest, SynchronizeCacheRangeIsChecked)
@@ -340,7 +340,7 @@ TEST_F(RwTest, SynchronizeCacheWithoutVolatileCacheIsGood)
 TEST_F(RwTest, SynchronizeCacheIgnoresABuffer)
 {
 	ASSERT_EQ(run_in(cdb10(0x35, 0, 0), 512), 0);
-	expect_nvme(RBLK_NVME_CMD_FLUSH, RBLK_XLATE_DATA_NONE, 0, 512);
+	expect_nvme(nvme_cmd_flush, RBLK_XLATE_DATA_NONE, 0, 512);
 }
 
 } // namespace

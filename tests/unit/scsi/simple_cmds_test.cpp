@@ -404,7 +404,7 @@ TEST_F(SimpleTest, StartUnitIsGood)
 TEST_F(SimpleTest, StopUnitFlushesTheCache)
 {
 	ASSERT_EQ(run(cdb6(0x1b, 0, 0, 0, 0x00)), 0);
-	expect_nvme(RBLK_NVME_CMD_FLUSH, RBLK_XLATE_DATA_NONE, 0, 0);
+	expect_nvme(nvme_cmd_flush, RBLK_XLATE_DATA_NONE, 0, 0);
 	EXPECT_EQ(out.nvme.nsid, 1u);
 	EXPECT_FALSE(out.nvme.admin);
 }

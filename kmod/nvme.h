@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rblk: types shared by the controller core (ctrl.c, recovery.c, sysfs.c),
- * the NVMe-oF command layer (fabrics.c), the RDMA transport (rdma.c) and
- * the block layer glue (blk.c, ns.c). Not part of any ABI.
+ * rblk: the core's types (controller, namespace, request) and the
+ * interfaces between its files: ctrl.c (registry, state machine, delete),
+ * connect.c (association, recovery), core.c and fabrics.c (commands),
+ * request.c and tagset.c (blk-mq), ns.c, aen.c, sysfs.c and the
+ * transport (rdma.c).
+ * Not part of any ABI.
  */
-#ifndef _RBLK_CORE_H
-#define _RBLK_CORE_H
+#ifndef _RBLK_NVME_H
+#define _RBLK_NVME_H
 
 #include <linux/bio.h>
 #include <linux/blk-mq.h>
@@ -14,19 +17,16 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
-#include <rdma/rdma_cm.h>
 
 #include "logic.h"
 #include "rblk.h"
+#include "rdma.h"
 
 #define RBLK_AQ_SIZE		NVME_AQ_DEPTH	/* admin SQ/RQ entries */
 #define RBLK_ADMIN_RESERVED	3		/* Connect, keep-alive, AER */
 #define RBLK_IO_RESERVED	1		/* Connect */
-#define RBLK_MAX_FR_PAGES	256		/* pages per fast-reg MR */
 #define RBLK_MAX_INLINE_SGE	4		/* in-capsule data SGEs */
 #define RBLK_INLINE_SG_CNT	2		/* scatterlist chunk in the PDU */
-#define RBLK_CM_TIMEOUT_MS	3000		/* addr / route resolution */
-#define RBLK_CM_WAIT_MS		20000		/* whole rdma_cm bring-up */
 #define RBLK_ADMIN_TIMEOUT	(30 * HZ)
 #define RBLK_IO_TIMEOUT		(30 * HZ)
 #define RBLK_SHUTDOWN_TIMEOUT	(5 * HZ)
@@ -34,6 +34,7 @@
 
 struct rblk_ctrl;
 struct rblk_qlim;
+struct rblk_xlate_ns;
 
 enum rblk_queue_flag {
 	RBLK_Q_ALLOCATED,	/* QP, CQ and buffers exist */
@@ -42,46 +43,36 @@ enum rblk_queue_flag {
 	RBLK_Q_LOST,		/* peer broke the connection: end commands */
 };
 
+/* Recovery and tear-down: ctrl->flags. */
 enum rblk_ctrl_flag {
 	RBLK_CTRL_FAILFAST,	/* fast_io_fail_tmo expired: fail, don't wait */
 	RBLK_CTRL_NS_QUIESCED,	/* namespace queues held by recovery */
 	RBLK_CTRL_TORN_DOWN,	/* final tear-down began: no more aborts */
-	RBLK_CTRL_AER_ARMED,	/* an AER is outstanding (aen.c) */
-	RBLK_CTRL_AEN_EVENT,	/* aen_result holds an event to handle */
-	RBLK_CTRL_AEN_CONFIG,	/* new association: enable the events */
 };
 
-struct rblk_recv {
-	struct ib_cqe		cqe;
-	u32			idx;
+/* Asynchronous events (aen.c): ctrl->aen_flags. */
+enum rblk_aen_flag {
+	RBLK_AEN_ARMED,		/* an AER is outstanding */
+	RBLK_AEN_EVENT,		/* aen_result holds an event to handle */
+	RBLK_AEN_CONFIG,	/* new association: enable the events */
 };
 
+struct rblk_rdma_ctrl;
+
+/*
+ * One NVMe queue as the core sees it; its connection is the transport's
+ * (rdma.c). Locking: ctrl and qid are set once with the queue array; the
+ * association's owner sets size before RBLK_Q_ALLOCATED, and it stays
+ * while the queue is allocated. The flags are atomic bitops: ALLOCATED
+ * and CONNECTED are the transport's, LIVE the core's, LOST the
+ * transport's word to the core.
+ */
 struct rblk_queue {
 	struct rblk_ctrl	*ctrl;
 	u16			qid;
 	u16			size;		/* SQ entries = posted receives */
 	atomic_t		nr_active;	/* commands the target holds */
-	unsigned long		flags;
-	struct mutex		stop_lock;	/* serialises stop vs. stop */
-	struct rdma_cm_id	*cm_id;
-	struct ib_device	*ibdev;
-	struct ib_cq		*cq;
-	struct ib_qp		*qp;
-	bool			mr_pool;
-	struct nvme_command	*sqes;		/* one per tag, DMA to device */
-	dma_addr_t		sqes_dma;
-	struct nvme_completion	*cqes;		/* receive buffers */
-	dma_addr_t		cqes_dma;
-	struct rblk_recv	*recvs;
-	u32			inline_bytes;	/* in-capsule data allowed */
-	u32			inline_sge;
-	int			cm_error;
-	const char		*cm_msg;	/* static text for extack */
-	struct completion	cm_done;
-	struct ib_cqe		drain_sq_cqe;
-	struct ib_cqe		drain_rq_cqe;
-	struct completion	drain_sq;
-	struct completion	drain_rq;
+	unsigned long		flags;		/* enum rblk_queue_flag */
 };
 
 enum rblk_req_flag {
@@ -91,11 +82,16 @@ enum rblk_req_flag {
 	RBLK_REQ_ACTIVE,	/* holds one of queue->nr_active */
 };
 
-/* Per-request driver data (blk-mq PDU). */
+/*
+ * Per-request driver data (blk-mq PDU). Locking: queue_rq owns it until
+ * the command is posted; then the CQE handler (which wins RBLK_REQ_CQE)
+ * writes status and result, and whoever wins RBLK_REQ_DONE (last
+ * reference, abort or timeout) completes it; ->complete() owns it again.
+ */
 struct rblk_req {
 	struct nvme_command	cmd;
 	struct rblk_queue	*queue;
-	unsigned long		flags;
+	unsigned long		flags;		/* enum rblk_req_flag, atomic */
 	atomic_t		pending;	/* send completion + response */
 	u8			gen;
 	u8			retries;
@@ -114,19 +110,20 @@ struct rblk_req {
 	struct scatterlist	first_sgl[];
 };
 
+/* Written by the CPU that owns it (get_cpu_ptr()), read by any. */
 struct rblk_pcpu_stats {
-	u64_stats_t		reads;
-	u64_stats_t		writes;
-	u64_stats_t		read_bytes;
-	u64_stats_t		write_bytes;
-	u64_stats_t		errors;
-	u64_stats_t		started;
-	u64_stats_t		completed;
+	u64_stats_t		c[RBLK_STAT_NR_PCPU];	/* enum rblk_stat */
 	struct u64_stats_sync	syncp;
 };
 
+/*
+ * A namespace and its disk. Locking: the identity (nsid, lba_shift, the
+ * ids) is set before the disk is added and never changes (a namespace
+ * that changes it is replaced); entry, added and frozen are under
+ * ctrl->ns_lock; scan_entry and nsze belong to the scan (ctrl->scan_lock).
+ */
 struct rblk_ns {
-	struct list_head	entry;
+	struct list_head	entry;		/* ctrl->namespaces */
 	struct list_head	scan_entry;	/* rblk_ns_scan()'s snapshot */
 	struct rblk_ctrl	*ctrl;
 	u32			nsid;
@@ -137,10 +134,24 @@ struct rblk_ns {
 	u8			eui64[8];
 	uuid_t			uuid;
 	bool			added;
-	bool			gone;		/* left the target: fail I/O */
+	bool			gone;		/* left the target: fail I/O; ONCE */
 	bool			frozen;		/* by rblk_ns_freeze_start() */
 };
 
+/*
+ * A controller. Locking, by field group:
+ *  - registry: entry and visible under rblk_ctrls_lock (ctrl.c); id, name,
+ *    opts and dev are set before the controller is visible and constant
+ *    until its delete work unregisters it.
+ *  - lock: the state with its timestamps, and the Identify strings
+ *    (serial, model, firmware), which readers copy as one snapshot.
+ *    rblk_ctrl_state() reads the state without it (READ_ONCE).
+ *  - association: only its owner (the creator, the error, reconnect or
+ *    delete work; the state machine admits one at a time) writes it.
+ *    Fields other contexts read are marked ONCE: written with WRITE_ONCE,
+ *    read with READ_ONCE, no lock.
+ *  - flags and aen_flags are atomic bitops.
+ */
 struct rblk_ctrl {
 	struct kref		ref;
 	struct list_head	entry;		/* registry */
@@ -151,35 +162,33 @@ struct rblk_ctrl {
 	struct device		*dev;		/* /sys/class/rblk/rblkN */
 
 	unsigned long		flags;		/* enum rblk_ctrl_flag */
-	spinlock_t		lock;		/* state and its timestamps */
-	enum rblk_ctrl_state	state;
-	unsigned long		state_since;	/* jiffies */
-	unsigned long		lost_at;	/* jiffies: entered RESETTING */
-	unsigned long		loss_deadline;	/* jiffies, 0 = none */
-	unsigned long		next_reconnect;	/* jiffies, 0 = none */
+	spinlock_t		lock;		/* state, times, id strings */
+	enum rblk_ctrl_state	state;		/* lock; lockless reads ONCE */
+	unsigned long		state_since;	/* lock; jiffies */
+	unsigned long		lost_at;	/* lock; jiffies: entered RESETTING */
+	unsigned long		loss_deadline;	/* lock; jiffies, 0 = none */
+	unsigned long		next_reconnect;	/* lock; jiffies, 0 = none */
 
 	/* Association: rebuilt by every (re)connect. */
-	struct ib_pd		*pd;
-	unsigned long		port_wait_end;	/* jiffies, 0 = not waiting */
-	struct rblk_queue	*queues;	/* [0] admin, [1..] I/O */
+	struct rblk_rdma_ctrl	*rdma;		/* the transport's; with queues */
+	struct rblk_queue	*queues;	/* [0] admin, [1..]; first connect */
 	u32			max_queues;	/* entries in queues[] */
-	u32			nr_io_queues;	/* granted */
-	u32			queue_size;	/* I/O SQ entries */
+	u32			nr_io_queues;	/* granted; ONCE */
+	u32			queue_size;	/* I/O SQ entries; ONCE */
 	u32			io_tags;	/* I/O tags per queue: fixed */
-	u32			max_fr_pages;
 
 	struct blk_mq_tag_set	admin_set;
 	struct blk_mq_tag_set	io_set;
 	struct request_queue	*admin_q;
 	struct request_queue	*connect_q;	/* I/O queue Connect only */
-	bool			has_admin_set;
-	bool			has_io_set;
+	bool			has_admin_set;	/* ONCE: completions look */
+	bool			has_io_set;	/* ONCE */
 
-	/* From the target; validated by fabrics.c. */
+	/* From the target; validated by fabrics.c, before LIVE. */
 	u64			cap;
 	u32			vs;
 	u32			cc;
-	u16			cntlid;
+	u16			cntlid;		/* ONCE */
 	u32			max_hw_sectors;
 	u32			ioccsz;		/* bytes of command capsule */
 	u32			max_cmds;	/* MAXCMD, 0 = no limit */
@@ -189,9 +198,9 @@ struct rblk_ctrl {
 	u16			kas;		/* 100 ms units */
 	u32			oaes;		/* optional async events */
 	u32			kato;		/* seconds in effect */
-	char			serial[21];
-	char			model[41];
-	char			firmware[9];
+	char			serial[21];	/* lock */
+	char			model[41];	/* lock */
+	char			firmware[9];	/* lock */
 
 	struct delayed_work	ka_work;
 	struct work_struct	err_work;
@@ -200,16 +209,25 @@ struct rblk_ctrl {
 	struct work_struct	abort_work;
 	struct work_struct	delete_work;
 	struct work_struct	scan_work;	/* namespaces after reconnect */
-	struct delayed_work	aen_work;	/* async events: aen.c */
-	u32			aen_result;	/* dword 0 of the last event */
+
+	/*
+	 * Async events (aen.c): at most one AER is outstanding, and only its
+	 * end_io and then aen_work touch these.
+	 */
+	struct delayed_work	aen_work;
+	unsigned long		aen_flags;	/* enum rblk_aen_flag */
+	u32			aen_result;	/* ONCE: dword 0 of the last event */
 	u32			aen_burst;	/* events since aen_burst_start */
 	unsigned long		aen_burst_start;	/* jiffies */
+
 	struct work_struct	requeue_work;	/* resubmits requeue_bios */
-	spinlock_t		requeue_lock;
+	spinlock_t		requeue_lock;	/* requeue_bios */
 	struct bio_list		requeue_bios;	/* from vanished hw queues */
 
-	struct mutex		scan_lock;	/* creator's scan vs. delete */
-	struct mutex		ns_lock;	/* namespaces list */
+	/* Scans, and the creator's first scan vs. delete's removal. */
+	struct mutex		scan_lock;
+	/* namespaces, each ns's entry/added/frozen, NS_QUIESCED changes */
+	struct mutex		ns_lock;
 	struct list_head	namespaces;
 
 	struct rblk_pcpu_stats __percpu *stats;
@@ -229,6 +247,11 @@ static inline struct rblk_req *rblk_req(struct request *rq)
 	return blk_mq_rq_to_pdu(rq);
 }
 
+static inline struct rblk_queue *rblk_admin_queue(struct rblk_ctrl *ctrl)
+{
+	return &ctrl->queues[0];
+}
+
 /*
  * sqes[] is indexed by tag, and the I/O tag set keeps the depth of the
  * first association even when a reconnect is granted a smaller SQ.
@@ -243,6 +266,7 @@ static inline u32 rblk_queue_nr_sqes(const struct rblk_queue *queue)
 extern struct workqueue_struct *rblk_wq;
 bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new);
 enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl);
+bool rblk_ctrl_deleting(struct rblk_ctrl *ctrl);
 void rblk_ctrl_schedule_delete(struct rblk_ctrl *ctrl);
 void rblk_ctrls_delete_on_device(struct ib_device *ibdev);
 
@@ -253,58 +277,67 @@ int rblk_sysfs_add(struct rblk_ctrl *ctrl);
 void rblk_sysfs_del(struct rblk_ctrl *ctrl);
 extern const struct attribute_group *rblk_ns_attr_groups[];
 
-/* recovery.c: association bring-up/tear-down, keep-alive, reconnect */
+/* connect.c: an association's bring-up and tear-down; error recovery */
 int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 		      struct netlink_ext_ack *extack);
 void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove);
 void rblk_ctrl_error(struct rblk_ctrl *ctrl);
 void rblk_ctrl_init_works(struct rblk_ctrl *ctrl);
 void rblk_ctrl_stop_works(struct rblk_ctrl *ctrl);
-void rblk_ka_start(struct rblk_ctrl *ctrl);
-void rblk_ka_stop(struct rblk_ctrl *ctrl);
 unsigned int rblk_sync_timeout(struct rblk_ctrl *ctrl);
 
-/* fabrics.c */
+/* core.c: base-specification admin commands */
+int rblk_ctrl_enable(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack);
+void rblk_ctrl_shutdown(struct rblk_ctrl *ctrl);
+int rblk_identify_ctrl(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack);
+int rblk_identify_ns(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
+		     struct nvme_id_ns *id);
+int rblk_identify_active_ns(struct rblk_ctrl *ctrl, u32 start, __le32 *list);
+void rblk_identify_ns_descs(struct rblk_ctrl *ctrl, struct rblk_ns *ns);
+int rblk_set_features(struct rblk_ctrl *ctrl, u8 fid, u32 dword11,
+		      u32 *result);
+int rblk_set_queue_count(struct rblk_ctrl *ctrl, u32 *count);
+int rblk_get_log_page(struct rblk_ctrl *ctrl, u8 lid, void *buf,
+		      unsigned int len);
+void rblk_ka_init(struct rblk_ctrl *ctrl);
+void rblk_ka_start(struct rblk_ctrl *ctrl);
+void rblk_ka_stop(struct rblk_ctrl *ctrl);
+
+/* fabrics.c: Fabrics-only commands */
 int rblk_fabrics_connect(struct rblk_ctrl *ctrl, u16 qid,
 			 struct netlink_ext_ack *extack);
-int rblk_fabrics_enable(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack);
-void rblk_fabrics_shutdown(struct rblk_ctrl *ctrl);
-int rblk_fabrics_identify(struct rblk_ctrl *ctrl,
-			  struct netlink_ext_ack *extack);
-int rblk_fabrics_set_queue_count(struct rblk_ctrl *ctrl, u32 *count);
-int rblk_fabrics_identify_ns(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
-			     struct nvme_id_ns *id);
-int rblk_fabrics_active_ns(struct rblk_ctrl *ctrl, u32 start, __le32 *list);
-void rblk_fabrics_ns_ids(struct rblk_ctrl *ctrl, struct rblk_ns *ns);
+int rblk_prop_get(struct rblk_ctrl *ctrl, u32 off, bool wide, u64 *val);
+int rblk_prop_set(struct rblk_ctrl *ctrl, u32 off, u32 val);
 
-/* rdma.c */
-int rblk_rdma_init(void);
-void rblk_rdma_exit(void);
-int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
-			  struct netlink_ext_ack *extack);
-void rblk_rdma_stop_queue(struct rblk_queue *queue);
-void rblk_rdma_free_queue(struct rblk_queue *queue);
-void rblk_rdma_free_pd(struct rblk_ctrl *ctrl);
-int rblk_rdma_map_data(struct rblk_queue *queue, struct request *rq);
-void rblk_rdma_unmap_data(struct rblk_queue *queue, struct request *rq);
-int rblk_rdma_post_cmd(struct rblk_queue *queue, struct request *rq);
-
-/* blk.c */
+/* request.c: one request's life */
 extern const struct blk_mq_ops rblk_admin_mq_ops;
 extern const struct blk_mq_ops rblk_io_mq_ops;
-int rblk_blk_alloc_admin(struct rblk_ctrl *ctrl);
-void rblk_blk_free_admin(struct rblk_ctrl *ctrl);
-int rblk_blk_alloc_io(struct rblk_ctrl *ctrl);
-void rblk_blk_free_io(struct rblk_ctrl *ctrl);
-void rblk_blk_cancel_all(struct blk_mq_tag_set *set);
-int rblk_blk_resize_io(struct rblk_ctrl *ctrl);
-void rblk_blk_requeue_work(struct work_struct *work);
-void rblk_blk_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l);
 void rblk_req_done(struct request *rq);
-void rblk_req_abort(struct request *rq);
+struct request *rblk_req_from_cid(struct rblk_queue *queue, u16 cid);
+void rblk_req_expire_queue(struct rblk_queue *queue);
+void rblk_req_abort_all(struct blk_mq_tag_set *set);
+void rblk_req_cancel_all(struct blk_mq_tag_set *set);
+
+/* tagset.c: tag sets, synchronous submission, resize and requeue */
+int rblk_tagset_alloc_admin(struct rblk_ctrl *ctrl);
+void rblk_tagset_free_admin(struct rblk_ctrl *ctrl);
+int rblk_tagset_alloc_io(struct rblk_ctrl *ctrl);
+void rblk_tagset_free_io(struct rblk_ctrl *ctrl);
+int rblk_tagset_resize_io(struct rblk_ctrl *ctrl);
+void rblk_tagset_requeue_work(struct work_struct *work);
+void rblk_tagset_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l);
 int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 		     void *buf, unsigned int len, union nvme_result *result,
 		     bool reserved);
+
+/* stats.c */
+int rblk_stats_alloc(struct rblk_ctrl *ctrl);
+void rblk_stats_free(struct rblk_ctrl *ctrl);
+void rblk_stats_started(struct rblk_ctrl *ctrl);
+void rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
+			blk_status_t sts);
+extern const struct attribute_group rblk_stats_attr_group;
+void rblk_stats_sysfs_init(void);
 
 /* aen.c */
 void rblk_aen_init(struct rblk_ctrl *ctrl);
@@ -321,8 +354,9 @@ void rblk_ns_quiesce(struct rblk_ctrl *ctrl);
 void rblk_ns_unquiesce(struct rblk_ctrl *ctrl);
 void rblk_ns_sync(struct rblk_ctrl *ctrl);
 void rblk_ns_scan_work(struct work_struct *work);
+void rblk_ns_xlate_ids(const struct rblk_ns *ns, struct rblk_xlate_ns *f);
 void rblk_ns_freeze_start(struct rblk_ctrl *ctrl);
 int rblk_ns_freeze_wait(struct rblk_ctrl *ctrl, unsigned long timeout);
 void rblk_ns_unfreeze(struct rblk_ctrl *ctrl);
 
-#endif /* _RBLK_CORE_H */
+#endif /* _RBLK_NVME_H */

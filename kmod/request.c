@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rblk: blk-mq glue. The admin tag set carries Connect, properties,
- * Identify and keep-alive; the I/O tag set has one hardware queue per
- * granted NVMe I/O queue. Both complete through the same path, which is
- * the only place a request is ever ended.
+ * rblk: the life of one request: queue_rq (admission, the NVMe command,
+ * posting), completion with status mapping and retry, the timeout
+ * handler, and ending requests nobody will answer. Admin and I/O tag sets
+ * complete through the same path, the only place a request is ever ended.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -11,7 +11,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "core.h"
+#include "nvme.h"
 
 #define RBLK_MAX_RETRIES	5
 
@@ -54,17 +54,10 @@ static const char *rblk_cmd_name(struct rblk_queue *queue,
 	}
 }
 
-static bool rblk_ctrl_gone(struct rblk_ctrl *ctrl)
-{
-	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
-
-	return st == RBLK_CTRL_DELETING || st == RBLK_CTRL_DEAD;
-}
-
 /* Should a request that met a dead or missing queue wait for reconnect? */
 static bool rblk_may_wait(struct rblk_ctrl *ctrl, struct request *rq)
 {
-	return !blk_rq_is_passthrough(rq) && !rblk_ctrl_gone(ctrl) &&
+	return !blk_rq_is_passthrough(rq) && !rblk_ctrl_deleting(ctrl) &&
 	       !test_bit(RBLK_CTRL_FAILFAST, &ctrl->flags) &&
 	       !(rq->cmd_flags & REQ_FAILFAST_MASK);
 }
@@ -103,45 +96,6 @@ static blk_status_t rblk_error_status(u16 status)
 	}
 }
 
-static void rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
-			       blk_status_t sts)
-{
-	struct rblk_req *req = rblk_req(rq);
-	struct rblk_pcpu_stats *s;
-	unsigned long flags;
-
-	s = get_cpu_ptr(ctrl->stats);
-	flags = u64_stats_update_begin_irqsave(&s->syncp);
-	if (req->in_stats)
-		u64_stats_inc(&s->completed);
-	req->in_stats = false;
-	if (sts != BLK_STS_OK) {
-		u64_stats_inc(&s->errors);
-	} else if (!blk_rq_bytes(rq)) {
-		/* Its bios were handed back for resubmission, or a flush. */
-	} else if (req_op(rq) == REQ_OP_READ) {
-		u64_stats_inc(&s->reads);
-		u64_stats_add(&s->read_bytes, blk_rq_bytes(rq));
-	} else if (req_op(rq) == REQ_OP_WRITE) {
-		u64_stats_inc(&s->writes);
-		u64_stats_add(&s->write_bytes, blk_rq_bytes(rq));
-	}
-	u64_stats_update_end_irqrestore(&s->syncp, flags);
-	put_cpu_ptr(ctrl->stats);
-}
-
-static void rblk_stats_started(struct rblk_ctrl *ctrl)
-{
-	struct rblk_pcpu_stats *s;
-	unsigned long flags;
-
-	s = get_cpu_ptr(ctrl->stats);
-	flags = u64_stats_update_begin_irqsave(&s->syncp);
-	u64_stats_inc(&s->started);
-	u64_stats_update_end_irqrestore(&s->syncp, flags);
-	put_cpu_ptr(ctrl->stats);
-}
-
 /* The single gate to blk_mq_complete_request(): first caller wins. */
 void rblk_req_done(struct request *rq)
 {
@@ -150,35 +104,63 @@ void rblk_req_done(struct request *rq)
 }
 
 /*
+ * Ends a request its queue will never answer, with our own @status; the
+ * queue must be stopped so that no completion races it.
+ */
+static void rblk_req_end(struct request *rq, u16 status)
+{
+	struct rblk_req *req = rblk_req(rq);
+
+	if (!test_and_set_bit(RBLK_REQ_DONE, &req->flags)) {
+		req->status = status;
+		blk_mq_complete_request(rq);
+	}
+}
+
+/*
  * A reconnect may be granted a smaller SQ than the tag set is deep (the
  * depth is fixed once disks exist): each queue then admits no more
  * commands than its SQ holds, the rest wait in blk-mq, which runs the
- * queue again when a request ends. Counting is cheap enough to do always,
- * so the limit needs no switching while commands are in flight.
- */
-/*
- * Only a reconnect that was granted a smaller SQ than the tag depth needs
- * the count; otherwise blk-mq's tags already bound what is in flight.
+ * queue again when a request ends. Only then is the count kept; otherwise
+ * blk-mq's tags already bound what is in flight.
  */
 static bool rblk_slots_limited(const struct rblk_queue *queue)
 {
 	return queue->size < rblk_queue_nr_sqes(queue);
 }
 
-static bool rblk_slot_get(struct rblk_queue *queue)
+static bool rblk_slot_get(struct rblk_queue *queue, struct rblk_req *req)
 {
 	if (likely(!rblk_slots_limited(queue)))
 		return true;
-	if (atomic_inc_return(&queue->nr_active) < queue->size)
+	if (atomic_inc_return(&queue->nr_active) < queue->size) {
+		set_bit(RBLK_REQ_ACTIVE, &req->flags);
 		return true;
+	}
 	atomic_dec(&queue->nr_active);
 	return false;
 }
 
-static void rblk_slot_put(struct rblk_req *req)
+static void rblk_slot_put(struct rblk_queue *queue, struct rblk_req *req)
 {
 	if (test_and_clear_bit(RBLK_REQ_ACTIVE, &req->flags))
-		atomic_dec(&req->queue->nr_active);
+		atomic_dec(&queue->nr_active);
+}
+
+/*
+ * Releases what a request holds from queue_rq on: its data mapping, its
+ * SQ slot, a discard's range list. Whether it was sent or not.
+ */
+static void rblk_req_cleanup(struct rblk_queue *queue, struct request *rq)
+{
+	struct rblk_req *req = rblk_req(rq);
+
+	rblk_rdma_unmap_data(queue, rq);
+	rblk_slot_put(queue, req);
+	if (rq->rq_flags & RQF_SPECIAL_PAYLOAD) {
+		kfree(bvec_virt(&rq->special_vec));
+		rq->rq_flags &= ~RQF_SPECIAL_PAYLOAD;
+	}
 }
 
 static void rblk_complete_rq(struct request *rq)
@@ -187,12 +169,7 @@ static void rblk_complete_rq(struct request *rq)
 	struct rblk_ctrl *ctrl = req->queue->ctrl;
 	blk_status_t sts = rblk_error_status(req->status);
 
-	rblk_rdma_unmap_data(req->queue, rq);
-	rblk_slot_put(req);
-	if (rq->rq_flags & RQF_SPECIAL_PAYLOAD) {
-		kfree(bvec_virt(&rq->special_vec));
-		rq->rq_flags &= ~RQF_SPECIAL_PAYLOAD;
-	}
+	rblk_req_cleanup(req->queue, rq);
 
 	if (blk_rq_is_passthrough(rq)) {
 		blk_mq_end_request(rq, sts);
@@ -322,29 +299,6 @@ static bool rblk_requeue_bios(struct rblk_ctrl *ctrl, struct request *rq)
 	return true;
 }
 
-void rblk_blk_requeue_work(struct work_struct *work)
-{
-	struct rblk_ctrl *ctrl = container_of(work, struct rblk_ctrl,
-					      requeue_work);
-	struct bio *bio, *next;
-	unsigned long flags;
-	unsigned int n = 0;
-
-	spin_lock_irqsave(&ctrl->requeue_lock, flags);
-	next = bio_list_get(&ctrl->requeue_bios);
-	spin_unlock_irqrestore(&ctrl->requeue_lock, flags);
-
-	while ((bio = next) != NULL) {
-		next = bio->bi_next;
-		bio->bi_next = NULL;
-		submit_bio_noacct(bio);
-		n++;
-	}
-	if (n)
-		dev_info(ctrl->dev, "%u bios of vanished I/O queues resubmitted\n",
-			 n);
-}
-
 /* Fails a request before it reaches the target: counted like the rest. */
 static blk_status_t rblk_fail_early(struct rblk_ctrl *ctrl, struct request *rq)
 {
@@ -368,26 +322,20 @@ static blk_status_t rblk_queue_not_ready(struct rblk_queue *queue,
 	return BLK_STS_RESOURCE;
 }
 
-static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
-				  const struct blk_mq_queue_data *bd)
+/* A live queue takes anything; a connected one only its Connect. */
+static bool rblk_queue_ready(struct rblk_queue *queue, struct request *rq)
 {
-	struct rblk_queue *queue = hctx->driver_data;
-	struct rblk_ctrl *ctrl = queue->ctrl;
-	struct request *rq = bd->rq;
-	struct rblk_req *req = rblk_req(rq);
-	struct rblk_ns *ns = hctx->queue->queuedata;
-	blk_status_t sts;
-	int ret;
+	return test_bit(RBLK_Q_LIVE, &queue->flags) ||
+	       (rblk_is_connect(rq) &&
+		test_bit(RBLK_Q_ALLOCATED, &queue->flags));
+}
 
-	/* The namespace left the target: its disk is being deleted. */
-	if (unlikely(ns && READ_ONCE(ns->gone)))
-		return rblk_fail_early(ctrl, rq);
-	if (unlikely(!test_bit(RBLK_Q_LIVE, &queue->flags)) &&
-	    !(rblk_is_connect(rq) &&
-	      test_bit(RBLK_Q_ALLOCATED, &queue->flags)))
-		return rblk_queue_not_ready(queue, rq);
-	if (unlikely(!rblk_slot_get(queue)))
-		return BLK_STS_RESOURCE;
+/* The command, and a new generation: a late CQE of the last is refused. */
+static blk_status_t rblk_req_prep(struct rblk_queue *queue,
+				  struct rblk_ns *ns, struct request *rq)
+{
+	struct rblk_req *req = rblk_req(rq);
+	blk_status_t sts;
 
 	if (!(rq->rq_flags & RQF_DONTPREP)) {
 		req->retries = 0;
@@ -395,11 +343,8 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	}
 	if (!blk_rq_is_passthrough(rq)) {
 		sts = rblk_setup_cmd(ns, rq, &req->cmd);
-		if (sts) {
-			if (rblk_slots_limited(queue))
-				atomic_dec(&queue->nr_active);
+		if (sts)
 			return sts;
-		}
 	}
 
 	req->queue = queue;
@@ -407,9 +352,19 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	req->cmd.common.command_id = rblk_cid(rq->tag, req->gen);
 	req->status = 0;
 	req->result.u64 = 0;
-	req->flags = rblk_slots_limited(queue) ? BIT(RBLK_REQ_ACTIVE) : 0;
+	/* Out of idle (RBLK_REQ_DONE); the slot rblk_slot_get() took stays. */
+	req->flags &= BIT(RBLK_REQ_ACTIVE);
 	/* The SEND completion and the response; LOCAL_INV reuses the latter. */
 	atomic_set(&req->pending, 2);
+	return BLK_STS_OK;
+}
+
+/* Starts @rq and posts it; on failure nothing of it is on the wire. */
+static blk_status_t rblk_req_send(struct rblk_queue *queue, struct request *rq)
+{
+	struct rblk_req *req = rblk_req(rq);
+	blk_status_t sts;
+	int ret;
 
 	blk_mq_start_request(rq);
 
@@ -419,17 +374,14 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 		smp_mb();
 		if (unlikely(test_bit(RBLK_Q_LOST, &queue->flags))) {
 			req->status = NVME_SC_HOST_PATH_ERROR | NVME_STATUS_DNR;
-			sts = BLK_STS_TRANSPORT;
-			goto out_fail;
+			return BLK_STS_TRANSPORT;
 		}
 	}
 
 	ret = rblk_rdma_map_data(queue, rq);
-	if (unlikely(ret)) {
-		sts = ret == -ENOMEM || ret == -EAGAIN ? BLK_STS_RESOURCE :
-							 BLK_STS_IOERR;
-		goto out_fail;
-	}
+	if (unlikely(ret))
+		return ret == -ENOMEM || ret == -EAGAIN ? BLK_STS_RESOURCE :
+							  BLK_STS_IOERR;
 	/*
 	 * Counted once per request, however often it is retried, and before
 	 * the post: its completion can run before ib_post_send() returns
@@ -437,28 +389,51 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	 */
 	if (!blk_rq_is_passthrough(rq) && !req->in_stats) {
 		req->in_stats = true;
-		rblk_stats_started(ctrl);
+		rblk_stats_started(queue->ctrl);
 	}
 	ret = rblk_rdma_post_cmd(queue, rq);
 	if (unlikely(ret)) {
-		rblk_rdma_unmap_data(queue, rq);
 		/* The QP is broken and recovery is on its way. */
-		sts = rblk_may_wait(ctrl, rq) ? BLK_STS_RESOURCE : BLK_STS_IOERR;
+		sts = rblk_may_wait(queue->ctrl, rq) ? BLK_STS_RESOURCE :
+						       BLK_STS_IOERR;
 		/* Retried later (still counted as started), or ended here. */
 		if (sts != BLK_STS_RESOURCE && req->in_stats)
-			rblk_stats_account(ctrl, rq, sts);
-		goto out_fail;
+			rblk_stats_account(queue->ctrl, rq, sts);
+		return sts;
 	}
 	return BLK_STS_OK;
+}
 
-out_fail:
-	rblk_slot_put(req);
-	set_bit(RBLK_REQ_DONE, &req->flags);
-	if (rq->rq_flags & RQF_SPECIAL_PAYLOAD) {
-		kfree(bvec_virt(&rq->special_vec));
-		rq->rq_flags &= ~RQF_SPECIAL_PAYLOAD;
+static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
+				  const struct blk_mq_queue_data *bd)
+{
+	struct rblk_queue *queue = hctx->driver_data;
+	struct rblk_ns *ns = hctx->queue->queuedata;
+	struct request *rq = bd->rq;
+	struct rblk_req *req = rblk_req(rq);
+	blk_status_t sts;
+
+	/* The namespace left the target: its disk is being deleted. */
+	if (unlikely(ns && READ_ONCE(ns->gone)))
+		return rblk_fail_early(queue->ctrl, rq);
+	if (unlikely(!rblk_queue_ready(queue, rq)))
+		return rblk_queue_not_ready(queue, rq);
+	if (unlikely(!rblk_slot_get(queue, req)))
+		return BLK_STS_RESOURCE;
+
+	sts = rblk_req_prep(queue, ns, rq);
+	if (sts) {
+		rblk_slot_put(queue, req);
+		return sts;
 	}
-	return sts;
+	sts = rblk_req_send(queue, rq);
+	if (unlikely(sts)) {
+		/* Idle again: no response may claim it. */
+		rblk_req_cleanup(queue, rq);
+		set_bit(RBLK_REQ_DONE, &req->flags);
+		return sts;
+	}
+	return BLK_STS_OK;
 }
 
 static enum blk_eh_timer_return rblk_timeout(struct request *rq)
@@ -494,35 +469,76 @@ static enum blk_eh_timer_return rblk_timeout(struct request *rq)
 	 * stopped no completion can race with ending it here.
 	 */
 	rblk_rdma_stop_queue(queue);
-	if (!test_and_set_bit(RBLK_REQ_DONE, &req->flags)) {
-		req->status = (lost ? NVME_SC_HOST_PATH_ERROR :
-				      NVME_SC_HOST_ABORTED_CMD) | NVME_STATUS_DNR;
-		blk_mq_complete_request(rq);
-	}
+	rblk_req_end(rq, (lost ? NVME_SC_HOST_PATH_ERROR :
+				 NVME_SC_HOST_ABORTED_CMD) | NVME_STATUS_DNR);
 	return BLK_EH_DONE;
 }
 
-/* Ends a request its queue will never answer; stop the queue first. */
-void rblk_req_abort(struct request *rq)
+static bool rblk_abort_rq(struct request *rq, void *data)
 {
-	struct rblk_req *req = rblk_req(rq);
-
-	if (!test_and_set_bit(RBLK_REQ_DONE, &req->flags)) {
-		req->status = NVME_SC_HOST_ABORTED_CMD;
-		blk_mq_complete_request(rq);
-	}
-}
-
-static bool rblk_cancel_rq(struct request *rq, void *data)
-{
-	rblk_req_abort(rq);
+	rblk_req_end(rq, NVME_SC_HOST_ABORTED_CMD);
 	return true;
 }
 
-/* Only after the queues are stopped: no completion can race any more. */
-void rblk_blk_cancel_all(struct blk_mq_tag_set *set)
+/* The request a CQE names, if its tag exists: the transport checks the rest. */
+struct request *rblk_req_from_cid(struct rblk_queue *queue, u16 cid)
 {
-	blk_mq_tagset_busy_iter(set, rblk_cancel_rq, NULL);
+	struct rblk_ctrl *ctrl = queue->ctrl;
+	struct blk_mq_tags *tags;
+
+	/* A response may arrive before the tag set exists: never trust it. */
+	if (queue->qid) {
+		if (!READ_ONCE(ctrl->has_io_set) ||
+		    queue->qid > ctrl->io_set.nr_hw_queues)
+			return NULL;
+		tags = ctrl->io_set.tags[queue->qid - 1];
+	} else {
+		if (!READ_ONCE(ctrl->has_admin_set))
+			return NULL;
+		tags = ctrl->admin_set.tags[0];
+	}
+	/* Bounds-checked against the tag map; NULL for a tag never used. */
+	return blk_mq_tag_to_rq(tags, rblk_cid_tag(cid));
+}
+
+static bool rblk_expire_rq(struct request *rq, void *data)
+{
+	struct rblk_req *req = rblk_req(rq);
+
+	/* The timeout handler re-checks RBLK_REQ_DONE: a stale look is fine. */
+	if (req->queue == data && !test_bit(RBLK_REQ_DONE, &req->flags))
+		blk_abort_request(rq);
+	return true;
+}
+
+/*
+ * The transport lost @queue during bring-up, when nothing would notice
+ * before the command timeout: its commands end now, through the timeout
+ * handler, which stops the queue first (see rblk_queue_lost()).
+ */
+void rblk_req_expire_queue(struct rblk_queue *queue)
+{
+	struct rblk_ctrl *ctrl = queue->ctrl;
+	struct blk_mq_tag_set *set = NULL;
+
+	if (!queue->qid && READ_ONCE(ctrl->has_admin_set))
+		set = &ctrl->admin_set;
+	else if (queue->qid && READ_ONCE(ctrl->has_io_set))
+		set = &ctrl->io_set;
+	if (set)
+		blk_mq_tagset_busy_iter(set, rblk_expire_rq, queue);
+}
+
+/* Ends every request of @set; only after its queues are stopped. */
+void rblk_req_abort_all(struct blk_mq_tag_set *set)
+{
+	blk_mq_tagset_busy_iter(set, rblk_abort_rq, NULL);
+}
+
+/* The same, and returns once their completions have run. */
+void rblk_req_cancel_all(struct blk_mq_tag_set *set)
+{
+	rblk_req_abort_all(set);
 	blk_mq_tagset_wait_completed_request(set);
 }
 
@@ -572,176 +588,3 @@ const struct blk_mq_ops rblk_io_mq_ops = {
 	.init_hctx	= rblk_init_io_hctx,
 	.timeout	= rblk_timeout,
 };
-
-/* Limits every queue of the I/O tag set shares: one MR maps a request. */
-void rblk_blk_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l)
-{
-	memset(l, 0, sizeof(*l));
-	l->max_hw_sectors = ctrl->max_hw_sectors;
-	l->max_segments = ctrl->max_fr_pages;
-	/* ib_map_mr_sg() needs a page list: no gaps inside a 4k page. */
-	l->virt_boundary = SZ_4K - 1;
-}
-
-/*
- * A tag set and one request queue of it for our own commands: the admin
- * queue, or the queue I/O Connect uses to reach each hardware context.
- */
-static int rblk_alloc_set(struct rblk_ctrl *ctrl, struct blk_mq_tag_set *set,
-			  const struct blk_mq_ops *ops, unsigned int nr_hw,
-			  unsigned int depth, unsigned int reserved,
-			  unsigned int flags, unsigned int timeout,
-			  struct request_queue **q)
-{
-	const struct rblk_qlim lim = {
-		.max_hw_sectors	= PAGE_SIZE >> SECTOR_SHIFT,
-		.virt_boundary	= SZ_4K - 1,
-	};
-	int ret;
-
-	memset(set, 0, sizeof(*set));
-	set->ops = ops;
-	set->nr_hw_queues = nr_hw;
-	set->queue_depth = depth;
-	set->reserved_tags = reserved;
-	set->flags = flags;
-	set->timeout = timeout;
-	set->numa_node = NUMA_NO_NODE;
-	set->cmd_size = sizeof(struct rblk_req) +
-			sizeof(struct scatterlist) * RBLK_INLINE_SG_CNT;
-	set->driver_data = ctrl;
-	ret = blk_mq_alloc_tag_set(set);
-	if (ret)
-		return ret;
-
-	/* Identify data and the Connect payload: a page at most. */
-	*q = rblk_alloc_queue(set, &lim);
-	if (IS_ERR(*q)) {
-		ret = PTR_ERR(*q);
-		*q = NULL;
-		blk_mq_free_tag_set(set);
-		return ret;
-	}
-	return 0;
-}
-
-static void rblk_free_set(struct blk_mq_tag_set *set, struct request_queue **q)
-{
-	blk_mq_destroy_queue(*q);
-	blk_put_queue(*q);
-	*q = NULL;
-	blk_mq_free_tag_set(set);
-}
-
-int rblk_blk_alloc_admin(struct rblk_ctrl *ctrl)
-{
-	int ret;
-
-	ret = rblk_alloc_set(ctrl, &ctrl->admin_set, &rblk_admin_mq_ops, 1,
-			     RBLK_AQ_SIZE - 1, RBLK_ADMIN_RESERVED,
-			     BLK_MQ_F_NO_SCHED, RBLK_ADMIN_TIMEOUT,
-			     &ctrl->admin_q);
-	ctrl->has_admin_set = !ret;
-	return ret;
-}
-
-void rblk_blk_free_admin(struct rblk_ctrl *ctrl)
-{
-	if (ctrl->has_admin_set)
-		rblk_free_set(&ctrl->admin_set, &ctrl->admin_q);
-	ctrl->has_admin_set = false;
-}
-
-int rblk_blk_alloc_io(struct rblk_ctrl *ctrl)
-{
-	int ret;
-
-	ret = rblk_alloc_set(ctrl, &ctrl->io_set, &rblk_io_mq_ops,
-			     ctrl->nr_io_queues, ctrl->queue_size - 1,
-			     RBLK_IO_RESERVED, BLK_MQ_F_SHOULD_MERGE,
-			     RBLK_IO_TIMEOUT, &ctrl->connect_q);
-	ctrl->has_io_set = !ret;
-	return ret;
-}
-
-void rblk_blk_free_io(struct rblk_ctrl *ctrl)
-{
-	if (ctrl->has_io_set)
-		rblk_free_set(&ctrl->io_set, &ctrl->connect_q);
-	ctrl->has_io_set = false;
-}
-
-/*
- * The target granted another I/O queue count than the tag set has. Like
- * nvme_rdma_configure_io_queues(): freeze the disks so no new I/O enters,
- * let what waits drain into the connected queues (requests of vanished
- * ones hand their bios back), resize, unfreeze, resubmit those bios.
- */
-int rblk_blk_resize_io(struct rblk_ctrl *ctrl)
-{
-	int ret;
-
-	rblk_ns_freeze_start(ctrl);
-	rblk_ns_unquiesce(ctrl);
-	ret = rblk_ns_freeze_wait(ctrl, RBLK_IO_TIMEOUT);
-	if (ret)
-		dev_err(ctrl->dev, "I/O did not drain for the queue count change\n");
-	else
-		blk_mq_update_nr_hw_queues(&ctrl->io_set, ctrl->nr_io_queues);
-	rblk_ns_unfreeze(ctrl);
-	queue_work(rblk_wq, &ctrl->requeue_work);
-	return ret;
-}
-
-/*
- * Returns 0, a positive NVMe status from the target, or a negative errno
- * when the command never got a response.
- */
-int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
-		     void *buf, unsigned int len, union nvme_result *result,
-		     bool reserved)
-{
-	blk_opf_t op = nvme_is_write(cmd) ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN;
-	blk_mq_req_flags_t flags = reserved ? BLK_MQ_REQ_RESERVED : 0;
-	struct request *rq;
-	struct rblk_req *req;
-	blk_status_t sts;
-	int ret;
-
-	if (qid)
-		rq = blk_mq_alloc_request_hctx(ctrl->connect_q, op,
-					       flags | BLK_MQ_REQ_NOWAIT,
-					       qid - 1);
-	else
-		rq = blk_mq_alloc_request(ctrl->admin_q, op, flags);
-	if (IS_ERR(rq))
-		return PTR_ERR(rq);
-
-	req = rblk_req(rq);
-	memcpy(&req->cmd, cmd, sizeof(*cmd));
-	req->status = 0;
-	req->result.u64 = 0;
-	rq->timeout = rblk_sync_timeout(ctrl);
-	if (buf && len) {
-		ret = blk_rq_map_kern(rq->q, rq, buf, len, GFP_KERNEL);
-		if (ret)
-			goto out;
-	}
-
-	sts = blk_execute_rq(rq, false);
-	if (result)
-		*result = req->result;
-	/* Ended by us (timeout, queue torn down): there was no response. */
-	if ((req->status & RBLK_SC_MASK) == NVME_SC_HOST_ABORTED_CMD)
-		ret = -ECONNABORTED;
-	/* Ended by us because the peer broke the connection. */
-	else if ((req->status & RBLK_SC_MASK) == NVME_SC_HOST_PATH_ERROR)
-		ret = -ECONNRESET;
-	else if (req->status)
-		ret = req->status;
-	else
-		ret = blk_status_to_errno(sts);
-out:
-	blk_mq_free_request(rq);
-	return ret;
-}

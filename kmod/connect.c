@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rblk: an association's life. Bring-up (admin queue, enable, identify,
- * I/O queues), tear-down, keep-alive, and error recovery: a transport
- * error moves a live controller to RESETTING, tears the association down
- * with its requests requeued, and reconnects every reconnect_delay until
- * ctrl_loss_tmo gives up and deletes the controller. A reconnect takes
- * what the target grants now (I/O queue count and size) and rescans the
- * namespaces once live.
+ * I/O queues) and tear-down, and error recovery: a transport error moves
+ * a live controller to RESETTING, tears the association down with its
+ * requests requeued, and reconnects every reconnect_delay until
+ * ctrl_loss_tmo gives up and deletes the controller; fast_io_fail_tmo
+ * fails the waiting I/O earlier. A reconnect takes what the target grants
+ * now (I/O queue count and size) and rescans the namespaces once live.
  *
  * Serialisation: bring-up and tear-down only run from the creator, the
  * error work, the reconnect work or the delete work, and the state machine
@@ -15,77 +15,9 @@
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 
-#include "core.h"
+#include "nvme.h"
 
 #define RBLK_CONNECT_TIMEOUT	(10 * HZ)
-
-static struct rblk_queue *rblk_admin_queue(struct rblk_ctrl *ctrl)
-{
-	return &ctrl->queues[0];
-}
-
-void rblk_ka_start(struct rblk_ctrl *ctrl)
-{
-	if (ctrl->kato)
-		mod_delayed_work(rblk_wq, &ctrl->ka_work, ctrl->kato * HZ / 2);
-}
-
-void rblk_ka_stop(struct rblk_ctrl *ctrl)
-{
-	cancel_delayed_work_sync(&ctrl->ka_work);
-}
-
-/*
- * Live, or being deleted over a still working association: the target
- * must not drop it while del_gendisk() writes back and CC.SHN is sent.
- */
-static bool rblk_ka_wanted(struct rblk_ctrl *ctrl)
-{
-	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
-
-	return (st == RBLK_CTRL_LIVE || st == RBLK_CTRL_DELETING) &&
-	       test_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags);
-}
-
-static enum rq_end_io_ret rblk_ka_end_io(struct request *rq, blk_status_t sts)
-{
-	struct rblk_ctrl *ctrl = rq->end_io_data;
-
-	if (sts != BLK_STS_OK || rblk_req(rq)->status) {
-		dev_err(ctrl->dev, "keep-alive failed (status %#x)\n",
-			rblk_req(rq)->status);
-		rblk_ctrl_error(ctrl);
-	} else if (rblk_ka_wanted(ctrl)) {
-		queue_delayed_work(rblk_wq, &ctrl->ka_work,
-				   ctrl->kato * HZ / 2);
-	}
-	return RQ_END_IO_FREE;
-}
-
-static void rblk_ka_work(struct work_struct *work)
-{
-	struct rblk_ctrl *ctrl = container_of(to_delayed_work(work),
-					      struct rblk_ctrl, ka_work);
-	struct request *rq;
-
-	if (!rblk_ka_wanted(ctrl))
-		return;
-	/* A reserved tag: a full admin queue cannot starve keep-alive. */
-	rq = blk_mq_alloc_request(ctrl->admin_q, REQ_OP_DRV_OUT,
-				  BLK_MQ_REQ_RESERVED | BLK_MQ_REQ_NOWAIT);
-	if (IS_ERR(rq)) {
-		dev_err(ctrl->dev, "no tag for keep-alive: %ld\n", PTR_ERR(rq));
-		rblk_ctrl_error(ctrl);
-		return;
-	}
-	memset(&rblk_req(rq)->cmd, 0, sizeof(struct nvme_command));
-	rblk_req(rq)->cmd.common.opcode = nvme_admin_keep_alive;
-	rblk_req(rq)->status = 0;
-	rq->timeout = ctrl->kato * HZ;
-	rq->end_io = rblk_ka_end_io;
-	rq->end_io_data = ctrl;
-	blk_execute_rq_nowait(rq, false);
-}
 
 void rblk_ctrl_error(struct rblk_ctrl *ctrl)
 {
@@ -103,12 +35,6 @@ void rblk_ctrl_error(struct rblk_ctrl *ctrl)
 		queue_work(rblk_wq, &ctrl->abort_work);
 }
 
-static bool rblk_abort_rq(struct request *rq, void *data)
-{
-	rblk_req_abort(rq);
-	return true;
-}
-
 static void rblk_abort_work(struct work_struct *work)
 {
 	struct rblk_ctrl *ctrl = container_of(work, struct rblk_ctrl,
@@ -121,14 +47,15 @@ static void rblk_abort_work(struct work_struct *work)
 	for (i = 0; i < ctrl->max_queues; i++)
 		rblk_rdma_stop_queue(&ctrl->queues[i]);
 	if (ctrl->has_io_set)
-		blk_mq_tagset_busy_iter(&ctrl->io_set, rblk_abort_rq, NULL);
+		rblk_req_abort_all(&ctrl->io_set);
 	if (ctrl->has_admin_set)
-		blk_mq_tagset_busy_iter(&ctrl->admin_set, rblk_abort_rq, NULL);
+		rblk_req_abort_all(&ctrl->admin_set);
 }
 
 static int rblk_alloc_queue_array(struct rblk_ctrl *ctrl)
 {
 	u32 i, n;
+	int ret;
 
 	if (ctrl->queues)
 		return 0;
@@ -137,12 +64,17 @@ static int rblk_alloc_queue_array(struct rblk_ctrl *ctrl)
 	if (!ctrl->queues)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		mutex_init(&ctrl->queues[i].stop_lock);
 		ctrl->queues[i].ctrl = ctrl;
 		ctrl->queues[i].qid = i;
 	}
 	ctrl->max_queues = n;
-	return 0;
+	ret = rblk_rdma_alloc_ctrl(ctrl);
+	if (ret) {
+		kfree(ctrl->queues);
+		ctrl->queues = NULL;
+		ctrl->max_queues = 0;
+	}
+	return ret;
 }
 
 static void rblk_teardown_admin(struct rblk_ctrl *ctrl)
@@ -154,7 +86,7 @@ static void rblk_teardown_admin(struct rblk_ctrl *ctrl)
 	}
 	rblk_rdma_stop_queue(rblk_admin_queue(ctrl));
 	if (ctrl->has_admin_set) {
-		rblk_blk_cancel_all(&ctrl->admin_set);
+		rblk_req_cancel_all(&ctrl->admin_set);
 		/*
 		 * Later admin commands fail fast instead of hanging. The queue
 		 * itself lives as long as the controller: a disk still open
@@ -176,11 +108,11 @@ static void rblk_teardown_io(struct rblk_ctrl *ctrl, bool remove)
 	for (i = 1; i < ctrl->max_queues; i++)
 		rblk_rdma_stop_queue(&ctrl->queues[i]);
 	if (ctrl->has_io_set)
-		rblk_blk_cancel_all(&ctrl->io_set);
+		rblk_req_cancel_all(&ctrl->io_set);
 	for (i = 1; i < ctrl->max_queues; i++)
 		rblk_rdma_free_queue(&ctrl->queues[i]);
 	if (remove)
-		rblk_blk_free_io(ctrl);
+		rblk_tagset_free_io(ctrl);
 }
 
 static int rblk_setup_admin(struct rblk_ctrl *ctrl, bool first,
@@ -192,7 +124,7 @@ static int rblk_setup_admin(struct rblk_ctrl *ctrl, bool first,
 	if (ret)
 		return ret;
 	if (first) {
-		ret = rblk_blk_alloc_admin(ctrl);
+		ret = rblk_tagset_alloc_admin(ctrl);
 		if (ret) {
 			NL_SET_ERR_MSG(extack, "cannot allocate the admin tag set");
 			goto out;
@@ -204,10 +136,10 @@ static int rblk_setup_admin(struct rblk_ctrl *ctrl, bool first,
 		goto out;
 	set_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags);
 
-	ret = rblk_fabrics_enable(ctrl, extack);
+	ret = rblk_ctrl_enable(ctrl, extack);
 	if (ret)
 		goto out;
-	ret = rblk_fabrics_identify(ctrl, extack);
+	ret = rblk_identify_ctrl(ctrl, extack);
 	if (ret)
 		goto out;
 	return 0;
@@ -260,22 +192,14 @@ static int rblk_connect_io(struct rblk_ctrl *ctrl, u32 from, u32 to,
 	return 0;
 }
 
-/*
- * Every association asks for as many I/O queues as the first one did; a
- * different grant resizes the I/O tag set in between (as
- * nvme_rdma_configure_io_queues() does): queues the tag set already has
- * connect first, the resize drains what waits into them, new ones after.
- */
-static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
-			 struct netlink_ext_ack *extack)
+/* Every association asks for as many I/O queues as the first one did. */
+static int rblk_io_queue_count(struct rblk_ctrl *ctrl, bool first,
+			       struct netlink_ext_ack *extack)
 {
-	u32 count = ctrl->max_queues - 1, hw, i;
+	u32 count = ctrl->max_queues - 1;
 	int ret;
 
-	ret = rblk_io_queue_size(ctrl, first, extack);
-	if (ret)
-		return ret;
-	ret = rblk_fabrics_set_queue_count(ctrl, &count);
+	ret = rblk_set_queue_count(ctrl, &count);
 	if (ret || !count) {
 		NL_SET_ERR_MSG(extack, "controller granted no I/O queues");
 		return ret ?: -EIO;
@@ -284,29 +208,59 @@ static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
 		dev_warn(ctrl->dev, "%u I/O queues granted (had %u)\n", count,
 			 ctrl->nr_io_queues);
 	WRITE_ONCE(ctrl->nr_io_queues, count);
+	return 0;
+}
 
-	for (i = 1; i <= count; i++) {
+/*
+ * A grant other than the tag set's count resizes the tag set in between
+ * (as nvme_rdma_configure_io_queues() does): queues the tag set already
+ * has connect first, the resize drains what waits into them, new ones
+ * after.
+ */
+static int rblk_start_io_queues(struct rblk_ctrl *ctrl,
+				struct netlink_ext_ack *extack)
+{
+	u32 count = ctrl->nr_io_queues, hw = ctrl->io_set.nr_hw_queues;
+	int ret;
+
+	ret = rblk_connect_io(ctrl, 1, min(count, hw), extack);
+	if (ret || count == hw)
+		return ret;
+	ret = rblk_tagset_resize_io(ctrl);
+	if (ret)
+		return ret;
+	return rblk_connect_io(ctrl, hw + 1, count, extack);
+}
+
+static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
+			 struct netlink_ext_ack *extack)
+{
+	u32 i;
+	int ret;
+
+	ret = rblk_io_queue_size(ctrl, first, extack);
+	if (ret)
+		return ret;
+	ret = rblk_io_queue_count(ctrl, first, extack);
+	if (ret)
+		return ret;
+
+	for (i = 1; i <= ctrl->nr_io_queues; i++) {
 		ret = rblk_rdma_alloc_queue(ctrl, i, ctrl->queue_size, extack);
 		if (ret)
 			goto out;
 	}
 	if (first) {
-		ret = rblk_blk_alloc_io(ctrl);
+		ret = rblk_tagset_alloc_io(ctrl);
 		if (ret) {
 			NL_SET_ERR_MSG(extack, "cannot allocate the I/O tag set");
 			goto out;
 		}
 	}
-	hw = ctrl->io_set.nr_hw_queues;
-	ret = rblk_connect_io(ctrl, 1, min(count, hw), extack);
-	if (ret || count == hw)
-		goto out_ret;
-	ret = rblk_blk_resize_io(ctrl);
-	if (!ret)
-		ret = rblk_connect_io(ctrl, hw + 1, count, extack);
-out_ret:
-	if (!ret)
-		return 0;
+	ret = rblk_start_io_queues(ctrl, extack);
+	if (ret)
+		goto out;
+	return 0;
 out:
 	rblk_teardown_io(ctrl, first);
 	return ret;
@@ -376,27 +330,23 @@ out_io:
 out_admin:
 	rblk_teardown_admin(ctrl);
 out_pd:
-	rblk_rdma_free_pd(ctrl);
+	rblk_rdma_put_device(ctrl);
 	return ret;
 }
 
+/* @remove: the final one (after RBLK_CTRL_TORN_DOWN): frees the I/O tag set. */
 void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove)
 {
 	if (!ctrl->queues)
 		return;
-	if (remove) {
-		/* From here on the tag sets go away under an abort. */
-		set_bit(RBLK_CTRL_TORN_DOWN, &ctrl->flags);
-		cancel_work_sync(&ctrl->abort_work);
-	}
 	rblk_ka_stop(ctrl);
 	rblk_teardown_io(ctrl, remove);
 	if (remove && test_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags))
-		rblk_fabrics_shutdown(ctrl);
+		rblk_ctrl_shutdown(ctrl);
 	rblk_teardown_admin(ctrl);
 	/* A keep-alive that ended while we stopped may have re-armed it. */
 	rblk_ka_stop(ctrl);
-	rblk_rdma_free_pd(ctrl);
+	rblk_rdma_put_device(ctrl);
 }
 
 static void rblk_reconnect_or_delete(struct rblk_ctrl *ctrl)
@@ -480,13 +430,13 @@ static void rblk_err_work(struct work_struct *work)
 
 void rblk_ctrl_init_works(struct rblk_ctrl *ctrl)
 {
-	INIT_DELAYED_WORK(&ctrl->ka_work, rblk_ka_work);
+	rblk_ka_init(ctrl);
 	INIT_WORK(&ctrl->err_work, rblk_err_work);
 	INIT_DELAYED_WORK(&ctrl->reconnect_work, rblk_reconnect_work);
 	INIT_DELAYED_WORK(&ctrl->failfast_work, rblk_failfast_work);
 	INIT_WORK(&ctrl->abort_work, rblk_abort_work);
 	INIT_WORK(&ctrl->scan_work, rblk_ns_scan_work);
-	INIT_WORK(&ctrl->requeue_work, rblk_blk_requeue_work);
+	INIT_WORK(&ctrl->requeue_work, rblk_tagset_requeue_work);
 	spin_lock_init(&ctrl->requeue_lock);
 	bio_list_init(&ctrl->requeue_bios);
 }

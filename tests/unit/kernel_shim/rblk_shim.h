@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The few kernel facilities kmod/scsi_xlate.c uses, for building it in
- * userspace: fixed-width types, unaligned big/little-endian access, min/max.
+ * The few kernel facilities the host-built kmod sources (scsi_xlate.c,
+ * logic.c) use, for building them in userspace: fixed-width types,
+ * unaligned big/little-endian access, min/max.
  */
 #ifndef _RBLK_SHIM_H
 #define _RBLK_SHIM_H

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The <linux/nvme.h> names the host-built kmod sources use, from libnvme's
+ * <nvme/types.h>: opcodes and most constants share the kernel's name and
+ * value; the rest are mapped here. The kernel folds the Status Code Type
+ * into its NVME_SC_* values, libnvme keeps it apart, so the kernel's value
+ * is rebuilt from libnvme's two halves (a macro does not expand itself
+ * again: the NVME_SC_* inside is libnvme's enumerator).
+ */
+#ifndef _RBLK_NVME_SHIM_H
+#define _RBLK_NVME_SHIM_H
+
+#include <nvme/types.h>
+
+#define NVME_FEAT_VOLATILE_WC	NVME_FEAT_FID_VOLATILE_WC
+#define NVME_RW_FUA		NVME_IO_FUA
+#define NVME_WZ_DEAC		NVME_IO_DEAC
+#define NVME_SC_TRANSIENT_TR_ERR NVME_SC_TRAN_TPORT_ERROR
+#define NVME_SCT_SC_MASK	0x7ff	/* SCT and SC, without DNR and MORE */
+
+#define RBLK_SHIM_SC(sct, sc)	((NVME_SCT_##sct << NVME_SCT_SHIFT) | (sc))
+
+#define NVME_SC_INVALID_FORMAT	RBLK_SHIM_SC(CMD_SPECIFIC, NVME_SC_INVALID_FORMAT)
+#define NVME_SC_BAD_ATTRIBUTES	RBLK_SHIM_SC(CMD_SPECIFIC, NVME_SC_BAD_ATTRIBUTES)
+#define NVME_SC_INVALID_PI	RBLK_SHIM_SC(CMD_SPECIFIC, NVME_SC_INVALID_PI)
+#define NVME_SC_READ_ONLY	RBLK_SHIM_SC(CMD_SPECIFIC, NVME_SC_READ_ONLY)
+#define NVME_SC_WRITE_FAULT	RBLK_SHIM_SC(MEDIA, NVME_SC_WRITE_FAULT)
+#define NVME_SC_READ_ERROR	RBLK_SHIM_SC(MEDIA, NVME_SC_READ_ERROR)
+#define NVME_SC_GUARD_CHECK	RBLK_SHIM_SC(MEDIA, NVME_SC_GUARD_CHECK)
+#define NVME_SC_APPTAG_CHECK	RBLK_SHIM_SC(MEDIA, NVME_SC_APPTAG_CHECK)
+#define NVME_SC_REFTAG_CHECK	RBLK_SHIM_SC(MEDIA, NVME_SC_REFTAG_CHECK)
+#define NVME_SC_COMPARE_FAILED	RBLK_SHIM_SC(MEDIA, NVME_SC_COMPARE_FAILED)
+#define NVME_SC_ACCESS_DENIED	RBLK_SHIM_SC(MEDIA, NVME_SC_ACCESS_DENIED)
+#define NVME_SC_UNWRITTEN_BLOCK	RBLK_SHIM_SC(MEDIA, NVME_SC_UNWRITTEN_BLOCK)
+#define NVME_SC_ANA_PERSISTENT_LOSS RBLK_SHIM_SC(PATH, NVME_SC_ANA_PERSISTENT_LOSS)
+#define NVME_SC_ANA_INACCESSIBLE RBLK_SHIM_SC(PATH, NVME_SC_ANA_INACCESSIBLE)
+#define NVME_SC_ANA_TRANSITION	RBLK_SHIM_SC(PATH, NVME_SC_ANA_TRANSITION)
+
+#endif /* _RBLK_NVME_SHIM_H */
