@@ -13,10 +13,8 @@
 #include <linux/bio.h>
 #include <linux/blk-mq.h>
 #include <linux/device.h>
-#include <linux/scatterlist.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
-#include <rdma/ib_verbs.h>
 
 #include "logic.h"
 #include "rblk.h"
@@ -25,8 +23,6 @@
 #define RBLK_AQ_SIZE		NVME_AQ_DEPTH	/* admin SQ/RQ entries */
 #define RBLK_ADMIN_RESERVED	3		/* Connect, keep-alive, AER */
 #define RBLK_IO_RESERVED	1		/* Connect */
-#define RBLK_MAX_INLINE_SGE	4		/* in-capsule data SGEs */
-#define RBLK_INLINE_SG_CNT	2		/* scatterlist chunk in the PDU */
 #define RBLK_ADMIN_TIMEOUT	(30 * HZ)
 #define RBLK_IO_TIMEOUT		(30 * HZ)
 #define RBLK_SHUTDOWN_TIMEOUT	(5 * HZ)
@@ -98,16 +94,7 @@ struct rblk_req {
 	bool			in_stats;	/* counted as started */
 	u16			status;		/* NVMe status, DNR/MORE kept */
 	union nvme_result	result;
-	struct ib_cqe		send_cqe;
-	struct ib_cqe		reg_cqe;
-	struct ib_cqe		inv_cqe;
-	struct ib_reg_wr	reg_wr;
-	struct ib_sge		sge[1 + RBLK_MAX_INLINE_SGE];
-	u8			num_sge;
-	struct ib_mr		*mr;
-	int			dma_nents;
-	struct sg_table		sgt;
-	struct scatterlist	first_sgl[];
+	/* The transport's part follows: rblk_rdma_req_size() bytes. */
 };
 
 /* Written by the CPU that owns it (get_cpu_ptr()), read by any. */

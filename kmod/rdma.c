@@ -19,6 +19,8 @@
 #include <linux/nvme-rdma.h>	/* needs the types nvme.h pulls in */
 
 #define RBLK_MAX_FR_PAGES	256		/* pages per fast-reg MR */
+#define RBLK_MAX_INLINE_SGE	4		/* in-capsule data SGEs */
+#define RBLK_INLINE_SG_CNT	2		/* scatterlist chunk in the PDU */
 #define RBLK_CM_TIMEOUT_MS	3000		/* addr / route resolution */
 #define RBLK_CM_WAIT_MS		20000		/* whole rdma_cm bring-up */
 #define RBLK_DRAIN_TIMEOUT	(10 * HZ)
@@ -69,6 +71,39 @@ struct rblk_rdma_queue {
 	struct completion	drain_sq;
 	struct completion	drain_rq;
 };
+
+/*
+ * The transport's part of a request, right behind struct rblk_req in the
+ * blk-mq PDU (rblk_rdma_req_size() bytes). Owned like the request.
+ */
+struct rblk_rdma_req {
+	struct ib_cqe		send_cqe;
+	struct ib_cqe		reg_cqe;
+	struct ib_cqe		inv_cqe;
+	struct ib_reg_wr	reg_wr;
+	struct ib_sge		sge[1 + RBLK_MAX_INLINE_SGE];
+	u8			num_sge;
+	struct ib_mr		*mr;
+	int			dma_nents;
+	struct sg_table		sgt;
+	struct scatterlist	first_sgl[];
+};
+
+static struct rblk_rdma_req *rblk_rdma_req(struct rblk_req *req)
+{
+	return (struct rblk_rdma_req *)(req + 1);
+}
+
+static struct rblk_req *rblk_rdma_to_req(struct rblk_rdma_req *rr)
+{
+	return (struct rblk_req *)rr - 1;
+}
+
+unsigned int rblk_rdma_req_size(void)
+{
+	return sizeof(struct rblk_rdma_req) +
+	       sizeof(struct scatterlist) * RBLK_INLINE_SG_CNT;
+}
 
 /* What a controller's queues share; lives as long as the controller. */
 struct rblk_rdma_ctrl {
@@ -134,8 +169,9 @@ static void rblk_wr_error(struct ib_cq *cq, struct ib_wc *wc, const char *op)
 
 static void rblk_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rblk_req *req = container_of(wc->wr_cqe, struct rblk_req,
-					    send_cqe);
+	struct rblk_rdma_req *rr = container_of(wc->wr_cqe,
+						struct rblk_rdma_req, send_cqe);
+	struct rblk_req *req = rblk_rdma_to_req(rr);
 
 	/* A failed request is left to error recovery to cancel. */
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
@@ -154,8 +190,9 @@ static void rblk_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static void rblk_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rblk_req *req = container_of(wc->wr_cqe, struct rblk_req,
-					    inv_cqe);
+	struct rblk_rdma_req *rr = container_of(wc->wr_cqe,
+						struct rblk_rdma_req, inv_cqe);
+	struct rblk_req *req = rblk_rdma_to_req(rr);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		rblk_wr_error(cq, wc, "LOCAL_INV");
@@ -167,14 +204,15 @@ static void rblk_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static int rblk_post_inv(struct rblk_rdma_queue *queue, struct rblk_req *req)
 {
+	struct rblk_rdma_req *rr = rblk_rdma_req(req);
 	struct ib_send_wr wr = {
 		.opcode		    = IB_WR_LOCAL_INV,
 		.send_flags	    = IB_SEND_SIGNALED,
-		.ex.invalidate_rkey = req->mr->rkey,
-		.wr_cqe		    = &req->inv_cqe,
+		.ex.invalidate_rkey = rr->mr->rkey,
+		.wr_cqe		    = &rr->inv_cqe,
 	};
 
-	req->inv_cqe.done = rblk_inv_done;
+	rr->inv_cqe.done = rblk_inv_done;
 	return ib_post_send(queue->qp, &wr, NULL);
 }
 
@@ -183,6 +221,7 @@ static void rblk_process_cqe(struct rblk_rdma_queue *queue,
 			     struct nvme_completion *cqe, struct ib_wc *wc)
 {
 	u16 cid = cqe->command_id;
+	struct rblk_rdma_req *rr;
 	struct rblk_req *req;
 	struct request *rq;
 
@@ -190,6 +229,7 @@ static void rblk_process_cqe(struct rblk_rdma_queue *queue,
 	if (unlikely(!rq))
 		goto invalid;
 	req = rblk_req(rq);
+	rr = rblk_rdma_req(req);
 	if (unlikely(req->queue != queue->nq ||
 		     req->gen != rblk_cid_gen(cid) ||
 		     test_bit(RBLK_REQ_DONE, &req->flags) ||
@@ -200,8 +240,8 @@ static void rblk_process_cqe(struct rblk_rdma_queue *queue,
 	req->result = cqe->result;
 
 	if (wc->wc_flags & IB_WC_WITH_INVALIDATE) {
-		if (unlikely(!req->mr ||
-			     wc->ex.invalidate_rkey != req->mr->rkey)) {
+		if (unlikely(!rr->mr ||
+			     wc->ex.invalidate_rkey != rr->mr->rkey)) {
 			dev_err_ratelimited(queue->ctrl->dev,
 					    "qid %u: bogus remote invalidation of rkey %#x\n",
 					    queue->qid, wc->ex.invalidate_rkey);
@@ -913,18 +953,19 @@ bool rblk_rdma_uses_device(struct rblk_ctrl *ctrl, struct ib_device *ibdev)
 static void rblk_map_inline(struct rblk_rdma_queue *queue, struct rblk_req *req,
 			    int nents)
 {
+	struct rblk_rdma_req *rr = rblk_rdma_req(req);
 	struct nvme_sgl_desc *sg = &req->cmd.common.dptr.sgl;
 	struct scatterlist *s;
 	u32 len = 0;
 	int i;
 
-	for_each_sg(req->sgt.sgl, s, nents, i) {
-		req->sge[1 + i].addr = sg_dma_address(s);
-		req->sge[1 + i].length = sg_dma_len(s);
-		req->sge[1 + i].lkey = queue->ctrl->rdma->pd->local_dma_lkey;
+	for_each_sg(rr->sgt.sgl, s, nents, i) {
+		rr->sge[1 + i].addr = sg_dma_address(s);
+		rr->sge[1 + i].length = sg_dma_len(s);
+		rr->sge[1 + i].lkey = queue->ctrl->rdma->pd->local_dma_lkey;
 		len += sg_dma_len(s);
 	}
-	req->num_sge = 1 + nents;
+	rr->num_sge = 1 + nents;
 	sg->addr = 0;	/* ICDOFF is 0: data follows the SQE */
 	sg->length = cpu_to_le32(len);
 	sg->type = (NVME_SGL_FMT_DATA_DESC << 4) | NVME_SGL_FMT_OFFSET;
@@ -934,35 +975,36 @@ static int rblk_map_fr(struct rblk_rdma_queue *queue, struct request *rq,
 		       int nents)
 {
 	struct rblk_req *req = rblk_req(rq);
+	struct rblk_rdma_req *rr = rblk_rdma_req(req);
 	struct nvme_keyed_sgl_desc *sg = &req->cmd.common.dptr.ksgl;
 	int n;
 
-	req->mr = ib_mr_pool_get(queue->qp, &queue->qp->rdma_mrs);
-	if (unlikely(!req->mr))
+	rr->mr = ib_mr_pool_get(queue->qp, &queue->qp->rdma_mrs);
+	if (unlikely(!rr->mr))
 		return -EAGAIN;
 
-	n = ib_map_mr_sg(req->mr, req->sgt.sgl, nents, NULL, SZ_4K);
+	n = ib_map_mr_sg(rr->mr, rr->sgt.sgl, nents, NULL, SZ_4K);
 	if (unlikely(n < nents)) {
-		ib_mr_pool_put(queue->qp, &queue->qp->rdma_mrs, req->mr);
-		req->mr = NULL;
+		ib_mr_pool_put(queue->qp, &queue->qp->rdma_mrs, rr->mr);
+		rr->mr = NULL;
 		return n < 0 ? n : -EINVAL;
 	}
 	/* A fresh key per registration: old keys the target kept are dead. */
-	ib_update_fast_reg_key(req->mr, ib_inc_rkey(req->mr->rkey));
+	ib_update_fast_reg_key(rr->mr, ib_inc_rkey(rr->mr->rkey));
 
-	memset(&req->reg_wr, 0, sizeof(req->reg_wr));
-	req->reg_cqe.done = rblk_reg_done;
-	req->reg_wr.wr.opcode = IB_WR_REG_MR;
-	req->reg_wr.wr.wr_cqe = &req->reg_cqe;
-	req->reg_wr.mr = req->mr;
-	req->reg_wr.key = req->mr->rkey;
-	req->reg_wr.access = rq_data_dir(rq) == WRITE ?
+	memset(&rr->reg_wr, 0, sizeof(rr->reg_wr));
+	rr->reg_cqe.done = rblk_reg_done;
+	rr->reg_wr.wr.opcode = IB_WR_REG_MR;
+	rr->reg_wr.wr.wr_cqe = &rr->reg_cqe;
+	rr->reg_wr.mr = rr->mr;
+	rr->reg_wr.key = rr->mr->rkey;
+	rr->reg_wr.access = rq_data_dir(rq) == WRITE ?
 		IB_ACCESS_REMOTE_READ :
 		IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 
-	sg->addr = cpu_to_le64(req->mr->iova);
-	put_unaligned_le24(req->mr->length, sg->length);
-	put_unaligned_le32(req->mr->rkey, sg->key);
+	sg->addr = cpu_to_le64(rr->mr->iova);
+	put_unaligned_le24(rr->mr->length, sg->length);
+	put_unaligned_le32(rr->mr->rkey, sg->key);
 	/* Ask the target to invalidate with its response (SEND_WITH_INV). */
 	sg->type = (NVME_KEY_SGL_FMT_DATA_DESC << 4) | NVME_SGL_FMT_INVALIDATE;
 	return 0;
@@ -972,12 +1014,13 @@ int rblk_rdma_map_data(struct rblk_queue *nq, struct request *rq)
 {
 	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 	struct rblk_req *req = rblk_req(rq);
+	struct rblk_rdma_req *rr = rblk_rdma_req(req);
 	struct nvme_command *c = &req->cmd;
 	int nents, ret;
 
-	req->num_sge = 1;
-	req->mr = NULL;
-	req->dma_nents = 0;
+	rr->num_sge = 1;
+	rr->mr = NULL;
+	rr->dma_nents = 0;
 	c->common.flags |= NVME_CMD_SGL_METABUF;
 
 	if (!blk_rq_nr_phys_segments(rq)) {
@@ -990,14 +1033,14 @@ int rblk_rdma_map_data(struct rblk_queue *nq, struct request *rq)
 		return 0;
 	}
 
-	req->sgt.sgl = req->first_sgl;
-	ret = sg_alloc_table_chained(&req->sgt, blk_rq_nr_phys_segments(rq),
-				     req->sgt.sgl, RBLK_INLINE_SG_CNT);
+	rr->sgt.sgl = rr->first_sgl;
+	ret = sg_alloc_table_chained(&rr->sgt, blk_rq_nr_phys_segments(rq),
+				     rr->sgt.sgl, RBLK_INLINE_SG_CNT);
 	if (ret)
 		return -ENOMEM;
-	req->sgt.nents = blk_rq_map_sg(rq->q, rq, req->sgt.sgl);
+	rr->sgt.nents = blk_rq_map_sg(rq->q, rq, rr->sgt.sgl);
 
-	nents = ib_dma_map_sg(queue->ibdev, req->sgt.sgl, req->sgt.nents,
+	nents = ib_dma_map_sg(queue->ibdev, rr->sgt.sgl, rr->sgt.nents,
 			      rq_dma_dir(rq));
 	if (unlikely(nents <= 0)) {
 		ret = -EIO;
@@ -1012,14 +1055,14 @@ int rblk_rdma_map_data(struct rblk_queue *nq, struct request *rq)
 		if (ret)
 			goto out_unmap;
 	}
-	req->dma_nents = nents;
+	rr->dma_nents = nents;
 	return 0;
 
 out_unmap:
-	ib_dma_unmap_sg(queue->ibdev, req->sgt.sgl, req->sgt.nents,
+	ib_dma_unmap_sg(queue->ibdev, rr->sgt.sgl, rr->sgt.nents,
 			rq_dma_dir(rq));
 out_free_table:
-	sg_free_table_chained(&req->sgt, RBLK_INLINE_SG_CNT);
+	sg_free_table_chained(&rr->sgt, RBLK_INLINE_SG_CNT);
 	return ret;
 }
 
@@ -1027,23 +1070,25 @@ void rblk_rdma_unmap_data(struct rblk_queue *nq, struct request *rq)
 {
 	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 	struct rblk_req *req = rblk_req(rq);
+	struct rblk_rdma_req *rr = rblk_rdma_req(req);
 
-	if (!req->dma_nents)
+	if (!rr->dma_nents)
 		return;
-	if (req->mr) {
-		ib_mr_pool_put(queue->qp, &queue->qp->rdma_mrs, req->mr);
-		req->mr = NULL;
+	if (rr->mr) {
+		ib_mr_pool_put(queue->qp, &queue->qp->rdma_mrs, rr->mr);
+		rr->mr = NULL;
 	}
-	ib_dma_unmap_sg(queue->ibdev, req->sgt.sgl, req->sgt.nents,
+	ib_dma_unmap_sg(queue->ibdev, rr->sgt.sgl, rr->sgt.nents,
 			rq_dma_dir(rq));
-	sg_free_table_chained(&req->sgt, RBLK_INLINE_SG_CNT);
-	req->dma_nents = 0;
+	sg_free_table_chained(&rr->sgt, RBLK_INLINE_SG_CNT);
+	rr->dma_nents = 0;
 }
 
 int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq)
 {
 	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 	struct rblk_req *req = rblk_req(rq);
+	struct rblk_rdma_req *rr = rblk_rdma_req(req);
 	struct nvme_command *sqe = &queue->sqes[rq->tag];
 	dma_addr_t dma = queue->sqes_dma + rq->tag * sizeof(*sqe);
 	struct ib_send_wr wr = {}, *first = &wr;
@@ -1055,21 +1100,21 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq)
 	ib_dma_sync_single_for_device(queue->ibdev, dma, sizeof(*sqe),
 				      DMA_TO_DEVICE);
 
-	req->sge[0].addr = dma;
-	req->sge[0].length = sizeof(*sqe);
-	req->sge[0].lkey = queue->ctrl->rdma->pd->local_dma_lkey;
+	rr->sge[0].addr = dma;
+	rr->sge[0].length = sizeof(*sqe);
+	rr->sge[0].lkey = queue->ctrl->rdma->pd->local_dma_lkey;
 
-	req->send_cqe.done = rblk_send_done;
-	wr.wr_cqe = &req->send_cqe;
-	wr.sg_list = req->sge;
-	wr.num_sge = req->num_sge;
+	rr->send_cqe.done = rblk_send_done;
+	wr.wr_cqe = &rr->send_cqe;
+	wr.sg_list = rr->sge;
+	wr.num_sge = rr->num_sge;
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
 
-	if (req->mr) {
+	if (rr->mr) {
 		set_bit(RBLK_REQ_MR_VALID, &req->flags);
-		req->reg_wr.wr.next = &wr;
-		first = &req->reg_wr.wr;
+		rr->reg_wr.wr.next = &wr;
+		first = &rr->reg_wr.wr;
 	}
 
 	ret = ib_post_send(queue->qp, first, NULL);

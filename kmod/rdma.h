@@ -46,6 +46,8 @@ void rblk_rdma_free_ctrl(struct rblk_ctrl *ctrl);
 void rblk_rdma_limits(struct rblk_ctrl *ctrl, struct rblk_xprt_limits *l);
 bool rblk_rdma_uses_device(struct rblk_ctrl *ctrl, struct ib_device *ibdev);
 
+/* Bytes the transport keeps behind each struct rblk_req. */
+unsigned int rblk_rdma_req_size(void);
 int rblk_rdma_map_data(struct rblk_queue *queue, struct request *rq);
 void rblk_rdma_unmap_data(struct rblk_queue *queue, struct request *rq);
 int rblk_rdma_post_cmd(struct rblk_queue *queue, struct request *rq);

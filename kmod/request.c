@@ -547,7 +547,8 @@ static int rblk_init_request(struct blk_mq_tag_set *set, struct request *rq,
 {
 	struct rblk_req *req = rblk_req(rq);
 
-	memset(req, 0, sizeof(*req));
+	/* The transport's part too: nothing is mapped yet. */
+	memset(req, 0, set->cmd_size);
 	/* Idle: a response naming this tag is refused. */
 	set_bit(RBLK_REQ_DONE, &req->flags);
 	return 0;

@@ -71,8 +71,7 @@ static int rblk_alloc_set(struct rblk_ctrl *ctrl, struct blk_mq_tag_set *set,
 	set->flags = flags;
 	set->timeout = timeout;
 	set->numa_node = NUMA_NO_NODE;
-	set->cmd_size = sizeof(struct rblk_req) +
-			sizeof(struct scatterlist) * RBLK_INLINE_SG_CNT;
+	set->cmd_size = sizeof(struct rblk_req) + rblk_rdma_req_size();
 	set->driver_data = ctrl;
 	ret = blk_mq_alloc_tag_set(set);
 	if (ret)
