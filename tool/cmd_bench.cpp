@@ -103,7 +103,7 @@ void run_bench_command(const rb::BenchArgs& args, std::ostream& out, std::ostrea
     }
 }
 
-void add_bench_command(CLI::App& app)
+void add_bench_command(CLI::App& app, Request& req)
 {
     auto state = std::make_shared<State>();
     CLI::App* sub = app.add_subcommand("bench", "Measure a block device or file with io_uring (fio-like)");
@@ -114,17 +114,25 @@ void add_bench_command(CLI::App& app)
     sub->add_flag("--sqpoll", state->flags.sqpoll, "Kernel thread polls the submission queue");
     sub->add_flag("--hipri", state->flags.hipri, "Polled completions (needs device poll queues)");
     sub->add_flag("--json", state->flags.json, "fio-like JSON report");
-    sub->callback([state] {
-        rb::BenchArgs args = state->flags;
+    sub->callback([state, &req] {
+        req.command = Command::Bench;
+        req.bench = state->flags;
         for (const auto& v : state->values)
             if (v.option->count() > 0)
-                args.*(v.field) = v.text;
+                req.bench.*(v.field) = v.text;
+        // Bad options are a usage error, told at parse time like CLI11's own.
         try {
-            run_bench_command(args, std::cout, std::cerr, ::isatty(STDERR_FILENO) == 1);
+            (void)rb::parse_options(req.bench);
         } catch (const std::exception& e) {
             throw CLI::RuntimeError(e.what(), 1);
         }
     });
+}
+
+int run_bench(const Request& req, std::ostream& out)
+{
+    run_bench_command(req.bench, out, std::cerr, ::isatty(STDERR_FILENO) == 1);
+    return 0;
 }
 
 }  // namespace rblkctl

@@ -1,6 +1,8 @@
 // rblkctl bench: the io_uring benchmark (librblk's rblk_bench engine).
 #pragma once
 
+#include "request.hpp"
+
 #include <rblk/bench/options.hpp>
 
 #include <CLI/CLI.hpp>
@@ -9,10 +11,10 @@
 
 namespace rblkctl {
 
-// Declares `bench` on the app. The subcommand runs when parsed (it needs no
-// netlink client); a failure surfaces as CLI::RuntimeError carrying the
-// one-line reason, which main() prints as "rblkctl: <reason>".
-void add_bench_command(CLI::App& app);
+// Declares `bench` on the app: when parsed, req.bench holds its options
+// (already validated: a bad one is a CLI::RuntimeError with the one-line
+// reason) and run() carries it out (no netlink client needed).
+void add_bench_command(CLI::App& app, Request& req);
 
 // Validates `args`, runs the bench and prints its report to `out`; verify
 // mismatches are listed on `err`, a progress line too when `err` is a TTY.

@@ -32,8 +32,13 @@ std::vector<rblk::ConnectOptions> load_sessions(const Request& req);
 int run_apply(const Request& req, const std::vector<rblk::ConnectOptions>& sessions,
               rblk::Client& client, std::ostream& out);
 int run_save(const Request& req, rblk::Client& client, std::ostream& out);
+// The commands that need no kernel: cmd_bench.cpp, completion.cpp.
+int run_bench(const Request& req, std::ostream& out);
+int run_completion(const Request& req, std::ostream& out);
 
-// Dispatches on req.command, opening the netlink client only when needed.
+// The one dispatch: every subcommand's add_* fills the Request, run()
+// carries it out, opening the netlink client only for those that talk to
+// the kernel.
 int run(const Request& req, std::ostream& out);
 
 }  // namespace rblkctl

@@ -1,4 +1,5 @@
 #include "completion.hpp"
+#include "commands.hpp"
 
 #include <map>
 #include <sstream>
@@ -191,6 +192,12 @@ void add_completion(CLI::App& app, Request& req)
         req.command = Command::Completion;
         req.output = bash_completion(app);
     });
+}
+
+int run_completion(const Request& req, std::ostream& out)
+{
+    out << req.output;
+    return 0;
 }
 
 }  // namespace rblkctl

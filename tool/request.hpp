@@ -2,6 +2,7 @@
 // (cli.hpp) and carried out by run.hpp. Plain data so tests can inspect it.
 #pragma once
 
+#include <rblk/bench/options.hpp>
 #include <rblk/connect_options.hpp>
 #include <rblk/session_config.hpp>
 
@@ -10,7 +11,7 @@
 namespace rblkctl {
 
 enum class Command {
-    None, List, Connect, Disconnect, Show, Stats, Monitor, Apply, Save, Completion
+    None, List, Connect, Disconnect, Show, Stats, Monitor, Apply, Save, Bench, Completion
 };
 
 struct Request {
@@ -24,6 +25,7 @@ struct Request {
     std::string file = rblk::kDefaultSessionsFile;  // apply/save; "-" = stdin/stdout
     std::string shell;   // completion
     std::string output;  // completion: the script to print
+    rblk::bench::BenchArgs bench;  // bench: its options, as given
 };
 
 }  // namespace rblkctl

@@ -4,11 +4,11 @@ namespace rblkctl {
 
 int run(const Request& req, std::ostream& out)
 {
-    if (req.command == Command::None)
-        return 0;
-    if (req.command == Command::Completion) {
-        out << req.output;
-        return 0;
+    switch (req.command) {
+    case Command::None: return 0;
+    case Command::Bench: return run_bench(req, out);
+    case Command::Completion: return run_completion(req, out);
+    default: break;
     }
     std::vector<rblk::ConnectOptions> sessions;
     if (req.command == Command::Apply)
@@ -24,6 +24,7 @@ int run(const Request& req, std::ostream& out)
     case Command::Apply: return run_apply(req, sessions, client, out);
     case Command::Save: return run_save(req, client, out);
     case Command::None:
+    case Command::Bench:
     case Command::Completion: break;
     }
     return 0;

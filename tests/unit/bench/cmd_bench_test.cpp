@@ -4,6 +4,7 @@
 
 #include <cli.hpp>
 #include <cmd_bench.hpp>
+#include <commands.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -25,6 +26,20 @@ std::string parse_error(std::vector<std::string> argv, int* code = nullptr)
     } catch (const CLI::ParseError& e) {
         if (code)
             *code = e.get_exit_code();
+        return e.what();
+    }
+    return "";
+}
+
+// Parses argv and runs what it asks for, as rblkctl's main() does.
+std::string run_error(std::vector<std::string> argv, std::ostream& out)
+{
+    argv.insert(argv.begin(), "rblkctl");
+    Cli cli;
+    try {
+        cli.parse(argv);
+        run(cli.request(), out);
+    } catch (const std::exception& e) {
         return e.what();
     }
     return "";
@@ -55,11 +70,12 @@ TEST(CmdBench, BadInputIsOneLineAndNonZero)
 TEST(CmdBench, RunsFromTheCommandLine)
 {
     TempDir dir;
-    testing::internal::CaptureStdout();
-    const std::string err = parse_error({"bench", "--filename", dir.path("f"), "--rw", "randrw",
-                                         "--rwmixread", "70", "--bs", "8k", "--iodepth", "4",
-                                         "--size", "1m", "--io-limit", "512k", "--json"});
-    const std::string out = testing::internal::GetCapturedStdout();
+    std::ostringstream os;
+    const std::string err = run_error({"bench", "--filename", dir.path("f"), "--rw", "randrw",
+                                       "--rwmixread", "70", "--bs", "8k", "--iodepth", "4",
+                                       "--size", "1m", "--io-limit", "512k", "--json"},
+                                      os);
+    const std::string out = os.str();
     ASSERT_EQ(err, "");
     const auto j = nlohmann::json::parse(out);
     EXPECT_EQ(j.at("global options").at("bs"), "8k");
