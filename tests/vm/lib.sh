@@ -12,6 +12,7 @@
 #   vm_assert_exists PATH / vm_assert_not_exists PATH
 #   vm_assert_fails CMD...           CMD must exit non-zero
 #   vm_wait_for SECONDS CMD...       retry CMD every 0.2 s until it succeeds
+#   vm_dmesg_has [GREP_OPTS] PATTERN  the kernel log has a line matching PATTERN
 #   vm_dmesg_clean                   fail if the kernel log so far has a
 #                                    WARNING/BUG/Oops/... (the harness also
 #                                    checks at the end)
@@ -113,6 +114,12 @@ vm_wait_for() {
 		[ "$(date +%s)" -lt "$deadline" ] || vm_fail "timed out after ${secs}s waiting for: $*"
 		sleep 0.2
 	done
+}
+
+# `dmesg | grep -q` fails under pipefail when grep's early exit ends dmesg
+# with SIGPIPE (seen: a 4 MiB log after the 1024-namespace scan): read it all.
+vm_dmesg_has() {
+	dmesg | grep -c "$@" > /dev/null
 }
 
 vm_dmesg_clean() {

@@ -20,7 +20,7 @@ t0=$(now)
 out=$(connect_ok absurd-nn)
 t=$(since "$t0")
 vm_assert_eq $'rblk0\n/dev/rblk0n1' "$out" "absurd-nn: only the real namespace"
-dmesg | grep -q 'rblk0: more than 1024 namespaces' || vm_fail "absurd-nn: scan not bounded"
+vm_dmesg_has 'rblk0: more than 1024 namespaces' || vm_fail "absurd-nn: scan not bounded"
 echo "RESULT: absurd-nn: NN 0xfffffffe, endless active list: scan stopped after 1024 ids, connect ${t} s, 1 disk"
 clean_slate absurd-nn
 
@@ -42,7 +42,7 @@ for spec in "absurd-lbaf:unsupported LBA data size 2^40" "tiny-lbaf:unsupported 
 	out=$(connect_ok "$mode")
 	vm_assert_eq rblk0 "$out" "$mode: a controller and no disk"
 	vm_assert_eq "" "$(vm_rblk_disks)" "$mode: disks"
-	dmesg | grep -qF "rblk0: nsid 1: $msg" || vm_fail "$mode: no '$msg' in the kernel log"
+	vm_dmesg_has -F "rblk0: nsid 1: $msg" || vm_fail "$mode: no '$msg' in the kernel log"
 	echo "RESULT: $mode: namespace refused ($msg), controller without disk"
 	clean_slate "$mode"
 done
@@ -67,12 +67,12 @@ clean_slate reject-connect-ioq
 start_target disconnect-in-connect
 connect_fails disconnect-in-connect "target closed the connection during Connect" $fast
 vm_assert_eq 1 "$(hits disconnect-in-connect)" "disconnect-in-connect: hang-ups"
-dmesg | grep -q 'qid 0: target closed the connection during Connect' ||
+vm_dmesg_has 'qid 0: target closed the connection during Connect' ||
 	vm_fail "disconnect-in-connect: no kernel log line for the admin queue"
 clean_slate disconnect-in-connect
 start_target disconnect-in-connect --after 1
 connect_fails disconnect-in-connect-ioq "target closed the connection during Connect" $fast
-dmesg | grep -q 'qid 1: target closed the connection during Connect' ||
+vm_dmesg_has 'qid 1: target closed the connection during Connect' ||
 	vm_fail "disconnect-in-connect-ioq: no kernel log line for the I/O queue"
 clean_slate disconnect-in-connect-ioq
 
@@ -100,7 +100,7 @@ awk -v t="$t" 'BEGIN { exit !(t < 20) }' ||
 clean_slate reconnect-hangup
 copts=(-k 2 -c 1 -l 4)
 
-if dmesg | grep -q 'rblk0: qid [0-9]*: command .* timed out'; then
+if vm_dmesg_has 'rblk0: qid [0-9]*: command .* timed out'; then
 	vm_fail "disconnect-in-connect: a Connect ended by its timeout, not the hang-up"
 fi
 

@@ -51,7 +51,7 @@ for mode in unknown-cid stale-cid double-completion; do
 	vm_wait_for 30 grep -q '^live$' /sys/class/rblk/rblk0/state
 	t=$(since "$t0")
 	vm_assert_eq 1 "$(hits "$mode")" "$mode: misbehaviours"
-	dmesg | grep -q 'rblk0: qid [0-9]*: completion with invalid command id' ||
+	vm_dmesg_has 'rblk0: qid [0-9]*: completion with invalid command id' ||
 		vm_fail "$mode: no 'invalid command id' in the kernel log"
 	vm_assert_eq "$zero4k" "$(read_trap /dev/rblk0n1)" "$mode: a read after recovery"
 	echo "RESULT: $mode: reset and reconnected, read ok, live again in ${t} s, reconnects $(cat /sys/class/rblk/rblk0/reconnects)"
@@ -87,7 +87,7 @@ vm_assert_eq live "$(cat /sys/class/rblk/rblk0/state)" "aen-storm: state"
 vm_assert_eq 0 "$(cat /sys/class/rblk/rblk0/reconnects)" "aen-storm: reconnects"
 vm_assert_eq "$zero4k" "$(vm_sum /dev/rblk0n1 0 4096)" "aen-storm: a read"
 vm_assert_eq /dev/rblk0n1 "$(vm_rblk_disks)" "aen-storm: disks"
-dmesg | grep -q 'rblk0: async event storm' || vm_fail "aen-storm: no 'async event storm' in the kernel log"
+vm_dmesg_has 'rblk0: async event storm' || vm_fail "aen-storm: no 'async event storm' in the kernel log"
 # Unthrottled it would be thousands; throttled at most 8 per 10 s + 1/s.
 if [ "$n" -lt 8 ] || [ "$n" -gt 45 ]; then
 	vm_fail "aen-storm: $n events answered in $t s (want 8-45: 8 at once per 10 s, then about one a second)"
