@@ -16,7 +16,9 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 
-#include "logic.h"
+#include "cid.h"
+#include "ctrl_state.h"
+#include "identify.h"
 #include "rblk.h"
 #include "rdma.h"
 
