@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rblk: block layer differences between the kernels rblk builds for.
- * 6.1 applies request queue limits through setters after allocation;
- * 6.12 takes a struct queue_limits when the queue is allocated. Kbuild
- * probes the headers and defines RBLK_HAVE_QUEUE_LIMITS for the latter.
+ * rblk: the API differences between the kernels rblk builds for, and the
+ * only place for them. 6.1 applies request queue limits through setters
+ * after allocation; 6.12 takes a struct queue_limits when the queue is
+ * allocated. Kbuild probes the headers (RBLK_HAVE_*), which also tells
+ * which <linux/nvme.h> names 6.1 lacks.
  */
 #ifndef _RBLK_COMPAT_H
 #define _RBLK_COMPAT_H

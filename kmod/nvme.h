@@ -3,9 +3,8 @@
  * rblk: the core's types (controller, namespace, request) and the
  * interfaces between its files: ctrl.c (registry, state machine, delete),
  * connect.c (association, recovery), core.c and fabrics.c (commands),
- * request.c and tagset.c (blk-mq), ns.c, aen.c, sysfs.c and the
- * transport (rdma.c).
- * Not part of any ABI.
+ * request.c and tagset.c (blk-mq), ns.c, aen.c, stats.c, sysfs.c. The
+ * transport (rdma.c) is reached through rdma.h only. Not part of any ABI.
  */
 #ifndef _RBLK_NVME_H
 #define _RBLK_NVME_H
@@ -16,7 +15,9 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 
-#include "logic.h"
+#include "cid.h"
+#include "ctrl_state.h"
+#include "identify.h"
 #include "rblk.h"
 #include "rdma.h"
 

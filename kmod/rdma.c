@@ -946,7 +946,8 @@ void rblk_rdma_limits(struct rblk_ctrl *ctrl, struct rblk_xprt_limits *l)
 
 bool rblk_rdma_uses_device(struct rblk_ctrl *ctrl, struct ib_device *ibdev)
 {
-	return ctrl->rdma->pd && ctrl->rdma->pd->device == ibdev;
+	/* Before its first connect a controller has no transport part yet. */
+	return ctrl->rdma && ctrl->rdma->pd && ctrl->rdma->pd->device == ibdev;
 }
 
 /* Small writes ride in the command capsule: no registration at all. */

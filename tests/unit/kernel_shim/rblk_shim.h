@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The few kernel facilities the host-built kmod sources (scsi_xlate.c,
- * logic.c) use, for building them in userspace: fixed-width types,
- * unaligned big/little-endian access, min/max.
+ * ctrl_state.c, identify.c) use, for building them in userspace:
+ * fixed-width types, unaligned big/little-endian access, min/max.
  */
 #ifndef _RBLK_SHIM_H
 #define _RBLK_SHIM_H

@@ -1,9 +1,12 @@
-// Host unit tests of kmod/logic.c: the controller core's pure decisions.
+// Host unit tests of the controller core's pure decisions: the state
+// machine (ctrl_state.c), command ids (cid.h), Identify data (identify.c).
 #include <cstring>
 
 #include <gtest/gtest.h>
 extern "C" {
-#include "logic.h"
+#include "cid.h"
+#include "ctrl_state.h"
+#include "identify.h"
 }
 
 TEST(State, LegalEdgesOnly) {
