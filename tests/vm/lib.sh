@@ -290,8 +290,8 @@ vm_rblk_load() {
 	cp "$ko" "$dir/rblk.ko"
 	# What `depmod -a` writes, computed by run-in-vm.sh on the host: here
 	# it reads every module over 9p and takes minutes.
-	if cmp -s "$ko" "$RBLK_VM_OUT/depmod/rblk.ko"; then
-		cp "$RBLK_VM_OUT"/depmod/modules.* "/lib/modules/$(uname -r)/"
+	if cmp -s "$ko" "$RBLK_VM_DEPMOD/rblk.ko"; then
+		cp "$RBLK_VM_DEPMOD"/modules.* "/lib/modules/$(uname -r)/"
 	else
 		vm_log "no host-side module index for $ko: running depmod -a (slow)"
 		depmod -a
