@@ -27,9 +27,13 @@ set +eu +o pipefail
 
 log() { echo "group: $*"; }
 
-modules() { awk '{ print $1 }' /proc/modules | sort; }
-links() { ip -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | sort; }
-mounts() { awk '{ print $2 }' /proc/self/mounts | sort; }
+# The state probes read sysfs and procfs through bash's own globs and
+# reads: a process costs tens of milliseconds under TCG, and the reset
+# runs them twice per case.
+shopt -s nullglob
+names() { local p; for p in "$@"; do echo "${p##*/}"; done; }
+links() { names /sys/class/net/*; }
+mounts() { local dev mnt rest; while read -r dev mnt rest; do echo "$mnt"; done < /proc/self/mounts; }
 
 base=/run/rblk-group
 mkdir -p "$base/base" "$base/now"
@@ -42,7 +46,7 @@ kill_case() {
 	[ -d "$CG" ] || return 0
 	echo 1 > "$CG/cgroup.kill"
 	for ((i = 0; i < 100; i++)); do
-		[ -z "$(cat "$CG/cgroup.procs")" ] && break
+		read -r _ < "$CG/cgroup.procs" || break
 		sleep 0.1
 	done
 	rmdir "$CG" || { log "processes of the case survive cgroup.kill: $(cat "$CG/cgroup.procs")"; return 1; }
@@ -56,94 +60,129 @@ kill_case() {
 # rblk above all, is unloaded.
 KEEP='^(rdma_rxe|ib_uverbs|rdma_ucm|ib_umad|ib_core|ib_cm|iw_cm|rdma_cm|nvmet|nvmet_rdma|nvme_rdma|nvme_fabrics|nvme_core|null_blk|veth)$'
 
-# kept: the loaded modules KEEP names, and those their holders need.
-kept() {
-	local set m h grew=1
-	set=$(modules | grep -E "$KEEP")
-	while [ "$grew" = 1 ]; do
-		grew=0
-		for m in $(modules | grep -vxF -f <(printf '%s\n' $set) || true); do
-			for h in /sys/module/"$m"/holders/*; do
-				[ -e "$h" ] || continue
-				if printf '%s\n' $set | grep -qxF "$(basename "$h")"; then
-					set=$(printf '%s\n' $set "$m")
-					grew=1
-					break
-				fi
-			done
-		done
-	done
-	printf '%s\n' $set | sort -u
+# mod_state [KEEP_ERE]: the modules against the boot's, in one awk over
+# /proc/modules: "gone M" for one of the boot's that is not loaded, "free
+# M" / "busy M" for one loaded since then that nothing / something uses.
+# The kept ones are left out: those KEEP_ERE names and what their users
+# need, so a dependency of a kept module stays.
+mod_state() {
+	awk -v keep="${1:-}" '
+		FNR == NR { base[$1] = 1; next }
+		{ loaded[$1] = 1; refs[$1] = $3; users[$1] = $4 }
+		END {
+			if (keep != "")
+				for (m in loaded)
+					if (m ~ keep)
+						kept[m] = 1
+			do {
+				grew = 0
+				for (m in loaded) {
+					if (m in kept)
+						continue
+					n = split(users[m], u, ",")
+					for (i = 1; i <= n; i++)
+						if (u[i] in kept) {
+							kept[m] = 1
+							grew = 1
+							break
+						}
+				}
+			} while (grew)
+			for (m in base)
+				if (!(m in loaded))
+					print "gone", m
+			for (m in loaded)
+				if (!(m in base) && !(m in kept))
+					print (refs[m] == 0 ? "free" : "busy"), m
+		}' "$base/base/modules" /proc/modules
 }
 
 # unload_new [all]: the modules loaded since boot but the kept ones (all:
 # those too), users first; each round removes what nothing uses any more.
 unload_new() {
-	local round m left free keep=/dev/null
-	[ "${1:-}" = all ] || { kept > "$base/kept"; keep=$base/kept; }
+	local round kind m free left keep=$KEEP
+	[ "${1:-}" = all ] && keep=
 	for ((round = 0; round < 12; round++)); do
-		left=$(comm -13 "$base/base/modules" <(modules) | grep -vxF -f "$keep")
+		free=() left=""
+		while read -r kind m; do
+			case $kind in
+			free) free+=("$m"); left="$left $m" ;;
+			busy) left="$left $m" ;;
+			esac
+		done < <(mod_state "$keep")
 		[ -z "$left" ] && return 0
-		free=""
-		for m in $left; do
-			[ -z "$(ls "/sys/module/$m/holders" 2> /dev/null)" ] && free="$free $m"
-		done
-		# shellcheck disable=SC2086 # module names are words
-		[ -n "$free" ] && timeout 120 rmmod $free 2> /dev/null
+		[ ${#free[@]} -gt 0 ] && timeout 120 rmmod "${free[@]}" 2> /dev/null
 	done
-	log "modules that do not unload: $(comm -13 "$base/base/modules" <(modules) | grep -vxF -f "$keep" | tr '\n' ' ')"
+	log "modules that do not unload:$left"
 	return 1
 }
 
-rdma_links() { rdma link show 2> /dev/null | awk '/ netdev / { split($2, l, "/"); print l[1] }' | sort -u; }
-configfs_items() { find /sys/kernel/config/nvmet/subsystems /sys/kernel/config/nvmet/ports /sys/kernel/config/nullb -mindepth 1 -maxdepth 1 -type d 2> /dev/null | sort; }
-nvme_ctrls() { find /sys/class/nvme -mindepth 1 -maxdepth 1 2> /dev/null | sort; }
-disks() { ls /sys/block | sort; }
+rdma_links() { names /sys/class/infiniband/*; }
+configfs_items() { printf '%s\n' /sys/kernel/config/nvmet/subsystems/*/ /sys/kernel/config/nvmet/ports/*/ /sys/kernel/config/nullb/*/; }
+nvme_ctrls() { names /sys/class/nvme/*; }
+disks() { names /sys/block/*; }
 
 # What the VM looks like before any case: the state to come back to.
 snapshot() {
-	links > "$1/links"
-	mounts > "$1/mounts"
-	rdma_links > "$1/rdma_links"
-	configfs_items > "$1/configfs"
-	nvme_ctrls > "$1/nvme"
-	disks > "$1/disks"
-	modules > "$1/modules"
+	{
+		echo "links:"; links
+		echo "mounts:"; mounts
+		echo "rdma links:"; rdma_links
+		echo "nvmet and null_blk items:"; configfs_items
+		echo "nvme controllers:"; nvme_ctrls
+		echo "disks:"; disks
+	} > "$1/state"
+	awk '{ print $1 }' /proc/modules > "$1/modules"
 }
 
 # back_to_base [all]: the state compared with the boot's; modules: every
 # one of the boot's still there, rblk gone, nothing new but the kept ones
 # (all: nothing new at all).
 back_to_base() {
-	local f ok=0 extra
+	local ok=0 kind m gone="" extra="" keep=$KEEP
+	[ "${1:-}" = all ] && keep=
 	snapshot "$base/now"
-	for f in links mounts rdma_links configfs nvme disks; do
-		if ! cmp -s "$base/base/$f" "$base/now/$f"; then
-			log "$f differ from the boot's: $(diff "$base/base/$f" "$base/now/$f" | grep '^[<>]' | tr '\n' ' ')"
-			ok=1
-		fi
-	done
-	if [ -n "$(comm -23 "$base/base/modules" "$base/now/modules")" ]; then
-		log "modules of the boot are gone: $(comm -23 "$base/base/modules" "$base/now/modules" | tr '\n' ' ')"
+	if ! cmp -s "$base/base/state" "$base/now/state"; then
+		log "differs from the boot's: $(diff "$base/base/state" "$base/now/state" | grep '^[<>]' | tr '\n' ' ')"
 		ok=1
 	fi
-	extra=$(comm -13 "$base/base/modules" "$base/now/modules")
-	[ "${1:-}" = all ] || extra=$(printf '%s\n' "$extra" | grep -vxF -f "$base/kept")
-	if [ -n "$extra" ]; then
-		log "modules loaded since boot: $(printf '%s\n' "$extra" | tr '\n' ' ')"
-		ok=1
-	fi
+	while read -r kind m; do
+		case $kind in
+		gone) gone="$gone $m" ;;
+		*) extra="$extra $m" ;;
+		esac
+	done < <(mod_state "$keep")
+	[ -z "$gone" ] || { log "modules of the boot are gone:$gone"; ok=1; }
+	[ -z "$extra" ] || { log "modules loaded since boot:$extra"; ok=1; }
 	return "$ok"
 }
 
-# reset: back to the boot's state, each step bounded; 0 when it got there.
-reset() {
-	local m l n d
-	kill_case || return 1
-	# Mounts first (a file system on an rblk or nvme disk pins its module).
-	for m in $(comm -13 "$base/base/mounts" <(mounts) | sort -r); do
+# step NAME CMD...: one step of the reset, its time logged when it is
+# long enough to be worth cutting (the reset has to stay cheaper than a
+# boot for groups to pay).
+step() {
+	local name=$1 t0 rc ms
+	shift
+	t0=$(date +%s%N)
+	"$@"
+	rc=$?
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	[ "$ms" -lt 300 ] || log "reset: $name took ${ms}ms"
+	return "$rc"
+}
+
+reset_mounts() {
+	local m new=()
+	# Innermost first; a file system on an rblk or nvme disk pins its module.
+	while read -r m; do
+		[ -n "${base_mount[$m]:-}" ] || new=("$m" "${new[@]}")
+	done < <(mounts)
+	for m in "${new[@]}"; do
 		timeout 60 umount "$m" || timeout 30 umount -l "$m" || log "cannot umount $m"
 	done
+}
+
+reset_initiators() {
 	# rblk deletes its controllers on unload; nvme-rdma's need a disconnect.
 	if [ -d /sys/module/rblk ]; then
 		timeout 120 rmmod rblk || log "rmmod rblk failed"
@@ -151,22 +190,40 @@ reset() {
 	if [ -n "$(nvme_ctrls)" ]; then
 		timeout 120 nvme disconnect-all > /dev/null 2>&1 || log "nvme disconnect-all failed"
 	fi
+}
+
+reset_targets() {
+	local d
 	(set -e; vm_nvmet_teardown) 2> /dev/null || log "nvmet teardown failed"
 	for d in /sys/kernel/config/nullb/*; do
 		[ -d "$d" ] || continue
 		echo 0 > "$d/power" 2> /dev/null
 		rmdir "$d" || log "cannot remove null_blk $d"
 	done
+}
+
+reset_fabric() {
+	local l n
 	for l in $(rdma_links); do
 		timeout 60 rdma link delete "$l" || log "cannot delete rdma link $l"
 	done
-	for n in $(comm -13 "$base/base/links" <(links)); do
+	for n in $(links); do
+		[ -z "${base_link[$n]:-}" ] || continue
 		# A veth's peer goes with it.
 		[ -e "/sys/class/net/$n" ] || continue
 		timeout 30 ip link delete "$n" || log "cannot delete link $n"
 	done
+}
+
+# reset: back to the boot's state, each step bounded; 0 when it got there.
+reset() {
+	step kill kill_case || return 1
+	step umount reset_mounts
+	step initiators reset_initiators
+	step targets reset_targets
+	step fabric reset_fabric
 	rm -rf /tmp/* /tmp/.[!.]* 2> /dev/null
-	unload_new && back_to_base && return 0
+	step unload unload_new && step check back_to_base && return 0
 	# Something the kept modules hold (a device a case made some other way):
 	# unload them too.
 	log "unloading every module loaded since boot"
@@ -174,6 +231,9 @@ reset() {
 }
 
 snapshot "$base/base"
+declare -A base_mount base_link
+while read -r m; do base_mount[$m]=1; done < <(mounts)
+while read -r m; do base_link[$m]=1; done < <(links)
 for arg in "$@"; do
 	budget=${arg%%:*} case=${arg#*:}
 	name=$(basename "$case" .sh)
