@@ -18,7 +18,11 @@
 /* Limits shared by the kernel policy and userspace validation. */
 #define RBLK_TRANSPORT_MAX	15	/* "rdma" */
 #define RBLK_TRADDR_MAX		255	/* NVMF_TRADDR_SIZE - 1 */
-#define RBLK_NQN_MAX		223	/* NVMF_NQN_SIZE */
+/*
+ * NQNs are free-form: any non-empty text of at most RBLK_NQN_MAX bytes (the
+ * NVMe spec's maximum, NVMF_NQN_SIZE; nvme-fabrics itself refuses from 223 on).
+ */
+#define RBLK_NQN_MAX		223
 #define RBLK_HOSTID_LEN		16	/* UUID, binary */
 #define RBLK_CTRL_NAME_MAX	31
 #define RBLK_QUEUE_SIZE_MIN	16

@@ -107,6 +107,14 @@ TEST(CliConnect, MissingRequiredOptions)
     EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1"}), "--nqn is required");
 }
 
+TEST(CliConnect, FreeFormNqnIsAccepted)
+{
+    auto cli = parse({"connect", "-a", "10.0.0.1", "-n", "blktests-subsystem-1", "-q", "host-1"});
+    const Request& r = cli->request();
+    EXPECT_EQ(r.connect.subnqn, "blktests-subsystem-1");
+    EXPECT_EQ(r.connect.hostnqn, "host-1");
+}
+
 TEST(CliConnect, BadValuesGetSpecificMessages)
 {
     EXPECT_EQ(parse_error(connect_with({"-t", "tcp"})),
@@ -114,9 +122,10 @@ TEST(CliConnect, BadValuesGetSpecificMessages)
     EXPECT_EQ(parse_error({"connect", "-a", "host", "-n", "nqn.sub"}),
               "traddr 'host' is not an IPv4 or IPv6 address literal");
     EXPECT_EQ(parse_error(connect_with({"-s", "0"})), "trsvcid 0 is out of range (1..65535)");
-    EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1", "-n", "sub"}),
-              "subnqn 'sub' must start with 'nqn.'");
-    EXPECT_EQ(parse_error(connect_with({"-q", "h"})), "hostnqn 'h' must start with 'nqn.'");
+    EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1", "-n", ""}), "subnqn is required");
+    EXPECT_EQ(parse_error(connect_with({"-q", ""})), "hostnqn is empty");
+    EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1", "-n", std::string(224, 'n')}),
+              "subnqn is 224 bytes long, the maximum is 223");
     EXPECT_EQ(parse_error(connect_with({"-I", "xyz"})),
               "hostid 'xyz' is not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
     EXPECT_EQ(parse_error(connect_with({"-i", "0"})), "nr-io-queues 0 is out of range (1..128)");

@@ -102,9 +102,9 @@ TEST(Sessions, ConnectValidationAppliesToEveryPort)
     EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s", "ports": [
                            {"traddr": "10.0.0.1"}, {"traddr": "10.0.0.2", "queue_size": 8}]}]}]})"),
               "hosts[0].subsystems[0].ports[1]: queue-size 8 is out of range (16..1024)");
-    EXPECT_EQ(error_of(R"({"hosts": [{"hostnqn": "host", "subsystems": [{"nqn": "nqn.s",
+    EXPECT_EQ(error_of(R"({"hosts": [{"hostnqn": "", "subsystems": [{"nqn": "nqn.s",
                            "ports": [{"traddr": "10.0.0.1"}]}]}]})"),
-              "hosts[0].subsystems[0].ports[0]: hostnqn 'host' must start with 'nqn.'");
+              "hosts[0].subsystems[0].ports[0]: hostnqn is empty");
 }
 
 ControllerInfo controller(const char* name, const char* hostnqn, const char* subnqn,
