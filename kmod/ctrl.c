@@ -208,7 +208,11 @@ int rblk_ctrl_get_namespaces(struct rblk_ctrl *ctrl, struct rblk_ns_info *ns,
 	return count;
 }
 
-/* Same target, subsystem and host identity as a live session? */
+/*
+ * Same target, subsystem and host identity as a live session? As in
+ * nvme-fabrics, another source address (or one given against none) makes
+ * another path, not a duplicate.
+ */
 static bool rblk_ctrl_same(struct rblk_ctrl *a, const struct rblk_ctrl_opts *o)
 {
 	const struct rblk_ctrl_opts *p = &a->opts;
@@ -216,7 +220,8 @@ static bool rblk_ctrl_same(struct rblk_ctrl *a, const struct rblk_ctrl_opts *o)
 	if (rblk_ctrl_deleting(a))
 		return false;
 	return p->trsvcid == o->trsvcid && !strcmp(p->traddr, o->traddr) &&
-	       !strcmp(p->subnqn, o->subnqn) && !strcmp(p->hostnqn, o->hostnqn);
+	       !strcmp(p->subnqn, o->subnqn) && !strcmp(p->hostnqn, o->hostnqn) &&
+	       !strcmp(p->host_traddr, o->host_traddr);
 }
 
 /*

@@ -91,6 +91,8 @@ enum rblk_attr {
 	RBLK_ATTR_STATE_SINCE_MS,	/* u64: ms since the state was entered */
 	RBLK_ATTR_NEXT_RECONNECT_MS,	/* u64: ms until the next reconnect attempt */
 	RBLK_ATTR_LOSS_DEADLINE_MS,	/* u64: ms until ctrl_loss_tmo expires */
+	RBLK_ATTR_HOST_TRADDR,		/* string: source address, IPv4 or IPv6 literal */
+	RBLK_ATTR_TOS,			/* u8: RDMA type of service; absent = default */
 	__RBLK_ATTR_MAX,
 };
 

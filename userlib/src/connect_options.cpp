@@ -36,12 +36,18 @@ void check_nqn(const char* what, const std::string& nqn)
              " bytes long, the maximum is " + std::to_string(RBLK_NQN_MAX));
 }
 
-bool is_ip_literal(const std::string& addr)
+// AF_INET or AF_INET6 for an address literal, 0 for anything else.
+int ip_family(const std::string& addr)
 {
     unsigned char buf[sizeof(struct in6_addr)];
-    return inet_pton(AF_INET, addr.c_str(), buf) == 1 ||
-           inet_pton(AF_INET6, addr.c_str(), buf) == 1;
+    if (inet_pton(AF_INET, addr.c_str(), buf) == 1)
+        return AF_INET;
+    if (inet_pton(AF_INET6, addr.c_str(), buf) == 1)
+        return AF_INET6;
+    return 0;
 }
+
+bool is_ip_literal(const std::string& addr) { return ip_family(addr) != 0; }
 
 }  // namespace
 
@@ -88,6 +94,14 @@ void ConnectOptions::validate() const
     if (hostid && !parse_uuid(*hostid))
         fail("hostid '" + *hostid +
              "' is not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
+    if (host_traddr) {
+        if (host_traddr->size() > RBLK_TRADDR_MAX || !is_ip_literal(*host_traddr))
+            fail("host-traddr '" + *host_traddr + "' is not an IPv4 or IPv6 address literal");
+        if (ip_family(*host_traddr) != ip_family(traddr))
+            fail("host-traddr '" + *host_traddr + "' and traddr '" + traddr +
+                 "' are of different address families");
+    }
+    check_range("tos", tos, -1, 255, ", -1 = the transport's default");
     check_range("nr-io-queues", nr_io_queues, 1, RBLK_NR_IO_QUEUES_MAX);
     check_range("queue-size", queue_size, RBLK_QUEUE_SIZE_MIN, RBLK_QUEUE_SIZE_MAX);
     check_range("keep-alive-tmo", kato, 0, RBLK_KATO_MAX, ", 0 = off");
