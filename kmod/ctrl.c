@@ -315,7 +315,7 @@ static struct rblk_ctrl *rblk_ctrl_alloc(const struct rblk_ctrl_opts *opts)
 	ret = rblk_stats_alloc(ctrl);
 	if (ret)
 		goto out_free;
-	ret = ida_alloc(&rblk_ida, GFP_KERNEL);
+	ret = ida_alloc_max(&rblk_ida, RBLK_MAX_CTRLS - 1, GFP_KERNEL);
 	if (ret < 0)
 		goto out_free_stats;
 	ctrl->id = ret;
@@ -442,11 +442,16 @@ int rblk_core_init(void)
 	ret = rblk_ns_init();
 	if (ret)
 		goto out_sysfs;
-	ret = rblk_rdma_init();
+	ret = rblk_chr_init();
 	if (ret)
 		goto out_ns;
+	ret = rblk_rdma_init();
+	if (ret)
+		goto out_chr;
 	return 0;
 
+out_chr:
+	rblk_chr_exit();
 out_ns:
 	rblk_ns_exit();
 out_sysfs:
@@ -472,6 +477,7 @@ void rblk_core_exit(void)
 	flush_workqueue(rblk_delete_wq);
 
 	rblk_rdma_exit();
+	rblk_chr_exit();
 	rblk_ns_exit();
 	rblk_sysfs_exit();
 	destroy_workqueue(rblk_delete_wq);

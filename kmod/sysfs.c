@@ -129,14 +129,22 @@ static struct class rblk_class = {
 	.name = "rblk",
 };
 
+/* The class device carries the character device's dev_t: /dev/rblkN. */
 int rblk_sysfs_add(struct rblk_ctrl *ctrl)
 {
 	struct device *dev;
+	dev_t devt;
+	int ret;
 
-	dev = device_create_with_groups(&rblk_class, NULL, MKDEV(0, 0), ctrl,
+	ret = rblk_chr_add(ctrl, &devt);
+	if (ret)
+		return ret;
+	dev = device_create_with_groups(&rblk_class, NULL, devt, ctrl,
 					rblk_ctrl_groups, "%s", ctrl->name);
-	if (IS_ERR(dev))
+	if (IS_ERR(dev)) {
+		rblk_chr_del(ctrl);
 		return PTR_ERR(dev);
+	}
 	ctrl->dev = dev;
 	return 0;
 }
@@ -146,6 +154,7 @@ void rblk_sysfs_del(struct rblk_ctrl *ctrl)
 {
 	device_unregister(ctrl->dev);
 	ctrl->dev = NULL;
+	rblk_chr_del(ctrl);
 }
 
 int rblk_sysfs_init(void)
