@@ -74,7 +74,7 @@ static int rblk_ioctl_submit(struct request_queue *q, struct nvme_command *cmd,
 	int ret, r;
 
 	/* blk_rq_map_user() would refuse it too, but say EINVAL first. */
-	if (len > queue_max_hw_sectors(q) << SECTOR_SHIFT)
+	if (len > (u64)queue_max_hw_sectors(q) << SECTOR_SHIFT)
 		return -EINVAL;
 
 	rq = blk_mq_alloc_request(q, op, 0);
@@ -246,7 +246,7 @@ static int rblk_ioctl_submit_io(struct rblk_ns *ns,
 	}
 	/* No namespace with metadata gets a disk: io.metadata is unused. */
 	len = ((u64)io.nblocks + 1) << ns->lba_shift;
-	if (len > queue_max_hw_sectors(q) << SECTOR_SHIFT)
+	if (len > (u64)queue_max_hw_sectors(q) << SECTOR_SHIFT)
 		return -EINVAL;
 
 	memset(&c, 0, sizeof(c));

@@ -134,8 +134,8 @@ struct rblk_ns {
 /*
  * A controller. Locking, by field group:
  *  - registry: entry and visible under rblk_ctrls_lock (ctrl.c); id, name,
- *    opts and dev are set before the controller is visible and constant
- *    until its delete work unregisters it.
+ *    opts, dev and cdev are set before the controller is visible and
+ *    constant until its delete work unregisters them.
  *  - lock: the state with its timestamps, and the Identify strings
  *    (serial, model, firmware), which readers copy as one snapshot.
  *    rblk_ctrl_state() reads the state without it (READ_ONCE).
