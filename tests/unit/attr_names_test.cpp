@@ -55,6 +55,26 @@ TEST(AttrNames, UnknownTypesAreNumbered)
     EXPECT_EQ(stat_attr_name(RBLK_STAT_ATTR_WRITE_BYTES), "write_bytes");
 }
 
+// The counter table (rblk/controller.hpp) decodes, names and prints the
+// counters: a uapi counter without its row would be dropped silently.
+TEST(StatNames, EveryUapiCounterHasOneRowInTheCounterTable)
+{
+    CtrlStats hits;  // each row adds 1 to its field: a field hit twice has two rows
+    for (int a = RBLK_STAT_ATTR_PAD + 1; a <= RBLK_STAT_ATTR_MAX; ++a) {
+        const CtrlStatField* f = ctrl_stat_field(a);
+        ASSERT_NE(f, nullptr) << "counter attribute " << a << " has no row in kCtrlStatFields";
+        EXPECT_EQ(f->attr, a);
+        EXPECT_EQ(stat_attr_name(a), f->name);
+        hits.*f->field += 1;
+    }
+    EXPECT_EQ(kCtrlStatFields.size(),
+              static_cast<std::size_t>(RBLK_STAT_ATTR_MAX - RBLK_STAT_ATTR_PAD));
+    for (const CtrlStatField& f : kCtrlStatFields)
+        EXPECT_EQ(hits.*f.field, 1u) << f.name << ": one CtrlStats field, two rows";
+    for (int a : {int{RBLK_STAT_ATTR_UNSPEC}, int{RBLK_STAT_ATTR_PAD}, RBLK_STAT_ATTR_MAX + 1})
+        EXPECT_EQ(ctrl_stat_field(a), nullptr) << a;
+}
+
 TEST(StateNames, EveryStateHasItsContractName)
 {
     EXPECT_EQ(state_name(CtrlState::New), "new");

@@ -140,6 +140,21 @@ TEST(Json, StatsObject)
                                           "errors":5,"reconnects":6,"inflight":7})"));
 }
 
+TEST(Json, StatsObjectHasEveryCounterOfTheTable)
+{
+    ControllerInfo c = sample();
+    CtrlStats s;
+    std::uint64_t v = 100;
+    for (const CtrlStatField& f : kCtrlStatFields)
+        s.*f.field = v++;
+    c.stats = s;
+    const json stats = controller_stats_json(c)["stats"];
+    EXPECT_EQ(stats.size(), kCtrlStatFields.size());
+    v = 100;
+    for (const CtrlStatField& f : kCtrlStatFields)
+        EXPECT_EQ(stats.value(std::string(f.name), json()), v++) << f.name;
+}
+
 TEST(Json, WatchLineAddsRates)
 {
     ControllerInfo c = sample();

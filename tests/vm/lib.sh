@@ -16,6 +16,9 @@
 #   vm_dmesg_clean                   fail if the kernel log so far has a
 #                                    WARNING/BUG/Oops/... (the harness also
 #                                    checks at the end)
+# Time:
+#   vm_now_ms                        wall clock in milliseconds
+#   vm_ms_since T0_MS                milliseconds since T0_MS (a vm_now_ms)
 # Environment:
 #   vm_modprobe MOD [PARAM=V...]     modprobe one module, clear error
 #   vm_require FILE...               fail unless each build output exists
@@ -43,6 +46,12 @@
 #   vm_rblk_load [PARAM=V...]        install $RBLK_KO (build/kmod/KVER/rblk.ko) into updates/,
 #                                    depmod (index from the host), modprobe rblk
 #   vm_rblk_unload                   rmmod rblk, check /sys/module/rblk is gone
+#   vm_rblk_ctrls                    controller names in /sys/class/rblk, one a line
+#   vm_rblk_none                     no controller and no rblk disk is left
+#   vm_rblk_state CTRL               state from sysfs, empty once CTRL is gone
+#   vm_rblk_attr CTRL ATTR           one sysfs attribute of CTRL
+#   vm_rblk_wait_state SECS CTRL ST  wait until CTRL is in state ST
+#   vm_rblk_wait_gone SECS CTRL      wait until /sys/class/rblk/CTRL is gone
 #   RBLKCTL, RBLK_NLPROBE            paths of the built rblkctl and probe tool
 # Data path:
 #   vm_rdma_target NQN SIZE_MIB [BS] soft-RoCE (once), a memory-backed disk
@@ -130,6 +139,12 @@ vm_dmesg_clean() {
 		vm_fail "kernel log has warnings/bugs:"$'\n'"$bad"
 	fi
 }
+
+# --- time -------------------------------------------------------------------
+
+vm_now_ms() { date +%s%3N; }
+
+vm_ms_since() { echo $(($(vm_now_ms) - $1)); }
 
 # --- environment ------------------------------------------------------------
 
@@ -292,8 +307,8 @@ vm_rblk_load() {
 	cp "$ko" "$dir/rblk.ko"
 	# What `depmod -a` writes, computed by run-in-vm.sh on the host: here
 	# it reads every module over 9p and takes minutes.
-	if cmp -s "$ko" "$RBLK_VM_OUT/depmod/rblk.ko"; then
-		cp "$RBLK_VM_OUT"/depmod/modules.* "/lib/modules/$(uname -r)/"
+	if cmp -s "$ko" "$RBLK_VM_DEPMOD/rblk.ko"; then
+		cp "$RBLK_VM_DEPMOD"/modules.* "/lib/modules/$(uname -r)/"
 	else
 		vm_log "no host-side module index for $ko: running depmod -a (slow)"
 		depmod -a
@@ -306,6 +321,22 @@ vm_rblk_unload() {
 	rmmod rblk || vm_fail "rmmod rblk failed"
 	vm_assert_not_exists /sys/module/rblk
 }
+
+vm_rblk_ctrls() { find /sys/class/rblk -mindepth 1 -maxdepth 1 -printf '%f\n' 2> /dev/null | sort; }
+
+vm_rblk_none() { [ -z "$(vm_rblk_ctrls)" ] && [ -z "$(vm_rblk_disks)" ]; }
+
+vm_rblk_state() { cat "/sys/class/rblk/$1/state" 2> /dev/null || true; }
+
+vm_rblk_attr() { cat "/sys/class/rblk/$1/$2"; }
+
+vm__rblk_in_state() { [ "$(vm_rblk_state "$1")" = "$2" ]; }
+
+vm_rblk_wait_state() { vm_wait_for "$1" vm__rblk_in_state "$2" "$3"; }
+
+vm__rblk_gone() { [ ! -e "/sys/class/rblk/$1" ]; }
+
+vm_rblk_wait_gone() { vm_wait_for "$1" vm__rblk_gone "$2"; }
 
 # --- data path ------------------------------------------------------------------
 

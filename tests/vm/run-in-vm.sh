@@ -4,9 +4,15 @@
 #
 # Usage: run-in-vm.sh [--timeout SEC] [--mem MB] [--name NAME]
 #                     [--build-dir DIR] [--kernel KVER] SCRIPT [ARGS...]
+#        run-in-vm.sh [same options] --group NAME SECS:CASE...
 #   --timeout SEC   wall-clock budget of the whole VM (default 600); the
 #                   script itself gets a little less, so a hang still
 #                   leaves dmesg behind
+#   --group NAME    run several cases in one boot (tests/vm/group.sh), each
+#                   CASE with a budget of SECS (its vm-timeout); results in
+#                   <out>/NAME/<case>/{output.log,dmesg.log,exit_code}, read
+#                   with case-result.sh. --timeout is then the group's
+#                   (default: the sum of the budgets plus 120 s a boot)
 #   --mem MB        guest memory (default 2048)
 #   --name NAME     results go to <out>/NAME (default: SCRIPT's basename)
 #   --build-dir DIR the cmake build dir (default $RBLK_BUILD_DIR, else ./build)
@@ -25,12 +31,18 @@
 #       a VM that ends before the job starts is booted once more (logged
 #       as RETRY, first console in console.boot1.log): no case ran in it
 # Results: <build-dir>/vm-out/NAME/{output,console,dmesg}.log.
+# A group exits 0 once every case has a result (whatever it is), 125 when
+# no VM could start the job. A case during which the VM died or hung gets
+# 125 or 124 from here; the cases after it run in a fresh boot, as do
+# those after a case the VM could not be reset from (group.sh).
+# A guest that has not started its job within RBLK_VM_BOOT_TIMEOUT seconds
+# (default 240; a TCG boot takes 10-30) counts as a boot that failed.
 # RBLK_VM_VERBOSE=1 streams the serial console while the VM runs.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=$(cd "$here/../.." && pwd)
-timeout=600 mem=2048 name="" build_dir=${RBLK_BUILD_DIR:-$src/build} kver=${RBLK_KVER:-}
+timeout="" mem=2048 name="" group="" build_dir=${RBLK_BUILD_DIR:-$src/build} kver=${RBLK_KVER:-}
 
 die() { echo "run-in-vm: $*" >&2; exit 125; }
 
@@ -39,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
+	--group) group=$2; shift 2 ;;
 	--build-dir) build_dir=$2; shift 2 ;;
 	--kernel|--kver) kver=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -47,15 +60,38 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-[ $# -ge 1 ] || die "usage: run-in-vm.sh [options] SCRIPT [ARGS...]"
-[[ $timeout =~ ^[0-9]+$ && $mem =~ ^[0-9]+$ ]] || die "--timeout and --mem take numbers"
+[ $# -ge 1 ] || die "usage: run-in-vm.sh [options] SCRIPT [ARGS...] | --group NAME SECS:CASE..."
 
-script=$(realpath -e -- "$1") || die "no such script: $1"
-shift
-case $script in
-/tmp/*|/run/*) die "$script is under /tmp or /run, which the VM mounts afresh: put it under the repo or /var/tmp" ;;
-esac
-name=${name:-$(basename "$script" .sh)}
+in_vm_path() {
+	local p
+	p=$(realpath -e -- "$1") || die "no such script: $1"
+	case $p in
+	/tmp/*|/run/*) die "$p is under /tmp or /run, which the VM mounts afresh: put it under the repo or /var/tmp" ;;
+	esac
+	echo "$p"
+}
+
+# A group's cases: "budget:path", the budget being what the case gets
+# inside the VM (its vm-timeout less a margin for teardown and the log).
+cases=() budgets=()
+if [ -n "$group" ]; then
+	sum=0
+	for a in "$@"; do
+		[[ $a =~ ^([0-9]+):(.+)$ ]] || die "--group takes SECS:CASE arguments, not '$a'"
+		secs=${BASH_REMATCH[1]}
+		cases+=("$(in_vm_path "${BASH_REMATCH[2]}")")
+		budgets+=("$(( secs - 30 > 10 ? secs - 30 : 10 ))")
+		sum=$((sum + secs))
+	done
+	timeout=${timeout:-$((sum + 120))}
+	name=${name:-$group}
+else
+	script=$(in_vm_path "$1")
+	shift
+	name=${name:-$(basename "$script" .sh)}
+	timeout=${timeout:-600}
+fi
+[[ $timeout =~ ^[0-9]+$ && $mem =~ ^[0-9]+$ ]] || die "--timeout and --mem take numbers"
 [ -d "$build_dir" ] && build_dir=$(realpath "$build_dir")
 
 # The bootable releases: headers to build against and an image to boot.
@@ -109,35 +145,82 @@ fi
 margin=$(( timeout / 5 > 45 ? timeout / 5 : 45 ))
 script_timeout=$(( timeout - margin > 10 ? timeout - margin : 10 ))
 
-# The job: environment and command line for stage2.sh to source.
-cmd=("$script" "$@")
-[ -x "$script" ] || cmd=(/bin/bash "$script" "$@")
-{
-	while IFS='=' read -r var _; do
-		printf 'export %s=%q\n' "$var" "${!var}"
-	done < <(env | grep -E '^RBLK_[A-Za-z0-9_]*=' || true)
-	printf 'export %s=%q\n' RBLK_SRC_DIR "$src" RBLK_BUILD_DIR "$build_dir" \
-		RBLK_KVER "$kver" RBLK_KO "$ko" RBLK_VM_OUT /run/rblk-vm RBLK_VM_NAME "$name" \
-		RBLK_VM_SCRIPT_TIMEOUT "$script_timeout"
-	printf 'set --'
-	printf ' %q' "${cmd[@]}"
-	echo
-} > "$out/job.env"
+# write_job CMD...: the environment and command line for stage2.sh to
+# source, into job.env of the out share.
+write_job() {
+	{
+		while IFS='=' read -r var _; do
+			printf 'export %s=%q\n' "$var" "${!var}"
+		done < <(env | grep -E '^RBLK_[A-Za-z0-9_]*=' || true)
+		printf 'export %s=%q\n' RBLK_SRC_DIR "$src" RBLK_BUILD_DIR "$build_dir" \
+			RBLK_KVER "$kver" RBLK_KO "$ko" RBLK_VM_OUT /run/rblk-vm RBLK_VM_NAME "$name" \
+			RBLK_VM_DEPMOD /run/rblk-vm/depmod RBLK_VM_SCRIPT_TIMEOUT "$script_timeout"
+		printf 'set --'
+		printf ' %q' "$@"
+		echo
+	} > "$out/job.env"
+}
 
 console=$out/console.log
-: > "$console"
 tail_pid=""
-if [ "${RBLK_VM_VERBOSE:-0}" = 1 ]; then
+stream_console() {
+	[ "${RBLK_VM_VERBOSE:-0}" = 1 ] || return 0
 	tail -n +1 -F "$console" 2> /dev/null &
 	tail_pid=$!
-fi
+}
+stop_stream() {
+	[ -z "$tail_pid" ] || kill "$tail_pid" 2> /dev/null || true
+	tail_pid=""
+}
+
+boot_timeout=${RBLK_VM_BOOT_TIMEOUT:-240}
+
+# started: the guest began the job of the last boot.
+started() { grep -aq 'RBLK-VM-START' "$console"; }
+
+# watchdog QEMU_PID: kill a guest that never starts its job, or (group)
+# whose current case has overrun its budget by far, which only a wedged
+# kernel does (the budget itself is enforced inside); the reason goes to
+# <out>/watchdog. In a group, a case's own output does not go to the
+# console, so it cannot fake the case markers.
+watchdog() {
+	local pid=$1 t0 now cur="" cur_t=0 last
+	t0=$(date +%s)
+	rm -f "$out/watchdog"
+	while kill -0 "$pid" 2> /dev/null; do
+		sleep 2
+		now=$(date +%s)
+		if ! started; then
+			if [ $((now - t0)) -gt "$boot_timeout" ]; then
+				echo "the guest did not start its job within ${boot_timeout}s" > "$out/watchdog"
+				kill "$pid" 2> /dev/null
+			fi
+			continue
+		fi
+		[ -n "$group" ] || continue
+		last=$(grep -a -o -E 'RBLK-VM-CASE-(START|END): [^ ]+ [0-9]+' "$console" | tail -n 1)
+		if [[ $last =~ ^RBLK-VM-CASE-START:\ ([^ ]+)\ ([0-9]+)$ ]]; then
+			if [ "$cur" != "${BASH_REMATCH[1]}" ]; then
+				cur=${BASH_REMATCH[1]} cur_t=$now
+			elif [ $((now - cur_t)) -gt $((BASH_REMATCH[2] + 150)) ]; then
+				echo "case $cur ran ${BASH_REMATCH[2]}s past its budget: the guest is wedged" > "$out/watchdog"
+				kill "$pid" 2> /dev/null
+			fi
+		else
+			cur=""
+		fi
+	done
+}
 
 # One boot. no_timer_check: under a loaded host TCG's early timer IRQ test
 # can fail and panic the kernel ("IO-APIC + timer doesn't work!", seen
 # here); the VM's timer is fine. log_buf_len: the whole kernel log of a
 # case, for the cases' dmesg checks and the final one.
 boot_vm() {
+	local qpid wpid
 	echo "run-in-vm: $name: booting $kver (timeout ${1}s, ${mem} MiB)" >&2
+	: > "$console"
+	stream_console
 	qemu_rc=0
 	timeout -k 10 "$1" qemu-system-x86_64 \
 		-accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
@@ -147,31 +230,144 @@ boot_vm() {
 		-serial "file:$console" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$out,mount_tag=rblkout,security_model=none,multidevs=remap" \
-		< /dev/null > "$out/qemu.log" 2>&1 || qemu_rc=$?
+		< /dev/null > "$out/qemu.log" 2>&1 &
+	qpid=$!
+	watchdog "$qpid" &
+	wpid=$!
+	wait "$qpid" || qemu_rc=$?
+	kill "$wpid" 2> /dev/null || true
+	wait "$wpid" 2> /dev/null || true
+	stop_stream
+	if [ -s "$out/watchdog" ]; then
+		echo "run-in-vm: $name: watchdog: $(cat "$out/watchdog")" >&2
+	fi
+}
+
+# killed: the last boot ended by a timeout or a kill (ours or a signal),
+# not by the guest.
+killed() { [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -ge 128 ] || [ -s "$out/watchdog" ]; }
+
+# why_ended: one line on how the last boot ended, for a case it cut short.
+why_ended() {
+	if [ -s "$out/watchdog" ]; then
+		cat "$out/watchdog"
+	elif [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then
+		echo "the VM timed out after its ${timeout}s"
+	elif grep -aq 'Kernel panic' "$console"; then
+		grep -a -m1 'Kernel panic' "$console"
+	else
+		echo "the VM ended (qemu exit $qemu_rc)"
+	fi
+}
+
+console_tail() {
+	echo "run-in-vm: last console lines ($console):"
+	tail -n 40 "$console"
+	if [ -s "$out/qemu.log" ]; then
+		echo "run-in-vm: qemu said:"
+		cat "$out/qemu.log"
+	fi
 }
 
 start=$(date +%s%N)
+left() { echo $(( timeout - ($(date +%s%N) - start) / 1000000000 )); }
+wall() {
+	local ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	printf '%d.%03d' $((ms / 1000)) $((ms % 1000))
+}
+
+# ---- a group: cases in as few boots as they allow ---------------------------
+if [ -n "$group" ]; then
+	pending=() boot=0 failed_boots=0 rc=0
+	for ((i = 0; i < ${#cases[@]}; i++)); do pending+=("$i"); done
+	while [ "${#pending[@]}" -gt 0 ]; do
+		if [ "$(left)" -lt 60 ]; then
+			echo "run-in-vm: $name: the group's ${timeout}s ran out" >&2
+			break
+		fi
+		boot=$((boot + 1))
+		job=()
+		for i in "${pending[@]}"; do job+=("${budgets[$i]}:${cases[$i]}"); done
+		# The runner's budget in the guest: this boot's time less the boot
+		# and the shutdown.
+		script_timeout=$(( $(left) - 60 ))
+		write_job "$here/group.sh" "${job[@]}"
+		rm -f "$out/exit_code" "$out/output.log" "$out/dmesg.log"
+		boot_vm "$(left)"
+		cp "$console" "$out/console.boot$boot.log"
+		if ! started; then
+			failed_boots=$((failed_boots + 1))
+			echo "run-in-vm: $name: RETRY: the VM ended before the job started: $(why_ended)" >&2
+			# Once more, unless the VM used up the group's time.
+			if [ "$failed_boots" -lt 2 ] && { ! killed || [ -s "$out/watchdog" ]; }; then
+				continue
+			fi
+			echo "run-in-vm: $name: FAILED: no VM started the job" >&2
+			console_tail >&2
+			rc=125
+			break
+		fi
+		failed_boots=0
+		still=()
+		for i in "${pending[@]}"; do
+			d=$out/$(basename "${cases[$i]}" .sh)
+			if [ -s "$d/exit_code" ]; then
+				continue
+			elif [ -e "$d/started" ]; then
+				# The VM died or hung in this case: it fails here.
+				{
+					echo "run-in-vm: this case did not finish: $(why_ended)"
+					console_tail
+				} >> "$d/output.log" 2>&1
+				if killed; then echo 124; else echo 125; fi > "$d/exit_code"
+				echo "run-in-vm: $name: $(basename "$d") cut short: $(why_ended)" >&2
+			else
+				still+=("$i")
+			fi
+		done
+		pending=("${still[@]}")
+		[ "${#pending[@]}" -eq 0 ] || echo "run-in-vm: $name: ${#pending[@]} case(s) left: booting a fresh VM for them" >&2
+	done
+	for i in "${pending[@]}"; do
+		d=$out/$(basename "${cases[$i]}" .sh)
+		mkdir -p "$d"
+		echo "run-in-vm: this case did not run: the group ended first (see $out/console.boot*.log)" >> "$d/output.log"
+		echo 125 > "$d/exit_code"
+		[ "$rc" -ne 0 ] || rc=125
+	done
+	# What ran after the last case (the runner's own lines) must be clean too.
+	if [ -f "$out/dmesg.log" ] && ! "$here/check-dmesg.sh" "$out/dmesg.log" && [ "$rc" -eq 0 ]; then
+		rc=97
+	fi
+	for c in "${cases[@]}"; do
+		d=$out/$(basename "$c" .sh)
+		printf 'run-in-vm: %s: %-32s exit %s (%s ms)\n' "$name" "$(basename "$d")" \
+			"$(cat "$d/exit_code" 2> /dev/null)" "$(cat "$d/ms" 2> /dev/null || echo "?")" >&2
+	done
+	echo "run-in-vm: $name: exit $rc ($boot boot(s), wall $(wall)s; logs in $out)" >&2
+	exit "$rc"
+fi
+
+# ---- one script ----------------------------------------------------------------
+cmd=("$script" "$@")
+[ -x "$script" ] || cmd=(/bin/bash "$script" "$@")
+write_job "${cmd[@]}"
+
 boot_vm "$timeout"
 # The guest never started the job (early panic, stage 1 failure, qemu
-# error): nothing of the case ran, so boot once more, with the reason
-# logged and the first console kept. A job that started is never re-run,
-# nor a VM that timed out or was killed (exit 124 or >= 128).
-if ! grep -aq 'RBLK-VM-START' "$console" && [ "$qemu_rc" -ne 124 ] && [ "$qemu_rc" -lt 128 ]; then
-	left=$(( timeout - ($(date +%s%N) - start) / 1000000000 ))
-	if [ "$left" -gt 60 ]; then
+# error, a boot the watchdog gave up on): nothing of the case ran, so
+# boot once more, with the reason logged and the first console kept. A
+# job that started is never re-run, nor a VM that timed out.
+if ! started && { ! killed || [ -s "$out/watchdog" ]; }; then
+	if [ "$(left)" -gt 60 ]; then
 		mv "$console" "$out/console.boot1.log"
 		echo "run-in-vm: $name: RETRY: the VM ended before the job started (qemu exit $qemu_rc):" \
 			"$(grep -a -m1 -E 'Kernel panic|RBLK-VM-STAGE1-FAILED|RBLK-VM-EXIT' "$out/console.boot1.log" ||
-				tail -n 1 "$out/console.boot1.log")" >&2
+				why_ended)" >&2
 		rm -f "$out/exit_code" "$out/output.log" "$out/dmesg.log" "$out/boot_seconds" "$out/end_seconds"
-		: > "$console"
-		boot_vm "$left"
+		boot_vm "$(left)"
 	fi
 fi
-ms=$(( ($(date +%s%N) - start) / 1000000 ))
-wall=$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))
-[ -n "$tail_pid" ] && kill "$tail_pid" 2> /dev/null
-wait 2> /dev/null || true
 
 [ "${RBLK_VM_VERBOSE:-0}" = 1 ] || { [ -f "$out/output.log" ] && cat "$out/output.log"; }
 
@@ -183,8 +379,11 @@ elif marker=$(grep -a -o 'RBLK-VM-EXIT: [0-9]*' "$console" | tail -n 1) && [ -n 
 fi
 
 if [ -z "$rc" ]; then
-	if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then
-		echo "run-in-vm: $name: FAILED: the VM timed out after ${timeout}s (no exit code)" >&2
+	if ! started; then
+		echo "run-in-vm: $name: FAILED: the VM did not start the job: $(why_ended)" >&2
+		rc=125
+	elif killed; then
+		echo "run-in-vm: $name: FAILED: $(why_ended) (no exit code)" >&2
 		rc=124
 	elif grep -aq 'Kernel panic' "$console"; then
 		echo "run-in-vm: $name: FAILED: kernel panic" >&2
@@ -193,9 +392,7 @@ if [ -z "$rc" ]; then
 		echo "run-in-vm: $name: FAILED: the VM ended without an exit code (qemu exit $qemu_rc: boot failure?)" >&2
 		rc=125
 	fi
-	echo "run-in-vm: last console lines ($console):" >&2
-	tail -n 40 "$console" >&2
-	[ -s "$out/qemu.log" ] && { echo "run-in-vm: qemu said:" >&2; cat "$out/qemu.log" >&2; }
+	console_tail >&2
 fi
 
 if [ -f "$out/dmesg.log" ]; then
@@ -209,5 +406,5 @@ fi
 
 boot=$(cat "$out/boot_seconds" 2> /dev/null || echo "?")
 end=$(cat "$out/end_seconds" 2> /dev/null || echo "?")
-echo "run-in-vm: $name: exit $rc (guest boot ${boot}s, guest end ${end}s, wall ${wall}s; logs in $out)" >&2
+echo "run-in-vm: $name: exit $rc (guest boot ${boot}s, guest end ${end}s, wall $(wall)s; logs in $out)" >&2
 exit "$rc"

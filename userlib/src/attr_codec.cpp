@@ -69,21 +69,6 @@ std::optional<std::uint64_t> get_opt_u64(nlattr* a)
     return a ? std::optional<std::uint64_t>(nla_get_u64(a)) : std::nullopt;
 }
 
-// Where counter `type` lands in CtrlStats; nullptr for pads and unknown counters.
-std::uint64_t* stat_field(CtrlStats& s, int type)
-{
-    switch (type) {
-    case RBLK_STAT_ATTR_READS: return &s.reads;
-    case RBLK_STAT_ATTR_WRITES: return &s.writes;
-    case RBLK_STAT_ATTR_READ_BYTES: return &s.read_bytes;
-    case RBLK_STAT_ATTR_WRITE_BYTES: return &s.write_bytes;
-    case RBLK_STAT_ATTR_ERRORS: return &s.errors;
-    case RBLK_STAT_ATTR_RECONNECTS: return &s.reconnects;
-    case RBLK_STAT_ATTR_INFLIGHT: return &s.inflight;
-    default: return nullptr;
-    }
-}
-
 const nla_policy* ns_policy()
 {
     static const auto p = [] {
@@ -174,12 +159,13 @@ CtrlStats parse_stats(nlattr* nest)
     nlattr* a;
     int rem;
     nla_for_each_nested(a, nest, rem) {
-        std::uint64_t* field = stat_field(s, nla_type(a));
-        if (!field)
+        // Pads and a newer kernel's counters have no row: skipped.
+        const CtrlStatField* f = ctrl_stat_field(nla_type(a));
+        if (!f)
             continue;
         if (nla_len(a) < static_cast<int>(sizeof(std::uint64_t)))
             malformed("counter");
-        *field = nla_get_u64(a);
+        s.*f->field = nla_get_u64(a);
     }
     return s;
 }

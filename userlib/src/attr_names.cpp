@@ -1,5 +1,7 @@
 #include "rblk/attr_names.hpp"
 
+#include "rblk/controller.hpp"
+
 #include <uapi/rblk.h>
 
 #include <array>
@@ -26,25 +28,31 @@ constexpr std::array<std::string_view, RBLK_NS_ATTR_MAX + 1> kNsAttrNames = {
 static_assert(kNsAttrNames[RBLK_NS_ATTR_LBA_SIZE] == "lba_size");
 static_assert(kNsAttrNames.back().size() > 0, "name every enum rblk_ns_attr value");
 
-constexpr std::array<std::string_view, RBLK_STAT_ATTR_MAX + 1> kStatAttrNames = {
-    "unspec", "pad", "reads", "writes", "read_bytes", "write_bytes", "errors", "reconnects",
-    "inflight",
-};
-static_assert(kStatAttrNames[RBLK_STAT_ATTR_INFLIGHT] == "inflight");
-static_assert(kStatAttrNames.back().size() > 0, "name every enum rblk_stat_attr value");
+std::string numbered(int type) { return "attr#" + std::to_string(type); }
 
 template <std::size_t N>
 std::string lookup(const std::array<std::string_view, N>& table, int type)
 {
     if (type >= 0 && static_cast<std::size_t>(type) < N)
         return std::string(table[static_cast<std::size_t>(type)]);
-    return "attr#" + std::to_string(type);
+    return numbered(type);
 }
 
 }  // namespace
 
 std::string attr_name(int type) { return lookup(kAttrNames, type); }
 std::string ns_attr_name(int type) { return lookup(kNsAttrNames, type); }
-std::string stat_attr_name(int type) { return lookup(kStatAttrNames, type); }
+// The counters are named by their table (rblk/controller.hpp), which also
+// decodes and prints them.
+std::string stat_attr_name(int type)
+{
+    if (type == RBLK_STAT_ATTR_UNSPEC)
+        return "unspec";
+    if (type == RBLK_STAT_ATTR_PAD)
+        return "pad";
+    if (const CtrlStatField* f = ctrl_stat_field(type))
+        return std::string(f->name);
+    return numbered(type);
+}
 
 }  // namespace rblk

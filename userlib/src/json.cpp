@@ -63,10 +63,10 @@ json list_json(const std::vector<ControllerInfo>& controllers)
 
 json stats_json(const CtrlStats& s)
 {
-    return {{"reads", s.reads},           {"writes", s.writes},
-            {"read_bytes", s.read_bytes}, {"write_bytes", s.write_bytes},
-            {"errors", s.errors},         {"reconnects", s.reconnects},
-            {"inflight", s.inflight}};
+    json j = json::object();
+    for (const CtrlStatField& f : kCtrlStatFields)
+        j[std::string(f.name)] = s.*f.field;
+    return j;
 }
 
 json controller_stats_json(const ControllerInfo& c)

@@ -68,7 +68,7 @@ job=(randread 4k 16)
 # run checked against the kernel's count and the clock (counted).
 run_fio() {
 	local out=$work/fio.json k0 t0
-	k0=$(dev_ios "$1") t0=$(date +%s%3N)
+	k0=$(dev_ios "$1") t0=$(vm_now_ms)
 	VM_FIO_TIMEOUT=60 vm_fio "$out" --name=job --filename="$1" --ioengine=io_uring \
 		--rw="${job[0]}" --bs="${job[1]}" --iodepth="${job[2]}" --runtime="${2:-$runtime}s" \
 		--time_based --direct=1 --fixedbufs=1 --registerfiles=1 --norandommap \
@@ -77,7 +77,7 @@ run_fio() {
 }
 run_bench() {
 	local out=$work/bench.json k0 t0
-	k0=$(dev_ios "$1") t0=$(date +%s%3N)
+	k0=$(dev_ios "$1") t0=$(vm_now_ms)
 	timeout -k 5 60 "$RBLKCTL" bench --filename "$1" --rw "${job[0]}" --bs "${job[1]}" \
 		--iodepth "${job[2]}" --runtime "${2:-$runtime}s" --json > "$out" ||
 		vm_fail "rblkctl bench on $1 failed: $(tail -c 2000 "$out")"
@@ -91,7 +91,7 @@ dev_ios() { awk '{ print $1 + $2 }' "/sys/block/$(basename "$(readlink -f "$1")"
 # most the process's, and IOPS = reads / runtime; prints the IOPS.
 counted() {
 	local k1 t1
-	k1=$(dev_ios "$2") t1=$(date +%s%3N)
+	k1=$(dev_ios "$2") t1=$(vm_now_ms)
 	python3 - "$1" "$((k1 - $3))" "$((t1 - $4))" "$5" "${job[2]}" "$6" <<'PY' ||
 import json, sys
 path, what = sys.argv[1], sys.argv[6]

@@ -43,7 +43,6 @@ groups_joined() {
 	done
 	return 1
 }
-ms() { date +%s%3N; }
 # at_least N FILE ERE: FILE has N or more lines matching ERE.
 at_least() { [ "$(grep -Ec -- "$3" "$2" || true)" -ge "$1" ]; }
 # client_now ANSWER: the long-lived client's latest answer is ANSWER.
@@ -56,16 +55,16 @@ vm_wait_for 20 groups_joined "$mon_text" 2
 vm_wait_for 20 client_now "ok 0"
 
 for cycle in 1 2; do
-	t0=$(ms)
+	t0=$(vm_now_ms)
 	vm_rblk_unload
 	vm_wait_for 20 at_least "$cycle" "$events" '"state":"unloaded"'
-	t_gone=$(( $(ms) - t0 ))
+	t_gone=$(vm_ms_since "$t0")
 	vm_wait_for 20 client_now module-not-loaded
 
-	t0=$(ms)
+	t0=$(vm_now_ms)
 	vm_modprobe rblk
 	vm_wait_for 20 at_least "$cycle" "$events" '"state":"loaded"'
-	t_back=$(( $(ms) - t0 ))
+	t_back=$(vm_ms_since "$t0")
 	# The same client, its family id stale: it must find the new one.
 	vm_wait_for 20 client_now "ok 0"
 	# The monitor must have joined the new events group by now.

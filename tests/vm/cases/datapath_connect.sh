@@ -14,9 +14,9 @@ size_mib=96
 disk=$(vm_rdma_target "$nqn" "$size_mib")
 vm_rblk_load
 
-# connect_fails MESSAGE RBLKCTL_CONNECT_ARGS...: exit non-zero, one line
+# connect_refused MESSAGE RBLKCTL_CONNECT_ARGS...: exit non-zero, one line
 # on stderr, no controller left behind.
-connect_fails() {
+connect_refused() {
 	local msg=$1 out rc=0
 	shift
 	out=$("$RBLKCTL" connect "$@" 2>&1) || rc=$?
@@ -28,14 +28,14 @@ connect_fails() {
 }
 
 # --- failures first, on a module with no controller yet --------------------
-connect_fails "Connect refused: subsystem NQN not found on the target" \
+connect_refused "Connect refused: subsystem NQN not found on the target" \
 	-a 10.99.0.1 -n nqn.2024-01.io.rblk:no-such-subsystem
-connect_fails "connection rejected (no NVMe-oF listener at this address?)" \
+connect_refused "connection rejected (no NVMe-oF listener at this address?)" \
 	-a 10.99.0.1 -s 4421 -n "$nqn"
 closed=nqn.2024-01.io.rblk:closed
 mkdir "$VM_NVMET/subsystems/$closed"
 vm_nvmet_link 1 "$closed"
-connect_fails "Connect refused: host not allowed by the subsystem" -a 10.99.0.1 -n "$closed"
+connect_refused "Connect refused: host not allowed by the subsystem" -a 10.99.0.1 -n "$closed"
 
 # --- connect ------------------------------------------------------------------
 out=$(vm_rblk_connect "$nqn")

@@ -8,7 +8,7 @@
 # A busy host stretches it to ~210 s (measured): the budget allows that.
 # vm-timeout: 600
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
-. "$RBLK_SRC_DIR/tests/vm/lifecycle.sh"
+. "$RBLK_SRC_DIR/tests/vm/lib-lifecycle.sh"
 vm_require "$RBLKCTL"
 
 nqn=nqn.2024-01.io.rblk:lc-disconnect
@@ -30,10 +30,10 @@ ctrl_gone() { [ ! -e "/sys/class/rblk/$1" ] && [ ! -e "/dev/${1}n1" ]; }
 # disconnect_timed NAME: rblkctl disconnect, bounded; prints milliseconds.
 disconnect_timed() {
 	local t0 rc=0
-	t0=$(lc_now_ms)
+	t0=$(vm_now_ms)
 	timeout "$bound" "$RBLKCTL" disconnect "$1" > /dev/null || rc=$?
 	[ "$rc" -eq 0 ] || vm_fail "rblkctl disconnect $1 exited $rc (124: took over ${bound}s)"
-	echo $(($(lc_now_ms) - t0))
+	vm_ms_since "$t0"
 }
 
 # --- 1: disconnect during fio randrw QD32 ---------------------------------
@@ -81,9 +81,9 @@ vm_assert_ne 0 "$rc" "direct write on the dead mount"
 echo "RESULT: delete under a mounted ext4: direct read EIO; direct write: $(grep -m1 "^dd:" <<< "$err")"
 exec 3>&-
 
-t0=$(lc_now_ms)
+t0=$(vm_now_ms)
 timeout "$bound" umount "$mnt" || vm_fail "umount of the dead mount failed or hung"
-echo "RESULT: delete under a mounted ext4: umount took $(($(lc_now_ms) - t0)) ms"
+echo "RESULT: delete under a mounted ext4: umount took $(vm_ms_since "$t0") ms"
 # The controller id is freed by its last reference only (ida_alloc hands
 # out the lowest free one): a new controller named rblk0 proves the dead
 # disk let go of the old one.
@@ -91,8 +91,8 @@ vm_assert_eq rblk0 "$c" "controller name"
 vm_rblk_connect "$nqn" -i 1 > /dev/null
 vm_assert_eq rblk0 "$(ctrl_name)" "name of a new controller once the old one is released"
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"
-t0=$(lc_now_ms)
+t0=$(vm_now_ms)
 timeout "$bound" modprobe -r rblk || vm_fail "modprobe -r rblk failed after umount: $(cat /sys/module/rblk/refcnt 2> /dev/null)"
 vm_assert_not_exists /sys/module/rblk
-echo "RESULT: delete under a mounted ext4: modprobe -r rblk after umount took $(($(lc_now_ms) - t0)) ms"
+echo "RESULT: delete under a mounted ext4: modprobe -r rblk after umount took $(vm_ms_since "$t0") ms"
 vm_dmesg_clean

@@ -6,7 +6,7 @@
 # work and the disk reads.
 # vm-timeout: 300
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
-. "$RBLK_SRC_DIR/tests/vm/lifecycle.sh"
+. "$RBLK_SRC_DIR/tests/vm/lib-lifecycle.sh"
 vm_require "$RBLKCTL"
 
 nqn=nqn.2024-01.io.rblk:lc-rmmod
@@ -16,26 +16,24 @@ vm_rdma_target "$nqn" 32 > /dev/null
 vm_rblk_load dyndbg=+p
 vm_rblk_connect "$nqn" -i 2 -k 5 -c 1 -l 600 > /dev/null
 vm_assert_exists /dev/rblk0n1
-state() { cat /sys/class/rblk/rblk0/state 2> /dev/null; }
-vm_assert_eq live "$(state)" "state after connect"
+vm_assert_eq live "$(vm_rblk_state rblk0)" "state after connect"
 
 # Unlinking makes nvmet drop the association; without the port nothing
 # listens, so every reconnect fails at the RDMA CM.
 vm_nvmet_unlink 1 "$nqn"
 rmdir "$VM_NVMET/ports/1"
-connecting() { [ "$(state)" = connecting ]; }
-vm_wait_for 60 connecting
+vm_rblk_wait_state 60 rblk0 connecting
 # At least one reconnect attempt has failed by now.
 failed_reconnects() { dmesg | grep -c 'rblk0: reconnect failed' || true; }
 reconnect_failed() { [ "$(failed_reconnects)" -ge 1 ]; }
 vm_wait_for 30 reconnect_failed
-echo "RESULT: modprobe -r while reconnecting: state $(state), $(failed_reconnects) reconnects failed before it"
+echo "RESULT: modprobe -r while reconnecting: state $(vm_rblk_state rblk0), $(failed_reconnects) reconnects failed before it"
 
-t0=$(date +%s%N)
+t0=$(vm_now_ms)
 up0=$(cut -d' ' -f1 /proc/uptime)
 rc=0
 timeout "$bound" modprobe -r rblk || rc=$?
-ms=$((($(date +%s%N) - t0) / 1000000))
+ms=$(vm_ms_since "$t0")
 echo "RESULT: modprobe -r rblk with a controller in CONNECTING: exit $rc after $ms ms"
 vm_assert_eq 0 "$rc" "modprobe -r rblk (124: took over ${bound}s)"
 # How much of it was modprobe itself (reading the module index over 9p)
@@ -52,7 +50,7 @@ vm_nvmet_port 1 10.99.0.1 4420
 vm_nvmet_link 1 "$nqn"
 vm_modprobe rblk
 vm_rblk_connect "$nqn" -i 2 > /dev/null
-vm_assert_eq live "$(state)" "state after the fresh connect"
+vm_assert_eq live "$(vm_rblk_state rblk0)" "state after the fresh connect"
 dd if=/dev/rblk0n1 of=/dev/null bs=1M count=8 iflag=direct status=none ||
 	vm_fail "reading the disk after the fresh connect failed"
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"

@@ -15,7 +15,6 @@ nqn=nqn.2024-01.io.rblk:aen
 s=$VM_NVMET/subsystems/$nqn
 work=$(mktemp -d)
 mib=$((1 << 20))
-now_ms() { date +%s%3N; }
 
 # File-backed namespaces (buffered: tmpfs has no O_DIRECT), so that one
 # can grow; nvmet tells each controller about every change with an AEN.
@@ -68,8 +67,8 @@ both_ms() {
 	local t0=$1 a="" b="" deadline=$(($(date +%s) + 20))
 	while [ -z "$a" ] || [ -z "$b" ]; do
 		[ "$(date +%s)" -lt "$deadline" ] || vm_fail "timed out: $2 -> ${a:-no}, $3 -> ${b:-no}"
-		[ -z "$a" ] && "$2" && a=$(($(now_ms) - t0))
-		[ -z "$b" ] && "$3" && b=$(($(now_ms) - t0))
+		[ -z "$a" ] && "$2" && a=$(vm_ms_since "$t0")
+		[ -z "$b" ] && "$3" && b=$(vm_ms_since "$t0")
 		sleep 0.1
 	done
 	echo "$a $b"
@@ -83,7 +82,7 @@ gone_rblk() { test ! -e /dev/rblk0n2; }
 gone_ref() { ! ref_disk 2 > /dev/null; }
 
 # --- 1: a namespace added -----------------------------------------------------------
-t0=$(now_ms)
+t0=$(vm_now_ms)
 ns_enable 2 "$work/ns2.img"
 r=$(both_ms "$t0" added_rblk added_ref)
 read -r t_add t_add_ref <<< "$r"
@@ -98,7 +97,7 @@ echo "RESULT: aen ns_added_visible_ms=$t_add nvme_rdma_ref_ms=$t_add_ref"
 
 # --- 2: a namespace grown -------------------------------------------------------------
 truncate -s $((48 * mib)) "$work/ns1.img"
-t0=$(now_ms)
+t0=$(vm_now_ms)
 echo 1 > "$s/namespaces/1/revalidate_size"
 r=$(both_ms "$t0" grown_rblk grown_ref)
 read -r t_grow t_grow_ref <<< "$r"
@@ -137,10 +136,10 @@ with open(sys.argv[2], "w") as f:
     f.write("final %s\n" % final)
 PY
 reader=$!
-# A busy guest took 14 s to start python3 (recovery-lib.sh).
+# A busy guest took 14 s to start python3 (lib-recovery.sh).
 vm_wait_for 60 test -e "$work/reader.ready"
 sleep 1
-t0=$(now_ms)
+t0=$(vm_now_ms)
 echo 0 > "$s/namespaces/2/enable"
 r=$(both_ms "$t0" gone_rblk gone_ref)
 read -r t_gone t_gone_ref <<< "$r"

@@ -9,7 +9,7 @@
 # A busy host stretches it to ~210 s (measured): the budget allows that.
 # vm-timeout: 480
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
-. "$RBLK_SRC_DIR/tests/vm/recovery-lib.sh"
+. "$RBLK_SRC_DIR/tests/vm/lib-recovery.sh"
 vm_require "$RBLKCTL"
 
 nqn=nqn.2024-01.io.rblk:recovery-fastfail
@@ -37,30 +37,30 @@ fail_ms=$((seen_ms + tmo_ms))
 	vm_fail "I/O failed $tmo_ms ms after the loss: before fast_io_fail_tmo (${ff} s)"
 [ "$tmo_ms" -le $(((ff + slack) * 1000)) ] ||
 	vm_fail "I/O failed $tmo_ms ms after the loss: later than fast_io_fail_tmo + ${slack} s"
-vm_assert_eq connecting "$(rec_state rblk0)" "state after the fail-fast"
+vm_assert_eq connecting "$(vm_rblk_state rblk0)" "state after the fail-fast"
 
 # New I/O while still reconnecting fails at once (timed in the process).
 read -r res new_io_ms <<< "$(rec_timed_read "$dev" 409600)"
 vm_assert_eq EIO "$res" "new I/O while fast-failing"
 [ "$new_io_ms" -le 1000 ] || vm_fail "new I/O took $new_io_ms ms to fail while fast-failing"
-vm_assert_eq connecting "$(rec_state rblk0)" "state after the new I/O failed"
+vm_assert_eq connecting "$(vm_rblk_state rblk0)" "state after the new I/O failed"
 
-t_up=$(rec_ms)
+t_up=$(vm_now_ms)
 vm_nvmet_link 1 "$nqn"
-rec_wait_state 30 rblk0 live
-t_live=$(rec_ms)
+vm_rblk_wait_state 30 rblk0 live
+t_live=$(vm_now_ms)
 vm_assert_eq "$sum_before" "$(vm_sum "$dev" 0 $((4 * mib)))" "data written before the outage"
 head -c 1M /dev/urandom > /tmp/after
 vm_put /tmp/after "$dev" $((4 * mib))
 vm_assert_eq "$(sha256sum < /tmp/after | cut -d' ' -f1)" "$(vm_sum "$dev" $((4 * mib)) "$mib")" \
 	"data written after the reconnect"
-[ "$(rec_attr rblk0 reconnects)" -ge 1 ] || vm_fail "reconnect counter did not move"
+[ "$(vm_rblk_attr rblk0 reconnects)" -ge 1 ] || vm_fail "reconnect counter did not move"
 # fio's failed reads and the new one: the controller counts them.
-[ "$(rec_attr rblk0 errors)" -ge 2 ] || vm_fail "error counter: $(rec_attr rblk0 errors), expected 2 at least"
+[ "$(vm_rblk_attr rblk0 errors)" -ge 2 ] || vm_fail "error counter: $(vm_rblk_attr rblk0 errors), expected 2 at least"
 rec_result recovery_fast_fail "fast_io_fail_tmo_s=$ff link_loss_to_eio_ms=$fail_ms" \
 	"loss_seen_ms=$seen_ms loss_seen_to_eio_ms=$tmo_ms" \
 	"new_io_fail_ms=$new_io_ms restore_to_live_ms=$((t_live - t_up))" \
-	"fio_error=5 io_errors=$(rec_attr rblk0 errors) reconnects=$(rec_attr rblk0 reconnects) data_verified=yes"
+	"fio_error=5 io_errors=$(vm_rblk_attr rblk0 errors) reconnects=$(vm_rblk_attr rblk0 reconnects) data_verified=yes"
 
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"
 vm_rblk_unload

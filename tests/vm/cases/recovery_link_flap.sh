@@ -1,7 +1,7 @@
 #!/bin/bash
 # A 5 s link flap under I/O: rblk connected (reconnect_delay 2,
 # ctrl_loss_tmo 60), fio randwrite with crc32c verify running, veth0 down
-# for 5 s (tests/vm/flap.sh: every RC QP of this VM sits on rxe0). fio
+# for 5 s (tests/vm/lib-flap.sh: every RC QP of this VM sits on rxe0). fio
 # must finish with zero errors and every block verified, the controller
 # must have reconnected, disconnect must return promptly, dmesg clean.
 # Then a disconnect with the link down (and I/O queued) must return and
@@ -19,7 +19,7 @@
 # LOC_QP_OP_ERR (rxe finds no route), which starts recovery.
 # vm-timeout: 420
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
-. "$RBLK_SRC_DIR/tests/vm/flap.sh"
+. "$RBLK_SRC_DIR/tests/vm/lib-flap.sh"
 vm_require "$RBLKCTL"
 
 # fio_wait PID SECS WHEN: wait for fio, its exit code in fio_rc; fail (with

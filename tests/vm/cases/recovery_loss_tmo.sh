@@ -11,7 +11,7 @@
 # A busy host stretches it to ~160 s (measured): the budget allows that.
 # vm-timeout: 480
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
-. "$RBLK_SRC_DIR/tests/vm/recovery-lib.sh"
+. "$RBLK_SRC_DIR/tests/vm/lib-recovery.sh"
 vm_require "$RBLKCTL"
 
 nqn=nqn.2024-01.io.rblk:recovery-loss
@@ -28,7 +28,7 @@ exec 3< "$dev"
 
 # ctrl_loss_tmo runs from the loss rblk saw (kernel log times, both).
 ms=$(rec_ms_to_eio "$nqn" randwrite writes)
-t_eio=$(rec_ms)
+t_eio=$(vm_now_ms)
 read -r seen_ms tmo_ms <<< "$ms"
 fail_ms=$((seen_ms + tmo_ms))
 [ "$seen_ms" -le $((slack * 1000)) ] ||
@@ -38,16 +38,16 @@ fail_ms=$((seen_ms + tmo_ms))
 [ "$tmo_ms" -le $(((loss + delay + slack) * 1000)) ] ||
 	vm_fail "I/O failed $tmo_ms ms after the loss: later than ctrl_loss_tmo + reconnect_delay + ${slack} s"
 
-rec_wait_gone 30 rblk0
-t_gone=$(rec_ms)
+vm_rblk_wait_gone 30 rblk0
+t_gone=$(vm_now_ms)
 vm_wait_for 10 test ! -e "$dev"
 list=$("$RBLKCTL" list --json) || vm_fail "rblkctl list --json failed"
 vm_assert_eq "[]" "$(rec_json controllers <<< "$list")" "controllers after ctrl_loss_tmo"
 
 # The open descriptor outlives the disk: reads fail, nothing hangs.
-t0=$(rec_ms)
+t0=$(vm_now_ms)
 read_res=$(rec_pread 3)
-read_ms=$(($(rec_ms) - t0))
+read_ms=$(vm_ms_since "$t0")
 vm_assert_match '^(eof|EIO|ENXIO|ENODEV)$' "$read_res" "read through the descriptor of the deleted disk"
 exec 3<&-
 rec_result recovery_loss_tmo "ctrl_loss_tmo_s=$loss reconnect_delay_s=$delay" \

@@ -8,7 +8,7 @@
 # and the ctrl_loss_tmo deadline fall.
 # vm-timeout: 400
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
-. "$RBLK_SRC_DIR/tests/vm/recovery-lib.sh"
+. "$RBLK_SRC_DIR/tests/vm/lib-recovery.sh"
 vm_require "$RBLKCTL"
 
 nqn=nqn.2024-01.io.rblk:recovery-port
@@ -27,10 +27,10 @@ vm_fio /tmp/port.json --name=port --filename="$dev" --ioengine=io_uring --direct
 fio_pid=$!
 rec_wait_io 60 writes 200
 
-t_down=$(rec_ms)
+t_down=$(vm_now_ms)
 vm_nvmet_unlink 1 "$nqn"
-rec_wait_state 30 rblk0 connecting
-vm_log "port removed: controller connecting after $(($(rec_ms) - t_down)) ms"
+vm_rblk_wait_state 30 rblk0 connecting
+vm_log "port removed: controller connecting after $(vm_ms_since "$t_down") ms"
 
 # The show output while reconnecting: state, since when, next attempt,
 # deadline. The next attempt is unset while one is running: retry.
@@ -62,11 +62,11 @@ vm_assert_match '^loss deadline: +[0-9]+ ms$' "$(grep '^loss deadline:' <<< "$te
 
 # Let a few attempts fail against the missing port, then restore it.
 sleep $((3 * delay))
-vm_assert_eq connecting "$(rec_state rblk0)" "state while the port is away"
-t_up=$(rec_ms)
+vm_assert_eq connecting "$(vm_rblk_state rblk0)" "state while the port is away"
+t_up=$(vm_now_ms)
 vm_nvmet_link 1 "$nqn"
-rec_wait_state 30 rblk0 live
-t_live=$(rec_ms)
+vm_rblk_wait_state 30 rblk0 live
+t_live=$(vm_now_ms)
 
 wait "$fio_pid" || vm_fail "fio failed across the port loss (see above)"
 python3 - /tmp/port.json <<'PY' || vm_fail "fio report"
@@ -76,8 +76,8 @@ w, r = j["write"]["io_bytes"], j["read"]["io_bytes"]
 assert j["error"] == 0 and w == 16 << 20 and r == w, (j["error"], w, r)
 print("fio: %d KiB written, %d KiB read back and verified" % (w >> 10, r >> 10))
 PY
-reconnects=$(rec_attr rblk0 reconnects)
-errors=$(rec_attr rblk0 errors)
+reconnects=$(vm_rblk_attr rblk0 reconnects)
+errors=$(vm_rblk_attr rblk0 errors)
 [ "$reconnects" -ge 1 ] || vm_fail "reconnect counter did not move: $reconnects"
 vm_assert_eq 0 "$errors" "controller I/O errors"
 vm_assert_eq "$size0" "$(blockdev --getsize64 "$dev")" "disk size after the reconnect"

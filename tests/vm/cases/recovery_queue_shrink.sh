@@ -13,10 +13,10 @@
 # A busy host stretches it to ~160 s (measured): the budget allows that.
 # vm-timeout: 480
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
-# shellcheck source=SCRIPTDIR/../target_lib.sh
-. "$RBLK_SRC_DIR/tests/vm/target_lib.sh"
-# shellcheck source=SCRIPTDIR/../recovery-lib.sh
-. "$RBLK_SRC_DIR/tests/vm/recovery-lib.sh"
+# shellcheck source=SCRIPTDIR/../lib-target.sh
+. "$RBLK_SRC_DIR/tests/vm/lib-target.sh"
+# shellcheck source=SCRIPTDIR/../lib-recovery.sh
+. "$RBLK_SRC_DIR/tests/vm/lib-recovery.sh"
 
 delay_ms=10
 
@@ -40,16 +40,16 @@ PY
 
 # Stops the target; its log, with the exit report, is kept in $1.
 stop_and_keep() {
-	stop_target
-	cp "$tlog" "$1"
+	tgt_stop
+	cp "$TGT_LOG" "$1"
 	grep '^max_inflight\|^overflows\|^OVERFLOW' "$1" | head -n 20
 }
 
 # --- phase 1: 128 entries granted -----------------------------------------
-start_target none --max-queue-size 128 --reply-delay-ms "$delay_ms"
+tgt_start none --max-queue-size 128 --reply-delay-ms "$delay_ms"
 # ctrl_loss_tmo far beyond the restart, which a busy host stretches (an
 # outage took 54 s in recovery_port).
-out=$(timeout 120 "$RBLKCTL" connect -a 10.99.0.1 -n "$nqn" -Q 128 -i 1 -k 5 -c 1 -l 300 2>&1) ||
+out=$(timeout 120 "$RBLKCTL" connect -a 10.99.0.1 -n "$TGT_NQN" -Q 128 -i 1 -k 5 -c 1 -l 300 2>&1) ||
 	vm_fail "rblkctl connect failed: $out"
 vm_assert_eq $'rblk0\n/dev/rblk0n1' "$out" "rblkctl connect output"
 vm_assert_eq 128 "$(rec_show_json rblk0 | rec_json queue_size)" "queue_size before the restart"
@@ -58,13 +58,13 @@ nguid=$(cat /sys/block/rblk0n1/nguid) || vm_fail "no nguid attribute"
 vm_assert_ne "" "$nguid" "nguid"
 fio_verify /tmp/shrink1.json randwrite
 stop_and_keep /tmp/target1.log
-rec_wait_state 30 rblk0 connecting
+vm_rblk_wait_state 30 rblk0 connecting
 
 # --- phase 2: the same target back, 32 entries granted ----------------------
-t_up=$(rec_ms)
-start_target none --max-queue-size 32 --reply-delay-ms "$delay_ms"
-rec_wait_state 60 rblk0 live
-t_live=$(rec_ms)
+t_up=$(vm_now_ms)
+tgt_start none --max-queue-size 32 --reply-delay-ms "$delay_ms"
+vm_rblk_wait_state 60 rblk0 live
+t_live=$(vm_now_ms)
 vm_assert_eq 32 "$(rec_show_json rblk0 | rec_json queue_size)" "queue_size after the restart"
 vm_assert_eq /dev/rblk0n1 "$(vm_rblk_disks)" "disks after the restart"
 vm_assert_eq "$nguid" "$(cat /sys/block/rblk0n1/nguid)" "nguid after the restart"
@@ -82,10 +82,10 @@ vm_assert_eq 31 "$sq2" "SQSIZE of the I/O queue after the restart"
 	vm_fail "phase 1 never had more than 31 commands in flight ($max1): the test proves nothing"
 [ -n "$max2" ] && [ "$max2" -le 31 ] || vm_fail "phase 2: $max2 commands in flight on a queue of 32"
 rec_result recovery_queue_shrink "queue_size=128->32 max_inflight_before=$max1 max_inflight_after=$max2" \
-	"overflows=$ovf restart_to_live_ms=$((t_live - t_up)) fio_errors=0 reconnects=$(rec_attr rblk0 reconnects)" \
+	"overflows=$ovf restart_to_live_ms=$((t_live - t_up)) fio_errors=0 reconnects=$(vm_rblk_attr rblk0 reconnects)" \
 	"disk=$(vm_rblk_disks) nguid=$nguid"
 
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"
-vm_wait_for 20 no_ctrl
+vm_wait_for 20 vm_rblk_none
 vm_rblk_unload
 vm_dmesg_clean

@@ -9,7 +9,7 @@
 # A busy host stretches it to ~260 s (measured): the budget allows that.
 # vm-timeout: 600
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
-. "$RBLK_SRC_DIR/tests/vm/recovery-lib.sh"
+. "$RBLK_SRC_DIR/tests/vm/lib-recovery.sh"
 vm_require "$RBLKCTL"
 
 nqn=nqn.2024-01.io.rblk:recovery-restart
@@ -22,7 +22,7 @@ vm_rblk_load
 # ~30 s (measured).
 vm_rblk_connect "$nqn" --reconnect-delay 1 --ctrl-loss-tmo 300 --fast-io-fail-tmo -1 > /dev/null
 vm_wait_for 20 test -b /dev/rblk0n2
-nq0=$(rec_attr rblk0 nr_io_queues)
+nq0=$(vm_rblk_attr rblk0 nr_io_queues)
 vm_assert_eq "$(nproc)" "$nq0" "I/O queues before the restart"
 [ "$nq0" -ge 2 ] || vm_fail "needs 2 CPUs at least to lose a queue"
 size1=$(blockdev --getsize64 /dev/rblk0n1)
@@ -42,9 +42,9 @@ fio_pid=$!
 rec_wait_io 60 writes 300
 
 # The "restart": controllers dropped, configuration changed, port back.
-t_down=$(rec_ms)
+t_down=$(vm_now_ms)
 vm_nvmet_unlink 1 "$nqn"
-rec_wait_state 30 rblk0 connecting
+vm_rblk_wait_state 30 rblk0 connecting
 # A read of namespace 2 that waits out the outage: it must fail, not hang.
 dd if=/dev/rblk0n2 of=/dev/null bs=4k count=1 skip=1000 iflag=direct status=none 2> /tmp/dd2.err &
 dd_pid=$!
@@ -56,17 +56,17 @@ echo 1 > "$subsys/attr_qid_max"
 echo 0 > "$subsys/namespaces/2/enable"
 rmdir "$subsys/namespaces/2"
 vm_nvmet_subsys "$nqn" "$(vm_membacked_disk 1 16)" 3
-t_up=$(rec_ms)
+t_up=$(vm_now_ms)
 vm_nvmet_link 1 "$nqn"
-rec_wait_state 60 rblk0 live
-t_live=$(rec_ms)
+vm_rblk_wait_state 60 rblk0 live
+t_live=$(vm_now_ms)
 
-vm_assert_eq 1 "$(rec_attr rblk0 nr_io_queues)" "I/O queues after the restart (sysfs)"
+vm_assert_eq 1 "$(vm_rblk_attr rblk0 nr_io_queues)" "I/O queues after the restart (sysfs)"
 vm_assert_eq 1 "$(rec_show_json rblk0 | rec_json nr_io_queues)" "I/O queues after the restart (show --json)"
 # The rescan after the reconnect took 14 s in a busy guest (measured).
 vm_wait_for 60 test -b /dev/rblk0n3
 vm_wait_for 60 test ! -e /dev/rblk0n2
-t_ns=$(rec_ms)
+t_ns=$(vm_now_ms)
 vm_assert_eq $((16 * mib)) "$(blockdev --getsize64 /dev/rblk0n3)" "size of the new namespace 3"
 vm_assert_eq "$size1" "$(blockdev --getsize64 /dev/rblk0n1)" "size of namespace 1"
 nsids=$(rec_show_json rblk0 | python3 -c 'import json, sys; print(" ".join(str(n["nsid"]) for n in json.load(sys.stdin)["namespaces"]))')
@@ -93,9 +93,9 @@ dd_err=$(cat /tmp/dd2.err)
 vm_assert_match 'Input/output error|Operation not supported' "$dd_err" "error of the waiting read of namespace 2"
 
 # The removed namespace's disk: the open descriptor reads no data.
-t0=$(rec_ms)
+t0=$(vm_now_ms)
 read_res=$(rec_pread 3)
-read_ms=$(($(rec_ms) - t0))
+read_ms=$(vm_ms_since "$t0")
 vm_assert_match '^(eof|EIO|ENXIO|ENODEV)$' "$read_res" "read through the descriptor of the deleted disk"
 exec 3<&-
 
@@ -103,10 +103,10 @@ head -c 1M /dev/urandom > /tmp/new
 vm_put /tmp/new /dev/rblk0n3 0
 vm_assert_eq "$(sha256sum < /tmp/new | cut -d' ' -f1)" "$(vm_sum /dev/rblk0n3 0 "$mib")" \
 	"data on the new namespace 3"
-rec_result recovery_target_restart "io_queues=$nq0->$(rec_attr rblk0 nr_io_queues)" \
+rec_result recovery_target_restart "io_queues=$nq0->$(vm_rblk_attr rblk0 nr_io_queues)" \
 	"restore_to_live_ms=$((t_live - t_up)) restore_to_namespaces_ms=$((t_ns - t_up))" \
 	"outage_ms=$((t_up - t_down)) fio_errors=0 verified_kib=$((8 * 1024 * nq0))" \
-	"waiting_ns2_read=\"${dd_err##*: }\" bios_resubmitted=$moved removed_ns_fd_read=$read_res/${read_ms}ms reconnects=$(rec_attr rblk0 reconnects)"
+	"waiting_ns2_read=\"${dd_err##*: }\" bios_resubmitted=$moved removed_ns_fd_read=$read_res/${read_ms}ms reconnects=$(vm_rblk_attr rblk0 reconnects)"
 
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"
 vm_rblk_unload

@@ -10,22 +10,22 @@
 # controller or disk is left and the module unloads.
 # vm-timeout: 480
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
-# shellcheck source=SCRIPTDIR/../target_lib.sh
-. "$RBLK_SRC_DIR/tests/vm/target_lib.sh"
+# shellcheck source=SCRIPTDIR/../lib-target.sh
+. "$RBLK_SRC_DIR/tests/vm/lib-target.sh"
 head -c 1M /dev/urandom > /tmp/big
 
 # --- absurd Identify data ------------------------------------------------------
-start_target absurd-nn
-t0=$(now)
-out=$(connect_ok absurd-nn)
-t=$(since "$t0")
+tgt_start absurd-nn
+t0=$(vm_now_ms)
+out=$(tgt_connect_ok absurd-nn)
+t=$(tgt_s_since "$t0")
 vm_assert_eq $'rblk0\n/dev/rblk0n1' "$out" "absurd-nn: only the real namespace"
 vm_dmesg_has 'rblk0: more than 1024 namespaces' || vm_fail "absurd-nn: scan not bounded"
 echo "RESULT: absurd-nn: NN 0xfffffffe, endless active list: scan stopped after 1024 ids, connect ${t} s, 1 disk"
-clean_slate absurd-nn
+tgt_clean_slate absurd-nn
 
-start_target absurd-mdts
-out=$(connect_ok absurd-mdts)
+tgt_start absurd-mdts
+out=$(tgt_connect_ok absurd-mdts)
 vm_assert_eq $'rblk0\n/dev/rblk0n1' "$out" "absurd-mdts: rblkctl connect output"
 kb=$(cat /sys/block/rblk0n1/queue/max_hw_sectors_kb)
 [ "$kb" -ge 4 ] && [ "$kb" -le 1024 ] || vm_fail "absurd-mdts: max_hw_sectors_kb $kb"
@@ -33,18 +33,18 @@ vm_put /tmp/big /dev/rblk0n1 0
 vm_assert_eq "$(sha256sum < /tmp/big | cut -d' ' -f1)" "$(vm_sum /dev/rblk0n1 0 $((1 << 20)))" \
 	"absurd-mdts: 1 MiB read back"
 echo "RESULT: absurd-mdts: MDTS 255 clamped to max_hw_sectors_kb $kb, 1 MiB verified"
-clean_slate absurd-mdts
+tgt_clean_slate absurd-mdts
 
 for spec in "absurd-lbaf:unsupported LBA data size 2^40" "tiny-lbaf:unsupported LBA data size 2^3" \
 	"bad-flbas:LBA format 5 out of range"; do
 	mode=${spec%%:*} msg=${spec#*:}
-	start_target "$mode"
-	out=$(connect_ok "$mode")
+	tgt_start "$mode"
+	out=$(tgt_connect_ok "$mode")
 	vm_assert_eq rblk0 "$out" "$mode: a controller and no disk"
 	vm_assert_eq "" "$(vm_rblk_disks)" "$mode: disks"
 	vm_dmesg_has -F "rblk0: nsid 1: $msg" || vm_fail "$mode: no '$msg' in the kernel log"
 	echo "RESULT: $mode: namespace refused ($msg), controller without disk"
-	clean_slate "$mode"
+	tgt_clean_slate "$mode"
 done
 
 # --- Connect refused or cut ------------------------------------------------------
@@ -56,49 +56,49 @@ done
 # since rblkctl alone took seconds to start on a loaded 2-core host (8.2 s
 # for a reject was measured there).
 fast=20
-start_target reject-connect
-connect_fails reject-connect "target rejected the RDMA connection: no resources" $fast
-clean_slate reject-connect
-start_target reject-connect --after 1
-connect_fails reject-connect-ioq "target rejected the RDMA connection: no resources" $fast
-vm_assert_eq 1 "$(hits reject-connect)" "reject-connect-ioq: rejects"
-clean_slate reject-connect-ioq
+tgt_start reject-connect
+tgt_connect_fails reject-connect "target rejected the RDMA connection: no resources" $fast
+tgt_clean_slate reject-connect
+tgt_start reject-connect --after 1
+tgt_connect_fails reject-connect-ioq "target rejected the RDMA connection: no resources" $fast
+vm_assert_eq 1 "$(tgt_hits reject-connect)" "reject-connect-ioq: rejects"
+tgt_clean_slate reject-connect-ioq
 
-start_target disconnect-in-connect
-connect_fails disconnect-in-connect "target closed the connection during Connect" $fast
-vm_assert_eq 1 "$(hits disconnect-in-connect)" "disconnect-in-connect: hang-ups"
+tgt_start disconnect-in-connect
+tgt_connect_fails disconnect-in-connect "target closed the connection during Connect" $fast
+vm_assert_eq 1 "$(tgt_hits disconnect-in-connect)" "disconnect-in-connect: hang-ups"
 vm_dmesg_has 'qid 0: target closed the connection during Connect' ||
 	vm_fail "disconnect-in-connect: no kernel log line for the admin queue"
-clean_slate disconnect-in-connect
-start_target disconnect-in-connect --after 1
-connect_fails disconnect-in-connect-ioq "target closed the connection during Connect" $fast
+tgt_clean_slate disconnect-in-connect
+tgt_start disconnect-in-connect --after 1
+tgt_connect_fails disconnect-in-connect-ioq "target closed the connection during Connect" $fast
 vm_dmesg_has 'qid 1: target closed the connection during Connect' ||
 	vm_fail "disconnect-in-connect-ioq: no kernel log line for the I/O queue"
-clean_slate disconnect-in-connect-ioq
+tgt_clean_slate disconnect-in-connect-ioq
 
 # --- Hang-up on every reconnect --------------------------------------------------
 # The target goes away under a live controller and comes back hanging up
 # on each Connect: every reconnect attempt ends at once, so they follow
 # reconnect_delay (1 s); at the 10 s Connect timeout three took > 30 s.
-copts=(-k 2 -c 1 -l 120)
+TGT_COPTS=(-k 2 -c 1 -l 120)
 admin_hangups() { dmesg | grep -c 'rblk0: qid 0: target closed the connection during Connect' || true; }
-start_target none
-connect_ok reconnect-hangup > /dev/null
+tgt_start none
+tgt_connect_ok reconnect-hangup > /dev/null
 base=$(admin_hangups)
-stop_target
-start_target disconnect-in-connect
-t0=$(now)
+tgt_stop
+tgt_start disconnect-in-connect
+t0=$(vm_now_ms)
 three_more() { [ "$(admin_hangups)" -ge $((base + 3)) ]; }
 vm_wait_for 60 three_more
-t=$(since "$t0")
+t=$(tgt_s_since "$t0")
 vm_assert_eq connecting "$(cat /sys/class/rblk/rblk0/state)" "reconnect-hangup: state"
 gap=$(dmesg | grep 'rblk0: reconnect failed: -104' | tail -n 3 | sed 's/^\[ *\([0-9.]*\)\].*/\1/' |
 	awk 'NR == 1 { a = $1 } END { printf "%.2f", ($1 - a) / 2 }')
 echo "RESULT: reconnect-hangup: 3 reconnects ended by the target's hang-up within $t s of its restart, one every $gap s (reconnect_delay 1 s)"
 awk -v t="$t" 'BEGIN { exit !(t < 20) }' ||
 	vm_fail "reconnect-hangup: 3 attempts took $t s: not ended by the hang-up"
-clean_slate reconnect-hangup
-copts=(-k 2 -c 1 -l 4)
+tgt_clean_slate reconnect-hangup
+TGT_COPTS=(-k 2 -c 1 -l 4)
 
 if vm_dmesg_has 'rblk0: qid [0-9]*: command .* timed out'; then
 	vm_fail "disconnect-in-connect: a Connect ended by its timeout, not the hang-up"

@@ -5,7 +5,7 @@
 # where fio, the nvme kworkers and `nvme disconnect` sit (kernel stacks),
 # the QPs, and dmesg. Not a test: it always exits 0 once it has looked.
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
-. "$RBLK_SRC_DIR/tests/vm/flap.sh"
+. "$RBLK_SRC_DIR/tests/vm/lib-flap.sh"
 set +e
 flap=${1:-5}
 nqn=nqn.2024-01.io.rblk:flap-ref

@@ -4,9 +4,11 @@
 
 #include <uapi/rblk.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rblk {
@@ -33,6 +35,7 @@ struct NamespaceInfo {
     std::string device() const { return "/dev/" + disk; }
 };
 
+// The counters of RBLK_ATTR_STATS, one field each, as kCtrlStatFields lists them.
 struct CtrlStats {
     std::uint64_t reads = 0;
     std::uint64_t writes = 0;
@@ -44,6 +47,51 @@ struct CtrlStats {
 
     bool operator==(const CtrlStats&) const = default;
 };
+
+// One row per counter, as kmod/stats.c has one per kernel counter: its
+// attribute in RBLK_ATTR_STATS, its name (the kernel's sysfs file, the JSON
+// key, the `rblkctl stats` label, stat_attr_name()) and where it lands.
+// Decoding, naming, JSON and text output all walk this table, so a new
+// counter in userlib is its field above and its row here; the asserts
+// below make forgetting either one a build error.
+struct CtrlStatField {
+    int attr;  // enum rblk_stat_attr
+    std::string_view name;
+    std::uint64_t CtrlStats::*field;
+};
+
+inline constexpr std::array kCtrlStatFields = {
+    CtrlStatField{RBLK_STAT_ATTR_READS, "reads", &CtrlStats::reads},
+    CtrlStatField{RBLK_STAT_ATTR_WRITES, "writes", &CtrlStats::writes},
+    CtrlStatField{RBLK_STAT_ATTR_READ_BYTES, "read_bytes", &CtrlStats::read_bytes},
+    CtrlStatField{RBLK_STAT_ATTR_WRITE_BYTES, "write_bytes", &CtrlStats::write_bytes},
+    CtrlStatField{RBLK_STAT_ATTR_ERRORS, "errors", &CtrlStats::errors},
+    CtrlStatField{RBLK_STAT_ATTR_RECONNECTS, "reconnects", &CtrlStats::reconnects},
+    CtrlStatField{RBLK_STAT_ATTR_INFLIGHT, "inflight", &CtrlStats::inflight},
+};
+
+// The row of counter attribute `attr`; nullptr for UNSPEC, PAD and
+// counters of a newer kernel.
+constexpr const CtrlStatField* ctrl_stat_field(int attr)
+{
+    for (const CtrlStatField& f : kCtrlStatFields)
+        if (f.attr == attr)
+            return &f;
+    return nullptr;
+}
+
+static_assert(sizeof(CtrlStats) == kCtrlStatFields.size() * sizeof(std::uint64_t),
+              "every CtrlStats field needs its row in kCtrlStatFields");
+
+constexpr bool every_stat_attr_has_a_row()
+{
+    for (int a = RBLK_STAT_ATTR_PAD + 1; a <= RBLK_STAT_ATTR_MAX; ++a)
+        if (!ctrl_stat_field(a))
+            return false;
+    return kCtrlStatFields.size() == RBLK_STAT_ATTR_MAX - RBLK_STAT_ATTR_PAD;
+}
+static_assert(every_stat_attr_has_a_row(),
+              "every counter of enum rblk_stat_attr needs exactly one row in kCtrlStatFields");
 
 struct ControllerInfo {
     std::uint32_t id = 0;

@@ -15,8 +15,8 @@
 //        kernel reports them, "state_since_ms", "next_reconnect_ms",
 //        "loss_deadline_ms".
 // stats: {"name": "rblk0", "id": 0, "stats": STATS}
-// STATS: {"reads", "writes", "read_bytes", "write_bytes", "errors",
-//         "reconnects", "inflight"} (integers)
+// STATS: one integer per counter, keyed by its name in kCtrlStatFields
+//        (rblk/controller.hpp): {"reads", "writes", "read_bytes", ...}
 // stats --watch: one stats object a line, each with "rates": RATES over the
 //        interval since the previous sample
 // RATES: {"interval_s", "iops", "read_iops", "write_iops", "mib_s",

@@ -1,6 +1,5 @@
 # shellcheck shell=bash
 # Helpers of the lifecycle_* VM cases (source after lib.sh):
-#   lc_now_ms                      wall clock in milliseconds
 #   lc_ms_between A B              milliseconds from A to B (seconds, decimals)
 #   lc_last_at ERE                 kernel timestamp (seconds) of the last dmesg
 #                                  line matching ERE, empty if none
@@ -11,8 +10,6 @@
 #                                  (LC_FIO_PID); killed if the case fails
 #   lc_fio_qd32_end BOUND WHAT     fio must end within BOUND seconds, with an
 #                                  error (its disk is gone); prints a RESULT line
-
-lc_now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 lc_ms_between() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", (b - a) * 1000 }'; }
 
@@ -36,7 +33,7 @@ lc_fio_qd32_start() {
 
 lc_fio_qd32_end() {
 	local bound=$1 what=$2 t0 i rc=0
-	t0=$(lc_now_ms)
+	t0=$(vm_now_ms)
 	for ((i = 0; i < bound * 5; i++)); do
 		kill -0 "$LC_FIO_PID" 2> /dev/null || break
 		sleep 0.2
@@ -44,6 +41,6 @@ lc_fio_qd32_end() {
 	kill -0 "$LC_FIO_PID" 2> /dev/null && vm_fail "$what: fio still running ${bound}s after the disconnect"
 	wait "$LC_FIO_PID" || rc=$?
 	trap - EXIT
-	echo "RESULT: $what: fio ended $(($(lc_now_ms) - t0)) ms after the disconnect returned, exit $rc"
+	echo "RESULT: $what: fio ended $(vm_ms_since "$t0") ms after the disconnect returned, exit $rc"
 	vm_assert_ne 0 "$rc" "$what: fio's exit code (its disk vanished)"
 }

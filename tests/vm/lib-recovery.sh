@@ -1,10 +1,6 @@
 # shellcheck shell=bash
-# Helpers shared by the recovery_* VM cases; source it after lib.sh.
-#   rec_ms                        wall clock in milliseconds
-#   rec_state CTRL                state from sysfs, empty once CTRL is gone
-#   rec_wait_state SECS CTRL ST   wait until CTRL is in state ST
-#   rec_wait_gone SECS CTRL       wait until /sys/class/rblk/CTRL is gone
-#   rec_attr CTRL ATTR            one sysfs attribute of CTRL
+# Helpers shared by the recovery_* VM cases; source it after lib.sh
+# (which has the clock and the controller's sysfs state and attributes).
 #   rec_show_json CTRL            rblkctl show CTRL --json
 #   rec_json KEY                  KEY of the JSON object on stdin (fails
 #                                 when it is missing)
@@ -31,20 +27,6 @@
 #                                 from the kernel log's clock (a busy TCG
 #                                 guest takes seconds more just to let fio
 #                                 exit, which is logged too)
-
-rec_ms() { date +%s%3N; }
-
-rec_state() { cat "/sys/class/rblk/$1/state" 2> /dev/null || true; }
-
-rec__is_state() { [ "$(rec_state "$1")" = "$2" ]; }
-
-rec_wait_state() { vm_wait_for "$1" rec__is_state "$2" "$3"; }
-
-rec__gone() { [ ! -e "/sys/class/rblk/$1" ]; }
-
-rec_wait_gone() { vm_wait_for "$1" rec__gone "$2"; }
-
-rec_attr() { cat "/sys/class/rblk/$1/$2"; }
 
 rec_show_json() {
 	"$RBLKCTL" show "$1" --json || vm_fail "rblkctl show $1 --json failed"
@@ -103,7 +85,7 @@ rec_setup() {
 		--fast-io-fail-tmo "$5" > /dev/null
 }
 
-rec__io_at_least() { [ "$(rec_attr rblk0 "$1")" -ge "$2" ]; }
+rec__io_at_least() { [ "$(vm_rblk_attr rblk0 "$1")" -ge "$2" ]; }
 
 rec_wait_io() { vm_wait_for "$1" rec__io_at_least "$2" "$3"; }
 
@@ -114,7 +96,7 @@ rec_ms_to_eio() {
 		--bs=4k --iodepth=8 --size=16M --offset=8M --time_based --runtime=100 &
 	pid=$!
 	rec_wait_io 60 "$attr" 200
-	t_down=$(rec_ms)
+	t_down=$(vm_now_ms)
 	echo "rblk-test: target down" > /dev/kmsg
 	vm_nvmet_unlink 1 "$nqn"
 	wait "$pid" || rc=$?
@@ -148,6 +130,6 @@ for line in sys.stdin:
 ') || vm_fail "no kernel log line for the failed I/O"
 	[ -n "$ms" ] || vm_fail "no 'starting recovery', then failed I/O, in the kernel log after the target went away"
 	vm_log "fio $rw: loss seen ${ms% *} ms after the target went away, first request" \
-		"failed ${ms#* } ms after that; fio exited after $(($(rec_ms) - t_down)) ms"
+		"failed ${ms#* } ms after that; fio exited after $(vm_ms_since "$t_down") ms"
 	echo "$ms"
 }
