@@ -61,6 +61,15 @@ bool rblk_write_cache_enabled(struct request_queue *q)
 	return blk_queue_write_cache(q);
 }
 
+int rblk_set_xfer_limits(struct request_queue *q, const struct rblk_qlim *l)
+{
+	struct queue_limits lim = queue_limits_start_update(q);
+
+	lim.max_hw_sectors = l->max_hw_sectors;
+	lim.max_segments = l->max_segments;
+	return queue_limits_commit_update(q, &lim);
+}
+
 #else /* !RBLK_HAVE_QUEUE_LIMITS */
 
 static void rblk_apply_limits(struct request_queue *q,
@@ -121,6 +130,13 @@ int rblk_set_write_cache(struct request_queue *q, bool on)
 bool rblk_write_cache_enabled(struct request_queue *q)
 {
 	return test_bit(QUEUE_FLAG_WC, &q->queue_flags);
+}
+
+int rblk_set_xfer_limits(struct request_queue *q, const struct rblk_qlim *l)
+{
+	blk_queue_max_hw_sectors(q, l->max_hw_sectors);
+	blk_queue_max_segments(q, l->max_segments);
+	return 0;
 }
 
 #endif /* RBLK_HAVE_QUEUE_LIMITS */

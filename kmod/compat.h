@@ -40,6 +40,8 @@ struct request_queue *rblk_alloc_queue(struct blk_mq_tag_set *set,
 struct gendisk *rblk_alloc_disk(struct blk_mq_tag_set *set,
 				const struct rblk_qlim *l, void *queuedata);
 int rblk_set_write_cache(struct request_queue *q, bool on);
+/* max_hw_sectors and max_segments of @l on a live queue. */
+int rblk_set_xfer_limits(struct request_queue *q, const struct rblk_qlim *l);
 bool rblk_write_cache_enabled(struct request_queue *q);
 /* One user buffer as an iov_iter (6.4 replaced import_single_range()). */
 int rblk_import_ubuf(int rw, void __user *buf, size_t len, struct iovec *iov,
@@ -61,5 +63,18 @@ int rblk_import_ubuf(int rw, void __user *buf, size_t len, struct iovec *iov,
 #ifndef RBLK_HAVE_NVME_WZ_DEAC
 #define NVME_WZ_DEAC		BIT(9)
 #endif
+
+/* 6.12's <linux/nvme.h> calls the rw command's apptag/appmask lbat/lbatm. */
+static inline void rblk_rw_set_apptag(struct nvme_rw_command *rw, u16 tag,
+				      u16 mask)
+{
+#ifdef RBLK_HAVE_NVME_RW_LBAT
+	rw->lbat = cpu_to_le16(tag);
+	rw->lbatm = cpu_to_le16(mask);
+#else
+	rw->apptag = cpu_to_le16(tag);
+	rw->appmask = cpu_to_le16(mask);
+#endif
+}
 
 #endif /* _RBLK_COMPAT_H */

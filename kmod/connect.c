@@ -35,6 +35,25 @@ void rblk_ctrl_error(struct rblk_ctrl *ctrl)
 		queue_work(rblk_wq, &ctrl->abort_work);
 }
 
+/*
+ * NVME_IOCTL_RESET: tear the association down and connect again at once,
+ * as nvme_reset_ctrl_sync() does. Returns 0 once live again.
+ */
+int rblk_ctrl_reset_sync(struct rblk_ctrl *ctrl)
+{
+	set_bit(RBLK_CTRL_RESET_NOW, &ctrl->flags);
+	if (!rblk_ctrl_change_state(ctrl, RBLK_CTRL_RESETTING)) {
+		clear_bit(RBLK_CTRL_RESET_NOW, &ctrl->flags);
+		return -EBUSY;
+	}
+	dev_info(ctrl->dev, "resetting controller\n");
+	queue_work(rblk_wq, &ctrl->err_work);
+	flush_work(&ctrl->err_work);
+	/* Queued by the error work (or cancelled by a delete meanwhile). */
+	flush_delayed_work(&ctrl->reconnect_work);
+	return rblk_ctrl_state(ctrl) == RBLK_CTRL_LIVE ? 0 : -ENETRESET;
+}
+
 static void rblk_abort_work(struct work_struct *work)
 {
 	struct rblk_ctrl *ctrl = container_of(work, struct rblk_ctrl,
@@ -140,6 +159,10 @@ static int rblk_setup_admin(struct rblk_ctrl *ctrl, bool first,
 	if (ret)
 		goto out;
 	ret = rblk_identify_ctrl(ctrl, extack);
+	if (ret)
+		goto out;
+	/* Passthrough admin commands may be as large as MDTS allows. */
+	ret = rblk_tagset_admin_limits(ctrl);
 	if (ret)
 		goto out;
 	return 0;
@@ -349,9 +372,11 @@ void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove)
 	rblk_rdma_put_device(ctrl);
 }
 
-static void rblk_reconnect_or_delete(struct rblk_ctrl *ctrl)
+/* @now: a user's reset, the first attempt without reconnect_delay. */
+static void rblk_reconnect_or_delete(struct rblk_ctrl *ctrl, bool now)
 {
-	unsigned long delay = (unsigned long)ctrl->opts.reconnect_delay * HZ;
+	unsigned long delay = now ? 0 :
+			      (unsigned long)ctrl->opts.reconnect_delay * HZ;
 	unsigned long flags;
 	bool expired;
 
@@ -388,7 +413,7 @@ static void rblk_reconnect_work(struct work_struct *work)
 		return;
 	dev_info(ctrl->dev, "reconnect failed: %d\n", ret);
 	if (rblk_ctrl_state(ctrl) == RBLK_CTRL_CONNECTING)
-		rblk_reconnect_or_delete(ctrl);
+		rblk_reconnect_or_delete(ctrl, false);
 }
 
 static void rblk_failfast_work(struct work_struct *work)
@@ -408,6 +433,7 @@ static void rblk_err_work(struct work_struct *work)
 {
 	struct rblk_ctrl *ctrl = container_of(work, struct rblk_ctrl,
 					      err_work);
+	bool now = test_and_clear_bit(RBLK_CTRL_RESET_NOW, &ctrl->flags);
 
 	rblk_ctrl_teardown(ctrl, false);
 	/* Requests wait, quiesced, for the reconnect or the fail-fast. */
@@ -425,7 +451,7 @@ static void rblk_err_work(struct work_struct *work)
 		queue_delayed_work(rblk_wq, &ctrl->failfast_work,
 				   spent < tmo ? tmo - spent : 0);
 	}
-	rblk_reconnect_or_delete(ctrl);
+	rblk_reconnect_or_delete(ctrl, now);
 }
 
 void rblk_ctrl_init_works(struct rblk_ctrl *ctrl)

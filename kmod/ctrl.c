@@ -208,7 +208,11 @@ int rblk_ctrl_get_namespaces(struct rblk_ctrl *ctrl, struct rblk_ns_info *ns,
 	return count;
 }
 
-/* Same target, subsystem and host identity as a live session? */
+/*
+ * Same target, subsystem and host identity as a live session? As in
+ * nvme-fabrics, another source address (or one given against none) makes
+ * another path, not a duplicate.
+ */
 static bool rblk_ctrl_same(struct rblk_ctrl *a, const struct rblk_ctrl_opts *o)
 {
 	const struct rblk_ctrl_opts *p = &a->opts;
@@ -216,7 +220,8 @@ static bool rblk_ctrl_same(struct rblk_ctrl *a, const struct rblk_ctrl_opts *o)
 	if (rblk_ctrl_deleting(a))
 		return false;
 	return p->trsvcid == o->trsvcid && !strcmp(p->traddr, o->traddr) &&
-	       !strcmp(p->subnqn, o->subnqn) && !strcmp(p->hostnqn, o->hostnqn);
+	       !strcmp(p->subnqn, o->subnqn) && !strcmp(p->hostnqn, o->hostnqn) &&
+	       !strcmp(p->host_traddr, o->host_traddr);
 }
 
 /*
@@ -310,7 +315,7 @@ static struct rblk_ctrl *rblk_ctrl_alloc(const struct rblk_ctrl_opts *opts)
 	ret = rblk_stats_alloc(ctrl);
 	if (ret)
 		goto out_free;
-	ret = ida_alloc(&rblk_ida, GFP_KERNEL);
+	ret = ida_alloc_max(&rblk_ida, RBLK_MAX_CTRLS - 1, GFP_KERNEL);
 	if (ret < 0)
 		goto out_free_stats;
 	ctrl->id = ret;
@@ -437,11 +442,16 @@ int rblk_core_init(void)
 	ret = rblk_ns_init();
 	if (ret)
 		goto out_sysfs;
-	ret = rblk_rdma_init();
+	ret = rblk_chr_init();
 	if (ret)
 		goto out_ns;
+	ret = rblk_rdma_init();
+	if (ret)
+		goto out_chr;
 	return 0;
 
+out_chr:
+	rblk_chr_exit();
 out_ns:
 	rblk_ns_exit();
 out_sysfs:
@@ -467,6 +477,7 @@ void rblk_core_exit(void)
 	flush_workqueue(rblk_delete_wq);
 
 	rblk_rdma_exit();
+	rblk_chr_exit();
 	rblk_ns_exit();
 	rblk_sysfs_exit();
 	destroy_workqueue(rblk_delete_wq);

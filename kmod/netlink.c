@@ -48,6 +48,10 @@ static const struct nla_policy rblk_connect_policy[RBLK_ATTR_MAX + 1] = {
 	[RBLK_ATTR_CTRL_LOSS_TMO] = { .type = NLA_S32 },
 	[RBLK_ATTR_FAST_IO_FAIL_TMO] = { .type = NLA_S32 },
 	[RBLK_ATTR_DUPLICATE_CONNECT] = { .type = NLA_FLAG },
+	[RBLK_ATTR_HOST_TRADDR]	= { .type = NLA_NUL_STRING,
+				    .len = RBLK_TRADDR_MAX },
+	/* u8 is nvme-fabrics' 0..255; it clamps larger values, we never see them */
+	[RBLK_ATTR_TOS]		= { .type = NLA_U8 },
 };
 
 /* Commands that name one controller (or, for disconnect, a subsystem). */
@@ -73,14 +77,19 @@ static void rblk_nl_set_err(struct netlink_ext_ack *extack,
 		extack->bad_attr = attr;
 }
 
+/*
+ * NQNs are free-form, as the kernel's nvme-fabrics takes them: nvmet and
+ * blktests name subsystems "blktests-subsystem-1". The policy bounds the
+ * length (RBLK_NQN_MAX, what the Connect data holds before its NUL); an
+ * empty one is the only other thing refused.
+ */
 static int rblk_nl_parse_nqn(struct genl_info *info, int type, char *dst,
 			     size_t size, const char *errmsg)
 {
 	struct nlattr *attr = info->attrs[type];
 	const char *nqn = nla_data(attr);
 
-	/* NVMe Base 4.5: an NQN is "nqn." followed by a naming authority. */
-	if (strncmp(nqn, "nqn.", 4) || !nqn[4]) {
+	if (!nqn[0]) {
 		rblk_nl_set_err(info->extack, attr, errmsg);
 		return -EINVAL;
 	}
@@ -96,6 +105,33 @@ static int rblk_nl_require(struct genl_info *info, int type,
 	rblk_nl_set_err(info->extack, NULL, errmsg);
 	NL_SET_ERR_ATTR_MISS(info->extack, NULL, type);
 	return -EINVAL;
+}
+
+/*
+ * The source address rdma_resolve_addr() binds to, as nvme-rdma's
+ * host_traddr: an address literal of the target's family. Whether it is
+ * one of ours is found out when the queue binds to it.
+ */
+static int rblk_nl_parse_host_traddr(struct genl_info *info,
+				     struct rblk_ctrl_opts *opts)
+{
+	struct nlattr *attr = info->attrs[RBLK_ATTR_HOST_TRADDR];
+
+	if (!attr)
+		return 0;
+	nla_strscpy(opts->host_traddr, attr, sizeof(opts->host_traddr));
+	if (inet_pton_with_scope(&init_net, AF_UNSPEC, opts->host_traddr, NULL,
+				 &opts->src_addr)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "host_traddr is not an IPv4 or IPv6 address");
+		return -EINVAL;
+	}
+	if (opts->src_addr.ss_family != opts->addr.ss_family) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "host_traddr and traddr are of different address families");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int rblk_nl_parse_connect(struct genl_info *info,
@@ -135,16 +171,21 @@ static int rblk_nl_parse_connect(struct genl_info *info,
 		return -EINVAL;
 	}
 
+	ret = rblk_nl_parse_host_traddr(info, opts);
+	if (ret)
+		return ret;
+	opts->tos = tb[RBLK_ATTR_TOS] ? nla_get_u8(tb[RBLK_ATTR_TOS]) : -1;
+
 	ret = rblk_nl_parse_nqn(info, RBLK_ATTR_SUBNQN, opts->subnqn,
 				sizeof(opts->subnqn),
-				"subnqn must start with \"nqn.\"");
+				"subnqn is empty");
 	if (ret)
 		return ret;
 	/* An absent hostnqn or hostid leaves the module's own default. */
 	if (tb[RBLK_ATTR_HOSTNQN]) {
 		ret = rblk_nl_parse_nqn(info, RBLK_ATTR_HOSTNQN, opts->hostnqn,
 					sizeof(opts->hostnqn),
-					"hostnqn must start with \"nqn.\"");
+					"hostnqn is empty");
 		if (ret)
 			return ret;
 	}
@@ -260,6 +301,11 @@ static int rblk_nl_put_ctrl_attrs(struct sk_buff *msg, struct rblk_ctrl *ctrl)
 	    nla_put_string(msg, RBLK_ATTR_MODEL, info.model) ||
 	    nla_put_string(msg, RBLK_ATTR_SERIAL, info.serial) ||
 	    nla_put_string(msg, RBLK_ATTR_FIRMWARE, info.firmware))
+		return -EMSGSIZE;
+	if (opts->host_traddr[0] &&
+	    nla_put_string(msg, RBLK_ATTR_HOST_TRADDR, opts->host_traddr))
+		return -EMSGSIZE;
+	if (opts->tos >= 0 && nla_put_u8(msg, RBLK_ATTR_TOS, opts->tos))
 		return -EMSGSIZE;
 	return rblk_nl_put_times(msg, &info) ?:
 	       rblk_nl_put_namespaces(msg, ctrl) ?:

@@ -48,7 +48,7 @@ static void rblk_free_disk(struct gendisk *disk)
 
 static const struct block_device_operations rblk_bdev_ops = {
 	.owner		= THIS_MODULE,
-	.ioctl		= rblk_scsi_ioctl,
+	.ioctl		= rblk_ns_ioctl,
 	.compat_ioctl	= blkdev_compat_ptr_ioctl,
 	.free_disk	= rblk_free_disk,
 };

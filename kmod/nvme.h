@@ -12,6 +12,7 @@
 #include <linux/bio.h>
 #include <linux/blk-mq.h>
 #include <linux/device.h>
+#include <linux/kdev_t.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 
@@ -28,7 +29,10 @@
 #define RBLK_IO_TIMEOUT		(30 * HZ)
 #define RBLK_SHUTDOWN_TIMEOUT	(5 * HZ)
 #define RBLK_SC_MASK		0x7ff	/* status code type + status code */
+/* Controller ids are the minors of /dev/rblkN, as nvme's are. */
+#define RBLK_MAX_CTRLS		BIT(MINORBITS)
 
+struct cdev;
 struct rblk_ctrl;
 struct rblk_qlim;
 struct rblk_xlate_ns;
@@ -45,6 +49,7 @@ enum rblk_ctrl_flag {
 	RBLK_CTRL_FAILFAST,	/* fast_io_fail_tmo expired: fail, don't wait */
 	RBLK_CTRL_NS_QUIESCED,	/* namespace queues held by recovery */
 	RBLK_CTRL_TORN_DOWN,	/* final tear-down began: no more aborts */
+	RBLK_CTRL_RESET_NOW,	/* a user reset: reconnect without the delay */
 };
 
 /* Asynchronous events (aen.c): ctrl->aen_flags. */
@@ -129,8 +134,8 @@ struct rblk_ns {
 /*
  * A controller. Locking, by field group:
  *  - registry: entry and visible under rblk_ctrls_lock (ctrl.c); id, name,
- *    opts and dev are set before the controller is visible and constant
- *    until its delete work unregisters it.
+ *    opts, dev and cdev are set before the controller is visible and
+ *    constant until its delete work unregisters them.
  *  - lock: the state with its timestamps, and the Identify strings
  *    (serial, model, firmware), which readers copy as one snapshot.
  *    rblk_ctrl_state() reads the state without it (READ_ONCE).
@@ -147,7 +152,8 @@ struct rblk_ctrl {
 	u32			id;
 	char			name[RBLK_CTRL_NAME_MAX + 1];
 	struct rblk_ctrl_opts	opts;
-	struct device		*dev;		/* /sys/class/rblk/rblkN */
+	struct device		*dev;		/* /sys/class/rblk/rblkN, /dev/rblkN */
+	struct cdev		*cdev;		/* of dev; ioctl.c */
 
 	unsigned long		flags;		/* enum rblk_ctrl_flag */
 	spinlock_t		lock;		/* state, times, id strings */
@@ -235,6 +241,17 @@ static inline struct rblk_req *rblk_req(struct request *rq)
 	return blk_mq_rq_to_pdu(rq);
 }
 
+/* A passthrough request carries @cmd as given; queue_rq sets its cid. */
+static inline void rblk_req_set_cmd(struct request *rq,
+				    const struct nvme_command *cmd)
+{
+	struct rblk_req *req = rblk_req(rq);
+
+	memcpy(&req->cmd, cmd, sizeof(*cmd));
+	req->status = 0;
+	req->result.u64 = 0;
+}
+
 static inline struct rblk_queue *rblk_admin_queue(struct rblk_ctrl *ctrl)
 {
 	return &ctrl->queues[0];
@@ -258,6 +275,12 @@ bool rblk_ctrl_deleting(struct rblk_ctrl *ctrl);
 void rblk_ctrl_schedule_delete(struct rblk_ctrl *ctrl);
 void rblk_ctrls_delete_on_device(struct ib_device *ibdev);
 
+/* ioctl.c: the NVMe ioctls; the character device /dev/rblkN */
+int rblk_chr_init(void);
+void rblk_chr_exit(void);
+int rblk_chr_add(struct rblk_ctrl *ctrl, dev_t *devt);
+void rblk_chr_del(struct rblk_ctrl *ctrl);
+
 /* sysfs.c */
 int rblk_sysfs_init(void);
 void rblk_sysfs_exit(void);
@@ -270,6 +293,7 @@ int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 		      struct netlink_ext_ack *extack);
 void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove);
 void rblk_ctrl_error(struct rblk_ctrl *ctrl);
+int rblk_ctrl_reset_sync(struct rblk_ctrl *ctrl);
 void rblk_ctrl_init_works(struct rblk_ctrl *ctrl);
 void rblk_ctrl_stop_works(struct rblk_ctrl *ctrl);
 unsigned int rblk_sync_timeout(struct rblk_ctrl *ctrl);
@@ -314,6 +338,7 @@ void rblk_tagset_free_io(struct rblk_ctrl *ctrl);
 int rblk_tagset_resize_io(struct rblk_ctrl *ctrl);
 void rblk_tagset_requeue_work(struct work_struct *work);
 void rblk_tagset_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l);
+int rblk_tagset_admin_limits(struct rblk_ctrl *ctrl);
 int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 		     void *buf, unsigned int len, union nvme_result *result,
 		     bool reserved);

@@ -22,6 +22,9 @@ struct rblk_ctrl_opts {
 	char			traddr[RBLK_TRADDR_MAX + 1];
 	u16			trsvcid;
 	struct sockaddr_storage	addr;		/* traddr:trsvcid, parsed */
+	char			host_traddr[RBLK_TRADDR_MAX + 1];	/* "" = any */
+	struct sockaddr_storage	src_addr;	/* host_traddr parsed; family 0 = any */
+	int			tos;		/* type of service, < 0 = default */
 	char			subnqn[NVMF_NQN_FIELD_LEN];
 	char			hostnqn[NVMF_NQN_FIELD_LEN];
 	uuid_t			hostid;

@@ -751,6 +751,9 @@ static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		err = rblk_queue_create_ib(queue);
+		/* Before the route: it is part of the path that is looked up. */
+		if (!err && queue->ctrl->opts.tos >= 0)
+			rdma_set_service_type(cm_id, queue->ctrl->opts.tos);
 		if (!err)
 			err = rdma_resolve_route(cm_id, RBLK_CM_TIMEOUT_MS);
 		if (!err)
@@ -776,7 +779,9 @@ static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		err = rblk_cm_rejected(queue, ev);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
-		queue->cm_msg = "cannot resolve the target address";
+		queue->cm_msg = queue->ctrl->opts.src_addr.ss_family ?
+				"cannot reach the target address from host_traddr" :
+				"cannot resolve the target address";
 		err = -EHOSTUNREACH;
 		break;
 	case RDMA_CM_EVENT_ROUTE_ERROR:
@@ -827,6 +832,21 @@ static void rblk_queue_release(struct rblk_rdma_queue *queue)
 	rblk_queue_destroy_ib(queue);
 }
 
+/* Why rdma_resolve_addr() refused at once, for the one who connects. */
+static const char *rblk_resolve_err(struct rblk_ctrl *ctrl, int err)
+{
+	if (!ctrl->opts.src_addr.ss_family)
+		return "cannot resolve the target address";
+	switch (err) {
+	case -EADDRNOTAVAIL:
+		return "host_traddr is not an address of this host";
+	case -ENODEV:
+		return "host_traddr is not on an RDMA device";
+	default:
+		return "cannot bind to host_traddr and resolve the target address";
+	}
+}
+
 int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 			  struct netlink_ext_ack *extack)
 {
@@ -853,11 +873,14 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 		return ret;
 	}
 
-	ret = rdma_resolve_addr(queue->cm_id, NULL,
+	/* Binds to host_traddr first: that fails now, before any event. */
+	ret = rdma_resolve_addr(queue->cm_id,
+				ctrl->opts.src_addr.ss_family ?
+				(struct sockaddr *)&ctrl->opts.src_addr : NULL,
 				(struct sockaddr *)&ctrl->opts.addr,
 				RBLK_CM_TIMEOUT_MS);
 	if (ret) {
-		NL_SET_ERR_MSG(extack, "cannot resolve the target address");
+		rblk_set_err(extack, rblk_resolve_err(ctrl, ret));
 		goto out_release;
 	}
 

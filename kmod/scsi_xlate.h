@@ -195,6 +195,12 @@ struct block_device;
  */
 int rblk_scsi_ioctl(struct block_device *bdev, rblk_mode_t mode,
 		    unsigned int cmd, unsigned long arg);
+/*
+ * ioctl.c: the namespace disks' .ioctl: the NVMe ioctls (type 'N'), the
+ * rest to rblk_scsi_ioctl().
+ */
+int rblk_ns_ioctl(struct block_device *bdev, rblk_mode_t mode,
+		  unsigned int cmd, unsigned long arg);
 #endif
 
 #endif /* _RBLK_SCSI_XLATE_H */

@@ -14,7 +14,8 @@ enum rblk_attr_kind {
 	RBLK_A_STATE, RBLK_A_TRANSPORT, RBLK_A_TRADDR, RBLK_A_TRSVCID,
 	RBLK_A_SUBNQN, RBLK_A_HOSTNQN, RBLK_A_HOSTID, RBLK_A_CNTLID,
 	RBLK_A_NR_IO_QUEUES, RBLK_A_QUEUE_SIZE, RBLK_A_MODEL, RBLK_A_SERIAL,
-	RBLK_A_FIRMWARE, RBLK_A_KATO,
+	RBLK_A_FIRMWARE, RBLK_A_KATO, RBLK_A_HOST_TRADDR, RBLK_A_TOS,
+	RBLK_A_ADDRESS,
 };
 
 struct rblk_dev_attr {
@@ -70,6 +71,16 @@ static ssize_t rblk_attr_show(struct device *dev,
 		return sysfs_emit(buf, "%pUb\n", &o->hostid);
 	case RBLK_A_KATO:
 		return sysfs_emit(buf, "%u\n", o->kato);
+	case RBLK_A_HOST_TRADDR:
+		return sysfs_emit(buf, "%s\n", o->host_traddr);
+	case RBLK_A_TOS:
+		return sysfs_emit(buf, "%d\n", o->tos);
+	case RBLK_A_ADDRESS:
+		/* nvme's "address" attribute, so scripts read both alike. */
+		return sysfs_emit(buf, "traddr=%s,trsvcid=%u%s%s\n", o->traddr,
+				  o->trsvcid,
+				  o->host_traddr[0] ? ",host_traddr=" : "",
+				  o->host_traddr);
 	default:
 		return rblk_info_show(ctrl, a->kind, buf);
 	}
@@ -95,6 +106,9 @@ static struct rblk_dev_attr rblk_dev_attrs[] = {
 	RBLK_ATTR(serial, RBLK_A_SERIAL),
 	RBLK_ATTR(firmware, RBLK_A_FIRMWARE),
 	RBLK_ATTR(kato, RBLK_A_KATO),
+	RBLK_ATTR(host_traddr, RBLK_A_HOST_TRADDR),
+	RBLK_ATTR(tos, RBLK_A_TOS),
+	RBLK_ATTR(address, RBLK_A_ADDRESS),
 };
 
 static struct attribute *rblk_ctrl_attrs[ARRAY_SIZE(rblk_dev_attrs) + 1];
@@ -115,14 +129,22 @@ static struct class rblk_class = {
 	.name = "rblk",
 };
 
+/* The class device carries the character device's dev_t: /dev/rblkN. */
 int rblk_sysfs_add(struct rblk_ctrl *ctrl)
 {
 	struct device *dev;
+	dev_t devt;
+	int ret;
 
-	dev = device_create_with_groups(&rblk_class, NULL, MKDEV(0, 0), ctrl,
+	ret = rblk_chr_add(ctrl, &devt);
+	if (ret)
+		return ret;
+	dev = device_create_with_groups(&rblk_class, NULL, devt, ctrl,
 					rblk_ctrl_groups, "%s", ctrl->name);
-	if (IS_ERR(dev))
+	if (IS_ERR(dev)) {
+		rblk_chr_del(ctrl);
 		return PTR_ERR(dev);
+	}
 	ctrl->dev = dev;
 	return 0;
 }
@@ -132,6 +154,7 @@ void rblk_sysfs_del(struct rblk_ctrl *ctrl)
 {
 	device_unregister(ctrl->dev);
 	ctrl->dev = NULL;
+	rblk_chr_del(ctrl);
 }
 
 int rblk_sysfs_init(void)

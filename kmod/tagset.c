@@ -48,6 +48,19 @@ void rblk_tagset_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l)
 }
 
 /*
+ * The admin queue starts at one page (Connect, Identify); once Identify
+ * told MDTS it takes what an I/O queue takes, for the NVMe ioctls (an
+ * error log page alone is 8 KiB on nvmet). A reconnect sets it again.
+ */
+int rblk_tagset_admin_limits(struct rblk_ctrl *ctrl)
+{
+	struct rblk_qlim l;
+
+	rblk_tagset_base_limits(ctrl, &l);
+	return rblk_set_xfer_limits(ctrl->admin_q, &l);
+}
+
+/*
  * A tag set and one request queue of it for our own commands: the admin
  * queue, or the queue I/O Connect uses to reach each hardware context.
  */
@@ -181,9 +194,7 @@ int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 		return PTR_ERR(rq);
 
 	req = rblk_req(rq);
-	memcpy(&req->cmd, cmd, sizeof(*cmd));
-	req->status = 0;
-	req->result.u64 = 0;
+	rblk_req_set_cmd(rq, cmd);
 	rq->timeout = rblk_sync_timeout(ctrl);
 	if (buf && len) {
 		ret = blk_rq_map_kern(rq->q, rq, buf, len, GFP_KERNEL);

@@ -27,6 +27,9 @@ void add_connect(CLI::App& app, Request& req)
                     "Seconds to keep reconnecting (-1: forever)");
     sub->add_option("--fast-io-fail-tmo", o.fast_io_fail_tmo,
                     "Seconds after which I/O fails while reconnecting (-1: off)");
+    sub->add_option("-w,--host-traddr", o.host_traddr,
+                    "Source address to connect from (IPv4 or IPv6 literal)");
+    sub->add_option("-T,--tos", o.tos, "RDMA type of service 0..255 (-1: the default)");
     sub->add_flag("-D,--duplicate-connect", o.duplicate_connect,
                   "Allow a second identical connection");
     sub->add_flag("--json", req.json, "Print the controller as JSON");

@@ -75,6 +75,8 @@ std::string format_show(const rblk::ControllerInfo& c)
         {"transport:", c.transport},
         {"traddr:", c.traddr},
         {"trsvcid:", std::to_string(c.trsvcid)},
+        {"host_traddr:", or_dash(c.host_traddr)},
+        {"tos:", c.tos < 0 ? std::string("-") : std::to_string(c.tos)},
         {"subnqn:", c.subnqn},
         {"hostnqn:", or_dash(c.hostnqn)},
         {"hostid:", or_dash(c.hostid)},

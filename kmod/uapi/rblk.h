@@ -18,7 +18,11 @@
 /* Limits shared by the kernel policy and userspace validation. */
 #define RBLK_TRANSPORT_MAX	15	/* "rdma" */
 #define RBLK_TRADDR_MAX		255	/* NVMF_TRADDR_SIZE - 1 */
-#define RBLK_NQN_MAX		223	/* NVMF_NQN_SIZE */
+/*
+ * NQNs are free-form: any non-empty text of at most RBLK_NQN_MAX bytes (the
+ * NVMe spec's maximum, NVMF_NQN_SIZE; nvme-fabrics itself refuses from 223 on).
+ */
+#define RBLK_NQN_MAX		223
 #define RBLK_HOSTID_LEN		16	/* UUID, binary */
 #define RBLK_CTRL_NAME_MAX	31
 #define RBLK_QUEUE_SIZE_MIN	16
@@ -87,6 +91,8 @@ enum rblk_attr {
 	RBLK_ATTR_STATE_SINCE_MS,	/* u64: ms since the state was entered */
 	RBLK_ATTR_NEXT_RECONNECT_MS,	/* u64: ms until the next reconnect attempt */
 	RBLK_ATTR_LOSS_DEADLINE_MS,	/* u64: ms until ctrl_loss_tmo expires */
+	RBLK_ATTR_HOST_TRADDR,		/* string: source address, IPv4 or IPv6 literal */
+	RBLK_ATTR_TOS,			/* u8: RDMA type of service; absent = default */
 	__RBLK_ATTR_MAX,
 };
 

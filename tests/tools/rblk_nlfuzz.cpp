@@ -653,8 +653,9 @@ private:
         case 0: f.push_back({RBLK_ATTR_TRADDR, str_bytes("not-an-address")}); break;
         case 1: f.push_back({RBLK_ATTR_TRADDR, str_bytes("10.99.0.256")}); break;
         case 2: f.push_back({RBLK_ATTR_TRANSPORT, str_bytes("tcp")}); break;
-        case 3: f.push_back({RBLK_ATTR_SUBNQN, str_bytes(chance(50) ? "nqn." : "nqn-x")}); break;
-        case 4: f.push_back({RBLK_ATTR_HOSTNQN, str_bytes("host")}); break;
+        // NQNs are free-form, as in the kernel's nvme-fabrics: only an empty one is refused.
+        case 3: f.push_back({RBLK_ATTR_SUBNQN, str_bytes("")}); break;
+        case 4: f.push_back({RBLK_ATTR_HOSTNQN, str_bytes("")}); break;
         default:  // reconnecting more slowly than the loss timeout
             f.push_back({RBLK_ATTR_CTRL_LOSS_TMO, num_bytes<std::int32_t>(5)});
             f.push_back({RBLK_ATTR_RECONNECT_DELAY, num_bytes<std::uint32_t>(6)});

@@ -44,6 +44,8 @@ TEST(ConnectAttrs, EveryOptionRoundTrips)
     o.ctrl_loss_tmo = -1;
     o.fast_io_fail_tmo = 20;
     o.duplicate_connect = true;
+    o.host_traddr = "fe80::2";
+    o.tos = 255;
 
     auto msg = genl_msg(RBLK_CMD_CONNECT);
     put_connect_attrs(msg.get(), o);
@@ -69,6 +71,23 @@ TEST(ConnectAttrs, EveryOptionRoundTrips)
     EXPECT_EQ(nla_get_s32(p.tb[RBLK_ATTR_FAST_IO_FAIL_TMO]), 20);
     ASSERT_NE(p.tb[RBLK_ATTR_DUPLICATE_CONNECT], nullptr);
     EXPECT_EQ(nla_len(p.tb[RBLK_ATTR_DUPLICATE_CONNECT]), 0);
+    EXPECT_EQ(str(p.tb[RBLK_ATTR_HOST_TRADDR]), "fe80::2");
+    ASSERT_NE(p.tb[RBLK_ATTR_TOS], nullptr);
+    EXPECT_EQ(nla_len(p.tb[RBLK_ATTR_TOS]), 1);
+    EXPECT_EQ(nla_get_u8(p.tb[RBLK_ATTR_TOS]), 255);
+}
+
+TEST(ConnectAttrs, DefaultTosIsNotSent)
+{
+    ConnectOptions o;
+    o.traddr = "10.0.0.1";
+    o.subnqn = "s";
+    o.tos = -1;
+    auto msg = genl_msg(RBLK_CMD_CONNECT);
+    put_connect_attrs(msg.get(), o);
+    Parsed p = parse_all(msg.get());
+    EXPECT_EQ(p.tb[RBLK_ATTR_TOS], nullptr);
+    EXPECT_EQ(p.tb[RBLK_ATTR_HOST_TRADDR], nullptr);
 }
 
 TEST(ConnectAttrs, UnsetOptionsAreNotSentSoKernelDefaultsApply)
@@ -148,6 +167,8 @@ TEST(ControllerAttrs, KernelReplyDecodesEveryField)
     EXPECT_FALSE(c.next_reconnect_ms.has_value());
     EXPECT_FALSE(c.loss_deadline_ms.has_value());
     EXPECT_FALSE(c.stats.has_value());
+    EXPECT_EQ(c.host_traddr, "");  // absent: none given
+    EXPECT_EQ(c.tos, -1);
     ASSERT_EQ(c.namespaces.size(), 2u);
     EXPECT_EQ(c.namespaces[0].nsid, 1u);
     EXPECT_EQ(c.namespaces[0].disk, "rblk3n1");
@@ -157,6 +178,16 @@ TEST(ControllerAttrs, KernelReplyDecodesEveryField)
     EXPECT_EQ(c.namespaces[1].nsid, 2u);
     EXPECT_EQ(c.namespaces[1].size_bytes, 5ull << 40);
     EXPECT_EQ(c.namespaces[1].lba_size, 4096u);
+}
+
+TEST(ControllerAttrs, HostTraddrAndTosDecode)
+{
+    auto msg = kernel_controller_msg();
+    EXPECT_EQ(nla_put_string(msg.get(), RBLK_ATTR_HOST_TRADDR, "10.99.0.3"), 0);
+    EXPECT_EQ(nla_put_u8(msg.get(), RBLK_ATTR_TOS, 32), 0);
+    const ControllerInfo c = parse_controller(nlmsg_hdr(msg.get()));
+    EXPECT_EQ(c.host_traddr, "10.99.0.3");
+    EXPECT_EQ(c.tos, 32);
 }
 
 TEST(NamespaceAttrs, PadsAndForeignTypesBetweenEntriesAreSkipped)

@@ -63,7 +63,8 @@ TEST(CliConnect, EveryShortOption)
 {
     auto cli = parse({"connect", "-t", "rdma", "-a", "fd00::2", "-s", "4421", "-n", "nqn.sub",
                       "-q", "nqn.host", "-I", "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", "-i", "3",
-                      "-Q", "64", "-k", "15", "-c", "2", "-l", "-1", "-D"});
+                      "-Q", "64", "-k", "15", "-c", "2", "-l", "-1", "-D", "-w", "fd00::3",
+                      "-T", "8"});
     const rblk::ConnectOptions& o = cli->request().connect;
     EXPECT_EQ(o.traddr, "fd00::2");
     EXPECT_EQ(o.trsvcid, 4421);
@@ -75,6 +76,8 @@ TEST(CliConnect, EveryShortOption)
     EXPECT_EQ(o.reconnect_delay, 2);
     EXPECT_EQ(o.ctrl_loss_tmo, -1);
     EXPECT_TRUE(o.duplicate_connect);
+    EXPECT_EQ(o.host_traddr, "fd00::3");
+    EXPECT_EQ(o.tos, 8);
 }
 
 TEST(CliConnect, EveryLongOption)
@@ -84,7 +87,7 @@ TEST(CliConnect, EveryLongOption)
                       "11111111-2222-3333-4444-555555555555", "--nr-io-queues", "8",
                       "--queue-size", "1024", "--keep-alive-tmo", "0", "--reconnect-delay", "5",
                       "--ctrl-loss-tmo", "60", "--fast-io-fail-tmo", "30",
-                      "--duplicate-connect", "--json"});
+                      "--duplicate-connect", "--host-traddr", "10.0.0.9", "--tos", "0", "--json"});
     const Request& r = cli->request();
     EXPECT_EQ(r.connect.traddr, "10.0.0.2");
     EXPECT_EQ(r.connect.trsvcid, 4422);
@@ -98,6 +101,8 @@ TEST(CliConnect, EveryLongOption)
     EXPECT_EQ(r.connect.ctrl_loss_tmo, 60);
     EXPECT_EQ(r.connect.fast_io_fail_tmo, 30);
     EXPECT_TRUE(r.connect.duplicate_connect);
+    EXPECT_EQ(r.connect.host_traddr, "10.0.0.9");
+    EXPECT_EQ(r.connect.tos, 0);
     EXPECT_TRUE(r.json);
 }
 
@@ -107,6 +112,14 @@ TEST(CliConnect, MissingRequiredOptions)
     EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1"}), "--nqn is required");
 }
 
+TEST(CliConnect, FreeFormNqnIsAccepted)
+{
+    auto cli = parse({"connect", "-a", "10.0.0.1", "-n", "blktests-subsystem-1", "-q", "host-1"});
+    const Request& r = cli->request();
+    EXPECT_EQ(r.connect.subnqn, "blktests-subsystem-1");
+    EXPECT_EQ(r.connect.hostnqn, "host-1");
+}
+
 TEST(CliConnect, BadValuesGetSpecificMessages)
 {
     EXPECT_EQ(parse_error(connect_with({"-t", "tcp"})),
@@ -114,9 +127,10 @@ TEST(CliConnect, BadValuesGetSpecificMessages)
     EXPECT_EQ(parse_error({"connect", "-a", "host", "-n", "nqn.sub"}),
               "traddr 'host' is not an IPv4 or IPv6 address literal");
     EXPECT_EQ(parse_error(connect_with({"-s", "0"})), "trsvcid 0 is out of range (1..65535)");
-    EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1", "-n", "sub"}),
-              "subnqn 'sub' must start with 'nqn.'");
-    EXPECT_EQ(parse_error(connect_with({"-q", "h"})), "hostnqn 'h' must start with 'nqn.'");
+    EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1", "-n", ""}), "subnqn is required");
+    EXPECT_EQ(parse_error(connect_with({"-q", ""})), "hostnqn is empty");
+    EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1", "-n", std::string(224, 'n')}),
+              "subnqn is 224 bytes long, the maximum is 223");
     EXPECT_EQ(parse_error(connect_with({"-I", "xyz"})),
               "hostid 'xyz' is not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
     EXPECT_EQ(parse_error(connect_with({"-i", "0"})), "nr-io-queues 0 is out of range (1..128)");

@@ -53,7 +53,8 @@ TEST(Json, ListEntryHasExactlyTheDocumentedKeysAndTypes)
     const json& c = j["controllers"][0];
     EXPECT_EQ(keys(c), (std::set<std::string>{"name", "id", "state", "transport", "traddr",
                                               "trsvcid", "subnqn", "hostnqn", "cntlid",
-                                              "nr_io_queues", "queue_size", "namespaces"}));
+                                              "nr_io_queues", "queue_size", "host_traddr",
+                                              "tos", "namespaces"}));
     EXPECT_EQ(c["name"], "rblk7");
     EXPECT_EQ(c["id"], 7);
     EXPECT_EQ(c["state"], "connecting");
@@ -66,6 +67,8 @@ TEST(Json, ListEntryHasExactlyTheDocumentedKeysAndTypes)
     EXPECT_EQ(c["cntlid"], 3);
     EXPECT_EQ(c["nr_io_queues"], 2);
     EXPECT_EQ(c["queue_size"], 128);
+    EXPECT_EQ(c["host_traddr"], "");
+    EXPECT_EQ(c["tos"], -1);
     ASSERT_TRUE(c["namespaces"].is_array());
     const json& ns = c["namespaces"][0];
     EXPECT_EQ(keys(ns), (std::set<std::string>{"nsid", "device", "size_bytes", "lba_size"}));
@@ -73,6 +76,16 @@ TEST(Json, ListEntryHasExactlyTheDocumentedKeysAndTypes)
     EXPECT_EQ(ns["device"], "/dev/rblk7n1");
     EXPECT_EQ(ns["size_bytes"], 1ull << 40);
     EXPECT_EQ(ns["lba_size"], 512);
+}
+
+TEST(Json, HostTraddrAndTosWhenGiven)
+{
+    ControllerInfo c = sample();
+    c.host_traddr = "fd00::2";
+    c.tos = 64;
+    const json j = controller_json(c);
+    EXPECT_EQ(j["host_traddr"], "fd00::2");
+    EXPECT_EQ(j["tos"], 64);
 }
 
 TEST(Json, ControllerWithoutNamespacesHasAnEmptyArray)

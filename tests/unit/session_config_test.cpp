@@ -102,9 +102,44 @@ TEST(Sessions, ConnectValidationAppliesToEveryPort)
     EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "nqn.s", "ports": [
                            {"traddr": "10.0.0.1"}, {"traddr": "10.0.0.2", "queue_size": 8}]}]}]})"),
               "hosts[0].subsystems[0].ports[1]: queue-size 8 is out of range (16..1024)");
-    EXPECT_EQ(error_of(R"({"hosts": [{"hostnqn": "host", "subsystems": [{"nqn": "nqn.s",
+    EXPECT_EQ(error_of(R"({"hosts": [{"hostnqn": "", "subsystems": [{"nqn": "nqn.s",
                            "ports": [{"traddr": "10.0.0.1"}]}]}]})"),
-              "hosts[0].subsystems[0].ports[0]: hostnqn 'host' must start with 'nqn.'");
+              "hosts[0].subsystems[0].ports[0]: hostnqn is empty");
+    EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "s", "ports": [
+                           {"traddr": "10.0.0.1", "tos": 300}]}]}]})"),
+              "hosts[0].subsystems[0].ports[0]: tos 300 is out of range (-1..255, -1 = the "
+              "transport's default)");
+}
+
+TEST(Sessions, HostTraddrAndTosRoundTrip)
+{
+    const auto s = parse_sessions(json::parse(R"({"hosts": [{"hostnqn": "host-1", "subsystems": [
+        {"nqn": "blktests-subsystem-1", "ports": [
+            {"traddr": "10.0.0.1", "host_traddr": "10.0.0.3", "tos": 32},
+            {"traddr": "10.0.0.1"}]}]}]})"));
+    ASSERT_EQ(s.size(), 2u);
+    EXPECT_EQ(s[0].subnqn, "blktests-subsystem-1");
+    EXPECT_EQ(s[0].hostnqn, "host-1");
+    EXPECT_EQ(s[0].host_traddr, "10.0.0.3");
+    EXPECT_EQ(s[0].tos, 32);
+    EXPECT_FALSE(s[1].host_traddr.has_value());
+    EXPECT_FALSE(s[1].tos.has_value());
+
+    ControllerInfo c;
+    c.name = "rblk0";
+    c.transport = "rdma";
+    c.subnqn = "blktests-subsystem-1";
+    c.hostnqn = "host-1";
+    c.traddr = "10.0.0.1";
+    c.trsvcid = 4420;
+    c.host_traddr = "10.0.0.3";
+    c.tos = 32;
+    const json port = sessions_json({c})["hosts"][0]["subsystems"][0]["ports"][0];
+    EXPECT_EQ(port["host_traddr"], "10.0.0.3");
+    EXPECT_EQ(port["tos"], 32);
+    // The same target from another source address is another session.
+    EXPECT_TRUE(serves(c, s[0]));
+    EXPECT_FALSE(serves(c, s[1]));
 }
 
 ControllerInfo controller(const char* name, const char* hostnqn, const char* subnqn,

@@ -60,7 +60,9 @@
 #   vm_rblk_connect NQN [RBLKCTL_CONNECT_ARGS...]  rblkctl connect to
 #                                    10.99.0.1 (port 4420 unless -s); prints
 #                                    rblkctl's output (controller, devices)
-#   vm_rblk_disks                    the /dev/rblk* nodes, one a line
+#   vm_rblk_disks                    the /dev/rblk* disks, one a line (block
+#                                    devices: /dev/rblkN is a controller's
+#                                    character device)
 #   vm_sum DEV OFFSET LEN            sha256 of LEN bytes at OFFSET, O_DIRECT
 #   vm_put FILE DEV OFFSET           write FILE at byte OFFSET, O_DIRECT
 #   vm_fio JSON FIO_ARGS...          fio (bounded by timeout) writing its
@@ -356,7 +358,7 @@ vm_rblk_connect() {
 	echo "$out"
 }
 
-vm_rblk_disks() { find /dev -maxdepth 1 -name 'rblk*' | sort; }
+vm_rblk_disks() { find /dev -maxdepth 1 -name 'rblk*' -type b | sort; }
 
 vm_sum() {
 	dd if="$1" bs=1M iflag=direct,skip_bytes,count_bytes skip="$2" count="$3" \

@@ -33,9 +33,9 @@ const nla_policy* ctrl_policy()
             t[a].type = NLA_U32;
         for (int a : {RBLK_ATTR_CTRL_NAME, RBLK_ATTR_TRANSPORT, RBLK_ATTR_TRADDR,
                       RBLK_ATTR_SUBNQN, RBLK_ATTR_HOSTNQN, RBLK_ATTR_MODEL, RBLK_ATTR_SERIAL,
-                      RBLK_ATTR_FIRMWARE})
+                      RBLK_ATTR_FIRMWARE, RBLK_ATTR_HOST_TRADDR})
             t[a].type = NLA_STRING;
-        for (int a : {RBLK_ATTR_STATE, RBLK_ATTR_OLD_STATE})
+        for (int a : {RBLK_ATTR_STATE, RBLK_ATTR_OLD_STATE, RBLK_ATTR_TOS})
             t[a].type = NLA_U8;
         for (int a : {RBLK_ATTR_TRSVCID, RBLK_ATTR_CNTLID})
             t[a].type = NLA_U16;
@@ -124,6 +124,12 @@ void put_connect_attrs(nl_msg* msg, const ConnectOptions& o)
             check_put(nla_put_s32(msg, type, static_cast<std::int32_t>(**value)), type);
     if (o.duplicate_connect)
         check_put(nla_put_flag(msg, RBLK_ATTR_DUPLICATE_CONNECT), RBLK_ATTR_DUPLICATE_CONNECT);
+    if (o.host_traddr)
+        check_put(nla_put_string(msg, RBLK_ATTR_HOST_TRADDR, o.host_traddr->c_str()),
+                  RBLK_ATTR_HOST_TRADDR);
+    // -1 is the default: sent as nothing, as nvme-cli does.
+    if (o.tos && *o.tos >= 0)
+        check_put(nla_put_u8(msg, RBLK_ATTR_TOS, static_cast<std::uint8_t>(*o.tos)), RBLK_ATTR_TOS);
 }
 
 std::vector<NamespaceInfo> parse_namespaces(nlattr* nest)
@@ -193,6 +199,8 @@ ControllerInfo parse_controller(nlmsghdr* hdr)
     c.model = get_string(tb[RBLK_ATTR_MODEL]);
     c.serial = get_string(tb[RBLK_ATTR_SERIAL]);
     c.firmware = get_string(tb[RBLK_ATTR_FIRMWARE]);
+    c.host_traddr = get_string(tb[RBLK_ATTR_HOST_TRADDR]);
+    c.tos = get_or<std::int32_t>(tb[RBLK_ATTR_TOS], nla_get_u8, -1);
     c.state_since_ms = get_opt_u64(tb[RBLK_ATTR_STATE_SINCE_MS]);
     c.next_reconnect_ms = get_opt_u64(tb[RBLK_ATTR_NEXT_RECONNECT_MS]);
     c.loss_deadline_ms = get_opt_u64(tb[RBLK_ATTR_LOSS_DEADLINE_MS]);

@@ -28,6 +28,8 @@ json controller_json(const ControllerInfo& c)
             {"cntlid", c.cntlid},
             {"nr_io_queues", c.nr_io_queues},
             {"queue_size", c.queue_size},
+            {"host_traddr", c.host_traddr},
+            {"tos", c.tos},
             {"namespaces", std::move(namespaces)}};
 }
 

@@ -99,7 +99,7 @@ ConnectOptions parse_port(const Node& port, const ConnectOptions& base)
 {
     port.object({"transport", "traddr", "trsvcid", "nr_io_queues", "queue_size",
                  "keep_alive_tmo", "reconnect_delay", "ctrl_loss_tmo", "fast_io_fail_tmo",
-                 "duplicate_connect"});
+                 "duplicate_connect", "host_traddr", "tos"});
     ConnectOptions o = base;
     o.transport = port.opt_string("transport").value_or("rdma");
     o.traddr = port.string("traddr");
@@ -110,6 +110,8 @@ ConnectOptions parse_port(const Node& port, const ConnectOptions& base)
     o.reconnect_delay = port.opt_integer("reconnect_delay");
     o.ctrl_loss_tmo = port.opt_integer("ctrl_loss_tmo");
     o.fast_io_fail_tmo = port.opt_integer("fast_io_fail_tmo");
+    o.host_traddr = port.opt_string("host_traddr");
+    o.tos = port.opt_integer("tos");
     if (port.has("duplicate_connect")) {
         Node d = port.at("duplicate_connect");
         if (!d.value.is_boolean())
@@ -187,24 +189,32 @@ json sessions_json(const std::vector<ControllerInfo>& controllers)
         json& subsys = find_or_add(
             host["subsystems"], [&](const json& s) { return s["nqn"] == c.subnqn; },
             {{"nqn", c.subnqn}, {"ports", json::array()}});
-        subsys["ports"].push_back({{"transport", c.transport},
-                                   {"traddr", c.traddr},
-                                   {"trsvcid", c.trsvcid},
-                                   {"nr_io_queues", c.nr_io_queues},
-                                   {"queue_size", c.queue_size},
-                                   {"keep_alive_tmo", c.kato},
-                                   {"reconnect_delay", c.reconnect_delay},
-                                   {"ctrl_loss_tmo", c.ctrl_loss_tmo},
-                                   {"fast_io_fail_tmo", c.fast_io_fail_tmo}});
+        json port = {{"transport", c.transport},
+                     {"traddr", c.traddr},
+                     {"trsvcid", c.trsvcid},
+                     {"nr_io_queues", c.nr_io_queues},
+                     {"queue_size", c.queue_size},
+                     {"keep_alive_tmo", c.kato},
+                     {"reconnect_delay", c.reconnect_delay},
+                     {"ctrl_loss_tmo", c.ctrl_loss_tmo},
+                     {"fast_io_fail_tmo", c.fast_io_fail_tmo}};
+        // Only what was asked for, as libnvme writes them.
+        if (!c.host_traddr.empty())
+            port["host_traddr"] = c.host_traddr;
+        if (c.tos >= 0)
+            port["tos"] = c.tos;
+        subsys["ports"].push_back(std::move(port));
     }
     return {{"hosts", std::move(hosts)}};
 }
 
 bool serves(const ControllerInfo& c, const ConnectOptions& o)
 {
+    // Another source address is another path, as the kernel decides.
     return c.transport == o.transport && c.traddr == o.traddr &&
            static_cast<std::int64_t>(c.trsvcid) == o.trsvcid && c.subnqn == o.subnqn &&
-           (!o.hostnqn || c.hostnqn == *o.hostnqn);
+           (!o.hostnqn || c.hostnqn == *o.hostnqn) &&
+           c.host_traddr == o.host_traddr.value_or("");
 }
 
 std::vector<SessionAction> plan_apply(const std::vector<ConnectOptions>& sessions,

@@ -50,7 +50,10 @@ probe EINVAL '.*' '.+' -- --transport rdma --traddr not-an-ip --subnqn "$nqn"
 probe ERANGE queue_size '.+' -- "${ok[@]}" --queue-size 0
 probe ERANGE queue_size '.+' -- "${ok[@]}" --queue-size 2000
 probe ERANGE '.*' '.+' -- "${ok[@]}" --nr-io-queues 0
-probe EINVAL '.*' '.+' -- --transport rdma --traddr 10.99.0.1 --subnqn not-an-nqn
+# NQNs are free-form (as in nvme-fabrics): only empty or too long is refused.
+probe EINVAL subnqn 'subnqn is empty' -- --transport rdma --traddr 10.99.0.1 --subnqn ""
+probe EINVAL hostnqn 'hostnqn is empty' -- "${ok[@]}" --hostnqn ""
+probe EINVAL subnqn '.+' -- --transport rdma --traddr 10.99.0.1 --subnqn "$(printf 'n%.0s' {1..224})"
 
 # Unprivileged: genetlink's admin check refuses before the module sees it,
 # so there is no extack message to ask for.

@@ -26,6 +26,8 @@ struct ConnectOptions {
     std::optional<std::int64_t> ctrl_loss_tmo;     // seconds, -1 = forever
     std::optional<std::int64_t> fast_io_fail_tmo;  // seconds, -1 = off
     bool duplicate_connect = false;
+    std::optional<std::string> host_traddr;  // source address literal, of traddr's family
+    std::optional<std::int64_t> tos;         // RDMA type of service 0..255, -1 = default
 
     // Throws InvalidOption naming the first bad field and the accepted range/format.
     void validate() const;

@@ -113,6 +113,8 @@ struct ControllerInfo {
     std::string model;
     std::string serial;
     std::string firmware;
+    std::string host_traddr;  // empty: the stack picks the source address
+    std::int32_t tos = -1;    // -1: the transport's default
     std::optional<std::uint64_t> state_since_ms;
     std::optional<std::uint64_t> next_reconnect_ms;
     std::optional<std::uint64_t> loss_deadline_ms;

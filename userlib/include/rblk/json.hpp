@@ -6,7 +6,8 @@
 // CONTROLLER: {"name": "rblk0", "id": 0, "state": "live", "transport": "rdma",
 //              "traddr": "10.0.0.1", "trsvcid": 4420, "subnqn": "nqn...",
 //              "hostnqn": "nqn...", "cntlid": 1, "nr_io_queues": 2,
-//              "queue_size": 128, "namespaces": [NAMESPACE, ...]}
+//              "queue_size": 128, "host_traddr": "" (none) or "10.0.0.2",
+//              "tos": -1 (default) or 0..255, "namespaces": [NAMESPACE, ...]}
 // NAMESPACE:  {"nsid": 1, "device": "/dev/rblk0n1", "size_bytes": 1073741824,
 //              "lba_size": 512}
 // show:  CONTROLLER plus "hostid", "kato", "reconnect_delay", "ctrl_loss_tmo",

@@ -13,7 +13,8 @@
 //             { "transport": "rdma", "traddr": "10.0.0.1", "trsvcid": 4420,
 //               "nr_io_queues": 4, "queue_size": 128, "keep_alive_tmo": 5,
 //               "reconnect_delay": 10, "ctrl_loss_tmo": 600,
-//               "fast_io_fail_tmo": -1, "duplicate_connect": false }
+//               "fast_io_fail_tmo": -1, "duplicate_connect": false,
+//               "host_traddr": "10.0.0.2", "tos": 0 }
 //           ]
 //         }
 //       ]
