@@ -33,7 +33,7 @@ log() { echo "group: $*"; }
 shopt -s nullglob
 names() { local p; for p in "$@"; do echo "${p##*/}"; done; }
 links() { names /sys/class/net/*; }
-mounts() { local dev mnt rest; while read -r dev mnt rest; do echo "$mnt"; done < /proc/self/mounts; }
+mounts() { local mnt rest; while read -r _ mnt rest; do echo "$mnt"; done < /proc/self/mounts; }
 
 base=/run/rblk-group
 mkdir -p "$base/base" "$base/now"
