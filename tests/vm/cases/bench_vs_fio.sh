@@ -24,9 +24,9 @@ vm_require "$RBLKCTL"
 
 nqn=nqn.2024-01.io.rblk:bench
 # The host's load moves both tools' figures from run to run: the medians
-# of 3 alternated runs are reported.
-rounds=${RBLK_BENCH_ROUNDS:-3}
-runtime=${RBLK_BENCH_RUNTIME:-3}
+# of 2 alternated runs (their means) are reported.
+rounds=${RBLK_BENCH_ROUNDS:-2}
+runtime=${RBLK_BENCH_RUNTIME:-2}
 work=$RBLK_VM_OUT/bench_vs_fio
 mkdir -p "$work"
 
