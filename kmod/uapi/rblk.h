@@ -93,6 +93,16 @@ enum rblk_attr {
 	RBLK_ATTR_LOSS_DEADLINE_MS,	/* u64: ms until ctrl_loss_tmo expires */
 	RBLK_ATTR_HOST_TRADDR,		/* string: source address, IPv4 or IPv6 literal */
 	RBLK_ATTR_TOS,			/* u8: RDMA type of service; absent = default */
+	/*
+	 * Queue types, as nvme-fabrics' nr_write_queues and nr_poll_queues:
+	 * u32, 0..RBLK_NR_IO_QUEUES_MAX, absent = 0. Connect: the number
+	 * requested besides RBLK_ATTR_NR_IO_QUEUES; get: the number granted.
+	 * With write queues granted, NR_IO_QUEUES carries reads only and
+	 * the write queues everything else; poll queues take only polled
+	 * I/O (io_uring IOPOLL, RWF_HIPRI), completed without interrupts.
+	 */
+	RBLK_ATTR_NR_WRITE_QUEUES,
+	RBLK_ATTR_NR_POLL_QUEUES,
 	__RBLK_ATTR_MAX,
 };
 
