@@ -71,14 +71,64 @@ static void rblk_abort_work(struct work_struct *work)
 		rblk_req_abort_all(&ctrl->admin_set);
 }
 
+/*
+ * The I/O queues wanted per blk-mq map, as nvme-fabrics counts them: each
+ * kind at most one per CPU. Write queues make the DEFAULT map (writes and
+ * everything but reads) and the I/O queues the READ map; without them
+ * the I/O queues are the DEFAULT map and reads share it.
+ */
+static void rblk_io_queues_wanted(struct rblk_ctrl *ctrl,
+				  u32 want[HCTX_MAX_TYPES])
+{
+	u32 cpus = num_online_cpus();
+	u32 io = min(ctrl->opts.nr_io_queues, cpus);
+
+	if (ctrl->opts.nr_write_queues) {
+		want[HCTX_TYPE_DEFAULT] = min(ctrl->opts.nr_write_queues, cpus);
+		want[HCTX_TYPE_READ] = io;
+	} else {
+		want[HCTX_TYPE_DEFAULT] = io;
+		want[HCTX_TYPE_READ] = 0;
+	}
+	want[HCTX_TYPE_POLL] = min(ctrl->opts.nr_poll_queues, cpus);
+}
+
+/*
+ * A grant of @count queues fills the maps in qid order and drops from the
+ * end: poll queues first, then the separate read queues. So a qid keeps
+ * its kind from one association to the next, whatever each grants, and
+ * the resize never hands a connected queue to another map.
+ */
+static void rblk_io_queue_types(struct rblk_ctrl *ctrl, u32 count)
+{
+	u32 want[HCTX_MAX_TYPES], got;
+	int t;
+
+	rblk_io_queues_wanted(ctrl, want);
+	for (t = 0; t < HCTX_MAX_TYPES; t++) {
+		got = min(want[t], count);
+		WRITE_ONCE(ctrl->io_queues[t], got);
+		count -= got;
+	}
+}
+
+/* The kind of I/O queue @qid is, by rblk_io_queue_types(). */
+static bool rblk_qid_polled(struct rblk_ctrl *ctrl, u32 qid)
+{
+	return qid > ctrl->io_queues[HCTX_TYPE_DEFAULT] +
+		     ctrl->io_queues[HCTX_TYPE_READ];
+}
+
 static int rblk_alloc_queue_array(struct rblk_ctrl *ctrl)
 {
-	u32 i, n;
+	u32 want[HCTX_MAX_TYPES], i, n;
 	int ret;
 
 	if (ctrl->queues)
 		return 0;
-	n = 1 + min_t(u32, ctrl->opts.nr_io_queues, num_online_cpus());
+	rblk_io_queues_wanted(ctrl, want);
+	n = 1 + want[HCTX_TYPE_DEFAULT] + want[HCTX_TYPE_READ] +
+	    want[HCTX_TYPE_POLL];
 	ctrl->queues = kcalloc(n, sizeof(*ctrl->queues), GFP_KERNEL);
 	if (!ctrl->queues)
 		return -ENOMEM;
@@ -231,6 +281,7 @@ static int rblk_io_queue_count(struct rblk_ctrl *ctrl, bool first,
 		dev_warn(ctrl->dev, "%u I/O queues granted (had %u)\n", count,
 			 ctrl->nr_io_queues);
 	WRITE_ONCE(ctrl->nr_io_queues, count);
+	rblk_io_queue_types(ctrl, count);
 	return 0;
 }
 
@@ -269,6 +320,7 @@ static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
 		return ret;
 
 	for (i = 1; i <= ctrl->nr_io_queues; i++) {
+		ctrl->queues[i].poll = rblk_qid_polled(ctrl, i);
 		ret = rblk_rdma_alloc_queue(ctrl, i, ctrl->queue_size, extack);
 		if (ret)
 			goto out;
@@ -341,8 +393,11 @@ int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 		/* Namespaces may have come, gone or grown meanwhile. */
 		queue_work(rblk_wq, &ctrl->scan_work);
 		atomic64_inc(&ctrl->reconnects);
-		dev_info(ctrl->dev, "reconnected: %u I/O queues of %u\n",
-			 ctrl->nr_io_queues, ctrl->queue_size);
+		dev_info(ctrl->dev, "reconnected: %u I/O queues of %u (%u default, %u read, %u poll)\n",
+			 ctrl->nr_io_queues, ctrl->queue_size,
+			 ctrl->io_queues[HCTX_TYPE_DEFAULT],
+			 ctrl->io_queues[HCTX_TYPE_READ],
+			 ctrl->io_queues[HCTX_TYPE_POLL]);
 	}
 	/* Last: the recovery it may start quiesces what was resumed above. */
 	rblk_check_lost(ctrl);

@@ -181,8 +181,14 @@ void rblk_ctrl_get_info(struct rblk_ctrl *ctrl, struct rblk_ctrl_info *info)
 	spin_unlock_irqrestore(&ctrl->lock, flags);
 	/* Written by the association's owner, no lock: each on its own. */
 	info->cntlid = READ_ONCE(ctrl->cntlid);
-	info->nr_io_queues = READ_ONCE(ctrl->nr_io_queues);
 	info->queue_size = READ_ONCE(ctrl->queue_size);
+	/* In nvme-fabrics' terms: write queues exist when reads are apart. */
+	info->nr_io_queues = READ_ONCE(ctrl->io_queues[HCTX_TYPE_READ]);
+	if (info->nr_io_queues)
+		info->nr_write_queues = READ_ONCE(ctrl->io_queues[HCTX_TYPE_DEFAULT]);
+	else
+		info->nr_io_queues = READ_ONCE(ctrl->io_queues[HCTX_TYPE_DEFAULT]);
+	info->nr_poll_queues = READ_ONCE(ctrl->io_queues[HCTX_TYPE_POLL]);
 }
 
 int rblk_ctrl_get_namespaces(struct rblk_ctrl *ctrl, struct rblk_ns_info *ns,
@@ -380,9 +386,12 @@ static int rblk_ctrl_start(struct rblk_ctrl *ctrl,
 		mutex_unlock(&ctrl->scan_lock);
 		return ret;
 	}
-	dev_info(ctrl->dev, "connected to %s at %s:%u, %u I/O queues of %u\n",
+	dev_info(ctrl->dev, "connected to %s at %s:%u, %u I/O queues of %u (%u default, %u read, %u poll)\n",
 		 ctrl->opts.subnqn, ctrl->opts.traddr, ctrl->opts.trsvcid,
-		 ctrl->nr_io_queues, ctrl->queue_size);
+		 ctrl->nr_io_queues, ctrl->queue_size,
+		 ctrl->io_queues[HCTX_TYPE_DEFAULT],
+		 ctrl->io_queues[HCTX_TYPE_READ],
+		 ctrl->io_queues[HCTX_TYPE_POLL]);
 
 	mutex_lock(&rblk_ctrls_lock);
 	ctrl->visible = true;

@@ -52,6 +52,10 @@ static const struct nla_policy rblk_connect_policy[RBLK_ATTR_MAX + 1] = {
 				    .len = RBLK_TRADDR_MAX },
 	/* u8 is nvme-fabrics' 0..255; it clamps larger values, we never see them */
 	[RBLK_ATTR_TOS]		= { .type = NLA_U8 },
+	[RBLK_ATTR_NR_WRITE_QUEUES] = NLA_POLICY_MAX(NLA_U32,
+						     RBLK_NR_IO_QUEUES_MAX),
+	[RBLK_ATTR_NR_POLL_QUEUES] = NLA_POLICY_MAX(NLA_U32,
+						    RBLK_NR_IO_QUEUES_MAX),
 };
 
 /* Commands that name one controller (or, for disconnect, a subsystem). */
@@ -196,6 +200,10 @@ static int rblk_nl_parse_connect(struct genl_info *info,
 			     nla_get_u32(tb[RBLK_ATTR_NR_IO_QUEUES]) :
 			     min_t(u32, num_online_cpus(),
 				   RBLK_NR_IO_QUEUES_MAX);
+	if (tb[RBLK_ATTR_NR_WRITE_QUEUES])
+		opts->nr_write_queues = nla_get_u32(tb[RBLK_ATTR_NR_WRITE_QUEUES]);
+	if (tb[RBLK_ATTR_NR_POLL_QUEUES])
+		opts->nr_poll_queues = nla_get_u32(tb[RBLK_ATTR_NR_POLL_QUEUES]);
 	opts->queue_size = tb[RBLK_ATTR_QUEUE_SIZE] ?
 			   nla_get_u32(tb[RBLK_ATTR_QUEUE_SIZE]) :
 			   RBLK_DEFAULT_QUEUE_SIZE;
@@ -291,6 +299,8 @@ static int rblk_nl_put_ctrl_attrs(struct sk_buff *msg, struct rblk_ctrl *ctrl)
 	    nla_put_string(msg, RBLK_ATTR_HOSTNQN, opts->hostnqn) ||
 	    nla_put(msg, RBLK_ATTR_HOSTID, RBLK_HOSTID_LEN, &opts->hostid) ||
 	    nla_put_u32(msg, RBLK_ATTR_NR_IO_QUEUES, info.nr_io_queues) ||
+	    nla_put_u32(msg, RBLK_ATTR_NR_WRITE_QUEUES, info.nr_write_queues) ||
+	    nla_put_u32(msg, RBLK_ATTR_NR_POLL_QUEUES, info.nr_poll_queues) ||
 	    nla_put_u32(msg, RBLK_ATTR_QUEUE_SIZE, info.queue_size) ||
 	    nla_put_u32(msg, RBLK_ATTR_KATO, opts->kato) ||
 	    nla_put_u32(msg, RBLK_ATTR_RECONNECT_DELAY, opts->reconnect_delay) ||

@@ -64,15 +64,16 @@ struct rblk_rdma_ctrl;
 /*
  * One NVMe queue as the core sees it; its connection is the transport's
  * (rdma.c). Locking: ctrl and qid are set once with the queue array; the
- * association's owner sets size before RBLK_Q_ALLOCATED, and it stays
- * while the queue is allocated. The flags are atomic bitops: ALLOCATED
- * and CONNECTED are the transport's, LIVE the core's, LOST the
+ * association's owner sets size and poll before RBLK_Q_ALLOCATED, and
+ * they stay while the queue is allocated. The flags are atomic bitops:
+ * ALLOCATED and CONNECTED are the transport's, LIVE the core's, LOST the
  * transport's word to the core.
  */
 struct rblk_queue {
 	struct rblk_ctrl	*ctrl;
 	u16			qid;
 	u16			size;		/* SQ entries = posted receives */
+	bool			poll;		/* HCTX_TYPE_POLL: completions polled */
 	atomic_t		nr_active;	/* commands the target holds */
 	unsigned long		flags;		/* enum rblk_queue_flag */
 };
@@ -167,7 +168,13 @@ struct rblk_ctrl {
 	struct rblk_rdma_ctrl	*rdma;		/* the transport's; with queues */
 	struct rblk_queue	*queues;	/* [0] admin, [1..]; first connect */
 	u32			max_queues;	/* entries in queues[] */
-	u32			nr_io_queues;	/* granted; ONCE */
+	u32			nr_io_queues;	/* granted, all types; ONCE */
+	/*
+	 * Of them, per blk-mq map (HCTX_TYPE_*; ONCE): qids 1.. are the
+	 * DEFAULT ones, then READ, then POLL. READ is 0 unless write
+	 * queues split reads from the rest (rblk_io_queue_types()).
+	 */
+	u32			io_queues[HCTX_MAX_TYPES];
 	u32			queue_size;	/* I/O SQ entries; ONCE */
 	u32			io_tags;	/* I/O tags per queue: fixed */
 
@@ -337,6 +344,7 @@ int rblk_tagset_alloc_io(struct rblk_ctrl *ctrl);
 void rblk_tagset_free_io(struct rblk_ctrl *ctrl);
 int rblk_tagset_resize_io(struct rblk_ctrl *ctrl);
 void rblk_tagset_requeue_work(struct work_struct *work);
+void rblk_tagset_map_queues(struct blk_mq_tag_set *set);
 void rblk_tagset_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l);
 int rblk_tagset_admin_limits(struct rblk_ctrl *ctrl);
 int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,

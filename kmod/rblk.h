@@ -29,6 +29,8 @@ struct rblk_ctrl_opts {
 	char			hostnqn[NVMF_NQN_FIELD_LEN];
 	uuid_t			hostid;
 	u32			nr_io_queues;	/* requested; 0 never reaches the core */
+	u32			nr_write_queues;/* requested, 0 = none */
+	u32			nr_poll_queues;	/* requested, 0 = none */
 	u32			queue_size;
 	u32			kato;		/* seconds, 0 = off */
 	u32			reconnect_delay;/* seconds */
@@ -79,7 +81,9 @@ struct rblk_ctrl_info {
 	u64			next_reconnect_ms;	/* 0: none scheduled */
 	u64			loss_deadline_ms;	/* 0: none */
 	u16			cntlid;
-	u32			nr_io_queues;		/* granted */
+	u32			nr_io_queues;		/* granted: default (and read) */
+	u32			nr_write_queues;	/* granted */
+	u32			nr_poll_queues;		/* granted */
 	u32			queue_size;		/* granted */
 	char			model[41];
 	char			serial[21];

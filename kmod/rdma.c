@@ -4,7 +4,9 @@
  * Commands leave as SEND capsules, responses land in posted receive
  * buffers, and data moves by the target's RDMA READ/WRITE on memory that
  * is registered per request (FRWR) and invalidated before the request
- * completes, so the target can never reach a page it no longer owns.
+ * completes, so the target can never reach a page it no longer owns. A
+ * poll queue's CQ raises no interrupt: blk-mq's ->poll and our own drain
+ * reap it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,6 +52,8 @@ struct rblk_rdma_queue {
 	u16			qid;
 	struct rblk_queue	*nq;		/* the core's queue */
 	struct mutex		stop_lock;	/* serialises stop vs. stop */
+	/* A poll queue's reapers, one at a time, and its CQ's destruction. */
+	spinlock_t		poll_lock;
 	struct rdma_cm_id	*cm_id;
 	struct ib_device	*ibdev;
 	struct ib_cq		*cq;
@@ -314,6 +318,49 @@ static void rblk_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		rblk_ctrl_error(queue->ctrl);
 }
 
+/* One pass over a poll queue's CQ, bounded by what the queue can hold. */
+static int rblk_reap(struct rblk_rdma_queue *queue)
+{
+	return ib_process_cq_direct(queue->cq, 4 * queue->nq->size);
+}
+
+/*
+ * A drain marker's completion. A direct CQ delivers it only when reaped,
+ * and a stopped queue may have no poller left: reap it ourselves.
+ */
+static bool rblk_drain_wait(struct rblk_rdma_queue *queue,
+			    struct completion *done)
+{
+	unsigned long end = jiffies + RBLK_DRAIN_TIMEOUT;
+
+	if (!queue->nq->poll)
+		return wait_for_completion_timeout(done, RBLK_DRAIN_TIMEOUT);
+	for (;;) {
+		spin_lock(&queue->poll_lock);
+		rblk_reap(queue);
+		spin_unlock(&queue->poll_lock);
+		if (wait_for_completion_timeout(done, 1))
+			return true;
+		if (time_after(jiffies, end))
+			return false;
+	}
+}
+
+int rblk_rdma_poll(struct rblk_queue *nq)
+{
+	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
+	int n = 0;
+
+	if (!nq->poll)
+		return 0;
+	spin_lock(&queue->poll_lock);
+	/* Pairs with rblk_rdma_free_queue(): no CQ once ALLOCATED is clear. */
+	if (test_bit(RBLK_Q_ALLOCATED, &nq->flags))
+		n = rblk_reap(queue);
+	spin_unlock(&queue->poll_lock);
+	return n;
+}
+
 static void rblk_drain_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rblk_rdma_queue *queue = cq->cq_context;
@@ -362,8 +409,8 @@ static void rblk_drain_qp(struct rblk_rdma_queue *queue)
 		complete(&queue->drain_sq);
 	if (ib_post_recv(queue->qp, &rwr, NULL))
 		complete(&queue->drain_rq);
-	if (!wait_for_completion_timeout(&queue->drain_sq, RBLK_DRAIN_TIMEOUT) ||
-	    !wait_for_completion_timeout(&queue->drain_rq, RBLK_DRAIN_TIMEOUT))
+	if (!rblk_drain_wait(queue, &queue->drain_sq) ||
+	    !rblk_drain_wait(queue, &queue->drain_rq))
 		dev_err(queue->ctrl->dev, "qid %u: QP drain timed out\n",
 			queue->qid);
 }
@@ -586,7 +633,7 @@ static int rblk_queue_create_ib(struct rblk_rdma_queue *queue)
 
 	queue->cq = ib_alloc_cq(ibdev, queue, cq_size,
 				queue->qid % ibdev->num_comp_vectors,
-				IB_POLL_SOFTIRQ);
+				queue->nq->poll ? IB_POLL_DIRECT : IB_POLL_SOFTIRQ);
 	if (IS_ERR(queue->cq)) {
 		ret = PTR_ERR(queue->cq);
 		queue->cq = NULL;
@@ -923,6 +970,9 @@ void rblk_rdma_free_queue(struct rblk_queue *nq)
 
 	if (!test_and_clear_bit(RBLK_Q_ALLOCATED, &nq->flags))
 		return;
+	/* A reaper that saw ALLOCATED is done before the CQ goes. */
+	spin_lock(&queue->poll_lock);
+	spin_unlock(&queue->poll_lock);
 	rblk_queue_stop(queue);
 	rblk_queue_release(queue);
 }
@@ -938,6 +988,7 @@ int rblk_rdma_alloc_ctrl(struct rblk_ctrl *ctrl)
 		return -ENOMEM;
 	for (i = 0; i < ctrl->max_queues; i++) {
 		mutex_init(&rc->queues[i].stop_lock);
+		spin_lock_init(&rc->queues[i].poll_lock);
 		rc->queues[i].ctrl = ctrl;
 		rc->queues[i].qid = i;
 		rc->queues[i].nq = &ctrl->queues[i];

@@ -2,7 +2,7 @@
 /*
  * rblk: what the NVMe core asks of its transport (rdma.c): bring a queue's
  * connection up, stop it (after which none of its completions runs) and
- * free it; map, unmap and post one command; the limits it imposes on a
+ * free it; map, unmap and post one command, reap a poll queue; the limits it imposes on a
  * request; whether a controller uses a given RDMA device. The transport
  * calls back into the core through request.c (rblk_req_from_cid(),
  * rblk_req_done(), rblk_req_expire_queue()) and rblk_ctrl_error().
@@ -51,5 +51,7 @@ unsigned int rblk_rdma_req_size(void);
 int rblk_rdma_map_data(struct rblk_queue *queue, struct request *rq);
 void rblk_rdma_unmap_data(struct rblk_queue *queue, struct request *rq);
 int rblk_rdma_post_cmd(struct rblk_queue *queue, struct request *rq);
+/* Reaps the completions of a poll queue; 0 on any other. */
+int rblk_rdma_poll(struct rblk_queue *queue);
 
 #endif /* _RBLK_RDMA_H */

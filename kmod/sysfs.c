@@ -15,7 +15,7 @@ enum rblk_attr_kind {
 	RBLK_A_SUBNQN, RBLK_A_HOSTNQN, RBLK_A_HOSTID, RBLK_A_CNTLID,
 	RBLK_A_NR_IO_QUEUES, RBLK_A_QUEUE_SIZE, RBLK_A_MODEL, RBLK_A_SERIAL,
 	RBLK_A_FIRMWARE, RBLK_A_KATO, RBLK_A_HOST_TRADDR, RBLK_A_TOS,
-	RBLK_A_ADDRESS,
+	RBLK_A_ADDRESS, RBLK_A_NR_WRITE_QUEUES, RBLK_A_NR_POLL_QUEUES,
 };
 
 struct rblk_dev_attr {
@@ -34,6 +34,10 @@ static ssize_t rblk_info_show(struct rblk_ctrl *ctrl, enum rblk_attr_kind k,
 		return sysfs_emit(buf, "%u\n", info.cntlid);
 	case RBLK_A_NR_IO_QUEUES:
 		return sysfs_emit(buf, "%u\n", info.nr_io_queues);
+	case RBLK_A_NR_WRITE_QUEUES:
+		return sysfs_emit(buf, "%u\n", info.nr_write_queues);
+	case RBLK_A_NR_POLL_QUEUES:
+		return sysfs_emit(buf, "%u\n", info.nr_poll_queues);
 	case RBLK_A_QUEUE_SIZE:
 		return sysfs_emit(buf, "%u\n", info.queue_size);
 	case RBLK_A_MODEL:
@@ -101,6 +105,8 @@ static struct rblk_dev_attr rblk_dev_attrs[] = {
 	RBLK_ATTR(hostid, RBLK_A_HOSTID),
 	RBLK_ATTR(cntlid, RBLK_A_CNTLID),
 	RBLK_ATTR(nr_io_queues, RBLK_A_NR_IO_QUEUES),
+	RBLK_ATTR(nr_write_queues, RBLK_A_NR_WRITE_QUEUES),
+	RBLK_ATTR(nr_poll_queues, RBLK_A_NR_POLL_QUEUES),
 	RBLK_ATTR(queue_size, RBLK_A_QUEUE_SIZE),
 	RBLK_ATTR(model, RBLK_A_MODEL),
 	RBLK_ATTR(serial, RBLK_A_SERIAL),

@@ -66,9 +66,9 @@ int rblk_tagset_admin_limits(struct rblk_ctrl *ctrl)
  */
 static int rblk_alloc_set(struct rblk_ctrl *ctrl, struct blk_mq_tag_set *set,
 			  const struct blk_mq_ops *ops, unsigned int nr_hw,
-			  unsigned int depth, unsigned int reserved,
-			  unsigned int flags, unsigned int timeout,
-			  struct request_queue **q)
+			  unsigned int nr_maps, unsigned int depth,
+			  unsigned int reserved, unsigned int flags,
+			  unsigned int timeout, struct request_queue **q)
 {
 	const struct rblk_qlim lim = {
 		.max_hw_sectors	= PAGE_SIZE >> SECTOR_SHIFT,
@@ -79,6 +79,7 @@ static int rblk_alloc_set(struct rblk_ctrl *ctrl, struct blk_mq_tag_set *set,
 	memset(set, 0, sizeof(*set));
 	set->ops = ops;
 	set->nr_hw_queues = nr_hw;
+	set->nr_maps = nr_maps;
 	set->queue_depth = depth;
 	set->reserved_tags = reserved;
 	set->flags = flags;
@@ -113,7 +114,7 @@ int rblk_tagset_alloc_admin(struct rblk_ctrl *ctrl)
 {
 	int ret;
 
-	ret = rblk_alloc_set(ctrl, &ctrl->admin_set, &rblk_admin_mq_ops, 1,
+	ret = rblk_alloc_set(ctrl, &ctrl->admin_set, &rblk_admin_mq_ops, 1, 1,
 			     RBLK_AQ_SIZE - 1, RBLK_ADMIN_RESERVED,
 			     BLK_MQ_F_NO_SCHED, RBLK_ADMIN_TIMEOUT,
 			     &ctrl->admin_q);
@@ -128,12 +129,46 @@ void rblk_tagset_free_admin(struct rblk_ctrl *ctrl)
 	ctrl->has_admin_set = false;
 }
 
+/*
+ * The CPUs of each map (HCTX_TYPE_*) over its queues: the hardware
+ * contexts are the I/O queues in qid order, DEFAULT, READ, POLL
+ * (rblk_io_queue_types()). Without queues of its own READ shares
+ * DEFAULT's; an empty POLL map sends polled I/O to DEFAULT as well,
+ * where it completes by interrupt. Runs again on every resize.
+ */
+void rblk_tagset_map_queues(struct blk_mq_tag_set *set)
+{
+	struct rblk_ctrl *ctrl = set->driver_data;
+	unsigned int off = 0;
+	int t;
+
+	for (t = 0; t < set->nr_maps; t++) {
+		struct blk_mq_queue_map *map = &set->map[t];
+		unsigned int n = READ_ONCE(ctrl->io_queues[t]);
+
+		/* Each map has its own mq_map: only the ranges are shared. */
+		if (t == HCTX_TYPE_READ && !n) {
+			map->nr_queues = set->map[HCTX_TYPE_DEFAULT].nr_queues;
+			map->queue_offset = 0;
+		} else {
+			map->nr_queues = n;
+			map->queue_offset = off;
+			off += n;
+		}
+		if (map->nr_queues)
+			blk_mq_map_queues(map);
+	}
+}
+
 int rblk_tagset_alloc_io(struct rblk_ctrl *ctrl)
 {
+	/* The maps are fixed by the first association's request. */
+	unsigned int nr_maps = ctrl->opts.nr_poll_queues ? HCTX_MAX_TYPES :
+			       ctrl->opts.nr_write_queues ? 2 : 1;
 	int ret;
 
 	ret = rblk_alloc_set(ctrl, &ctrl->io_set, &rblk_io_mq_ops,
-			     ctrl->nr_io_queues, ctrl->queue_size - 1,
+			     ctrl->nr_io_queues, nr_maps, ctrl->queue_size - 1,
 			     RBLK_IO_RESERVED, BLK_MQ_F_SHOULD_MERGE,
 			     RBLK_IO_TIMEOUT, &ctrl->connect_q);
 	ctrl->has_io_set = !ret;

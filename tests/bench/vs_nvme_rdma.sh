@@ -9,7 +9,7 @@
 # the ratio means something, not the absolute figures). Started on the host
 # it boots one itself:
 #   tests/bench/vs_nvme_rdma.sh [--kernel 6.1|6.12|KVER] [--build-dir build]
-#       [--timeout 1200] [--runtime S] [--rounds N]
+#       [--timeout 1200] [--runtime S] [--rounds N] [--mode polled]
 # which is tests/vm/run-in-vm.sh --build-dir build --kernel KVER
 # --timeout 1200 tests/bench/vs_nvme_rdma.sh [--runtime S] [--rounds N].
 # The first line of the output names the kernel it ran on.
@@ -17,6 +17,10 @@
 #   --runtime S   seconds per fio job (default 5, after a 1 s ramp)
 #   --rounds N    rblk/nvme-rdma alternations per job (default 2); the
 #                 table shows the mean over the rounds
+#   --mode M      interrupt (default: both drivers as they come) or
+#                 polled: rblk with --nr-poll-queues 1, nvme-rdma with
+#                 --nr-poll-queues=1, fio with hipri=1 (io_uring IOPOLL),
+#                 so both reap their completions by polling
 #   --nqn NQN     use the target and the rblk controller already set up for
 #                 NQN (ci/demo.sh does); default: set up soft-RoCE, a
 #                 256 MiB memory-backed nvmet-rdma namespace, load rblk and
@@ -41,11 +45,12 @@ fi
 # shellcheck source=tests/vm/lib.sh
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 
-runtime=${RBLK_BENCH_RUNTIME:-5} rounds=${RBLK_BENCH_ROUNDS:-2} nqn="" rblk_slab=""
+runtime=${RBLK_BENCH_RUNTIME:-5} rounds=${RBLK_BENCH_ROUNDS:-2} nqn="" rblk_slab="" mode=interrupt
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runtime) runtime=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
+	--mode) mode=$2; shift 2 ;;
 	--nqn) nqn=$2; shift 2 ;;
 	--rblk-slab) rblk_slab=$2; shift 2 ;;
 	*) vm_fail "vs_nvme_rdma: unknown argument $1 (see the header of $0)" ;;
@@ -53,8 +58,14 @@ while [ $# -gt 0 ]; do
 done
 [[ $runtime =~ ^[1-9][0-9]*$ && $rounds =~ ^[1-9][0-9]*$ ]] ||
 	vm_fail "--runtime and --rounds take positive numbers"
+case $mode in
+interrupt) poll=() ref_poll=() fio_poll=() ;;
+polled) poll=(--nr-poll-queues 1) ref_poll=(--nr-poll-queues=1) fio_poll=(--hipri=1) ;;
+*) vm_fail "--mode takes interrupt or polled, not $mode" ;;
+esac
+[ "$mode" = interrupt ] || [ -z "$nqn" ] || vm_fail "--mode polled sets up its own controllers: drop --nqn"
 vm_require "$RBLKCTL"
-echo "kernel: $(uname -r)"
+echo "kernel: $(uname -r), mode: $mode"
 
 mem_line() { # NAME SLAB_BEFORE SLAB_AFTER
 	printf '%-10s slab %6d -> %6d KiB: %+d KiB\n' "$1" "$2" "$3" $(($3 - $2))
@@ -71,7 +82,7 @@ if [ -z "$nqn" ]; then
 	vm_rblk_connect "$nqn" > /dev/null
 	"$RBLKCTL" disconnect rblk0 > /dev/null
 	before=$(vm_slab_kib)
-	vm_rblk_connect "$nqn" --nr-io-queues 2 --queue-size 128 > /dev/null
+	vm_rblk_connect "$nqn" --nr-io-queues 2 --queue-size 128 "${poll[@]}" > /dev/null
 	rblk_slab="$before $(vm_slab_kib)"
 fi
 
@@ -86,7 +97,8 @@ for c in json.load(sys.stdin)["controllers"]:
 # nvme-rdma with the same number and depth of queues.
 vm_modprobe nvme-rdma
 before=$(vm_slab_kib)
-ref_dev=$(vm_nvme_ref_connect "$nqn" 10.99.0.1 4420 --nr-io-queues="$nq" --queue-size="$qsize")
+ref_dev=$(vm_nvme_ref_connect "$nqn" 10.99.0.1 4420 --nr-io-queues="$nq" --queue-size="$qsize" \
+	"${ref_poll[@]}")
 nvme_mem=$(mem_line nvme-rdma "$before" "$(vm_slab_kib)")
 
 # The jobs, run one after the other (stonewall) by one fio per device and
@@ -108,7 +120,7 @@ for ((r = 1; r <= rounds; r++)); do
 	for side in "${sides[@]}"; do
 		dev=$rblk_dev
 		[ "$side" = rblk ] || dev=$ref_dev
-		vm_fio "$results/$r.$side.json" --filename="$dev" --ioengine=io_uring --direct=1 \
+		vm_fio "$results/$r.$side.json" --filename="$dev" --ioengine=io_uring --direct=1 "${fio_poll[@]}" \
 			--time_based --runtime="$runtime" --ramp_time=1 --lat_percentiles=1 "${jobs[@]}"
 		vm_log "round $r: $side done"
 	done

@@ -1,0 +1,132 @@
+#!/bin/bash
+# Poll and write queues (connect --nr-poll-queues / --nr-write-queues, as
+# nvme-rdma's): one read, one write and one poll queue are granted and
+# shown (sysfs, show --json, the kernel log); each kind of I/O lands on
+# its own hardware context (blk-mq debugfs: the context's type and its
+# queued count): writes on the default one, reads on the read one, polled
+# I/O (io_uring IOPOLL) on the poll one, which completes it with no
+# interrupt at all. On the poll queue: fio with crc32c verify; the port
+# removed under polled verified writes and brought back (recovery drains,
+# cancels and reconnects a polled queue; zero errors, every block
+# verified); rblkctl bench --hipri; a disconnect while polled I/O runs.
+# vm-timeout: 600
+. "$RBLK_SRC_DIR/tests/vm/lib.sh"
+. "$RBLK_SRC_DIR/tests/vm/lib-recovery.sh"
+vm_require "$RBLKCTL"
+
+nqn=nqn.2024-01.io.rblk:poll
+vm_rdma_target "$nqn" 64 > /dev/null
+vm_rblk_load
+vm_rblk_connect "$nqn" --nr-io-queues 1 --nr-write-queues 1 --nr-poll-queues 1 \
+	--reconnect-delay 1 --ctrl-loss-tmo 300 > /dev/null
+dev=/dev/rblk0n1
+vm_assert_exists "$dev"
+
+vm_assert_eq 1 "$(vm_rblk_attr rblk0 nr_io_queues)" "sysfs nr_io_queues (reads)"
+vm_assert_eq 1 "$(vm_rblk_attr rblk0 nr_write_queues)" "sysfs nr_write_queues"
+vm_assert_eq 1 "$(vm_rblk_attr rblk0 nr_poll_queues)" "sysfs nr_poll_queues"
+json=$("$RBLKCTL" show rblk0 --json) || vm_fail "rblkctl show --json failed"
+vm_assert_eq "1 1 1" "$(python3 -c 'import json, sys
+j = json.loads(sys.argv[1])
+print(j["nr_io_queues"], j["nr_write_queues"], j["nr_poll_queues"])' "$json")" \
+	"show --json: nr_io_queues nr_write_queues nr_poll_queues"
+vm_dmesg_has -E 'connected to .*3 I/O queues of [0-9]+ \(1 default, 1 read, 1 poll\)'
+vm_assert_eq 1 "$(cat /sys/block/rblk0n1/queue/io_poll)" "queue/io_poll"
+
+# hctx_of TYPE: the debugfs directory of the disk's hardware context of
+# that type; queued TYPE: how many requests it has been given.
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+dbg=/sys/kernel/debug/block/rblk0n1
+hctx_of() {
+	local h
+	for h in "$dbg"/hctx*; do
+		[ "$(cat "$h/type")" = "$1" ] && { echo "$h"; return 0; }
+	done
+	vm_fail "no $1 hardware context in $dbg: $(cat "$dbg"/hctx*/type | tr '\n' ' ')"
+}
+queued() { cat "$(hctx_of "$1")/queued"; }
+counts() { echo "$(queued default) $(queued read) $(queued poll)"; }
+
+# One kind of I/O at a time; only its own context's count may move.
+c0=$(counts)
+dd if=/dev/urandom of="$dev" bs=64k count=16 oflag=direct status=none
+c1=$(counts)
+dd if="$dev" of=/dev/null bs=64k count=16 iflag=direct status=none
+c2=$(counts)
+vm_fio /tmp/hipri.json --name=hipri --filename="$dev" --ioengine=io_uring --hipri=1 \
+	--direct=1 --rw=randwrite --bs=4k --iodepth=8 --size=8M --verify=crc32c \
+	--do_verify=1 --verify_fatal=1
+c3=$(counts)
+vm_log "queued (default read poll): start $c0, after writes $c1, reads $c2, polled fio $c3"
+python3 - "$c0" "$c1" "$c2" "$c3" <<'PY' || vm_fail "I/O on the wrong hardware context"
+import sys
+c = [list(map(int, a.split())) for a in sys.argv[1:]]
+d = [[b - a for a, b in zip(x, y)] for x, y in zip(c, c[1:])]
+assert d[0][0] >= 16 and d[0][1] == 0 and d[0][2] == 0, "writes: %s" % d[0]
+assert d[1][1] >= 16 and d[1][0] == 0 and d[1][2] == 0, "reads: %s" % d[1]
+# 8 MiB written and read back, 4k each: all on the poll queue.
+assert d[2][2] >= 4096 and d[2][0] == 0 and d[2][1] == 0, "polled: %s" % d[2]
+PY
+python3 - /tmp/hipri.json <<'PY' || vm_fail "fio --hipri report"
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+w, r = j["write"]["io_bytes"], j["read"]["io_bytes"]
+assert j["error"] == 0 and w == 8 << 20 and r == w, (j["error"], w, r)
+print("fio --hipri: %d KiB written, read back and verified" % (w >> 10))
+PY
+
+# The port goes away under polled, verified writes and comes back.
+vm_fio /tmp/port.json --name=port --filename="$dev" --ioengine=io_uring --hipri=1 \
+	--direct=1 --rw=randwrite --bs=4k --iodepth=8 --size=8M --rate_iops=300 \
+	--verify=crc32c --do_verify=1 --verify_fatal=1 &
+fio_pid=$!
+w0=$(vm_rblk_attr rblk0 writes)
+rec_wait_io 60 writes $((w0 + 200))
+vm_nvmet_unlink 1 "$nqn"
+vm_rblk_wait_state 30 rblk0 connecting
+sleep 2
+vm_nvmet_link 1 "$nqn"
+vm_rblk_wait_state 60 rblk0 live
+wait "$fio_pid" || vm_fail "polled fio failed across the port loss"
+python3 - /tmp/port.json <<'PY' || vm_fail "fio report across the port loss"
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+w, r = j["write"]["io_bytes"], j["read"]["io_bytes"]
+assert j["error"] == 0 and w == 8 << 20 and r == w, (j["error"], w, r)
+print("polled fio across the port loss: %d KiB written and verified" % (w >> 10))
+PY
+vm_assert_eq 0 "$(vm_rblk_attr rblk0 errors)" "controller I/O errors"
+vm_assert_eq 1 "$(vm_rblk_attr rblk0 nr_poll_queues)" "poll queue after the reconnect"
+
+# rblkctl bench's IOPOLL ring on the poll queue.
+out=/tmp/bench.json
+p0=$(queued poll)
+timeout -k 5 60 "$RBLKCTL" bench --filename "$dev" --rw randread --bs 4k --iodepth 4 \
+	--runtime 2s --hipri --json > "$out" || vm_fail "rblkctl bench --hipri failed: $(cat "$out")"
+ios=$(python3 -c 'import json, sys
+a = json.load(open(sys.argv[1]))["aggregate"]
+assert a["error"] == 0, a
+print(a["read"]["total_ios"])' "$out") || vm_fail "bench --hipri report: $(cat "$out")"
+[ "$ios" -gt 0 ] || vm_fail "bench --hipri completed no reads"
+[ $(($(queued poll) - p0)) -ge "$ios" ] ||
+	vm_fail "bench --hipri: $ios reads, poll context got $(($(queued poll) - p0))"
+vm_log "bench --hipri: $ios reads on the poll queue"
+
+# Disconnect while polled I/O runs: fio ends (with errors), nothing hangs.
+timeout 120 fio --name=busy --filename="$dev" --ioengine=io_uring --hipri=1 --direct=1 \
+	--rw=randread --bs=4k --iodepth=8 --time_based --runtime=60 > /tmp/busy.log 2>&1 &
+busy=$!
+r0=$(vm_rblk_attr rblk0 reads)
+rec_wait_io 60 reads $((r0 + 100))
+"$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect under polled I/O failed"
+vm_wait_for 30 test -z "$(vm_rblk_disks)"
+t0=$(vm_now_ms)
+rc=0
+wait "$busy" || rc=$?
+ms=$(vm_ms_since "$t0")
+vm_log "polled fio ended with $rc, $ms ms after the disk went: $(grep -m1 -i 'err' /tmp/busy.log || true)"
+[ "$rc" -ne 0 ] || vm_fail "polled fio succeeded although its disk went away"
+# Well before its 60 s runtime: the disconnect, not the clock, ended it.
+[ "$ms" -lt 40000 ] || vm_fail "polled fio ran on $ms ms after the disconnect"
+vm_rblk_unload
+vm_dmesg_clean
