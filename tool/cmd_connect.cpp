@@ -20,6 +20,10 @@ void add_connect(CLI::App& app, Request& req)
     sub->add_option("-q,--hostnqn", o.hostnqn, "Host NQN (default: /etc/nvme/hostnqn)");
     sub->add_option("-I,--hostid", o.hostid, "Host UUID (default: /etc/nvme/hostid)");
     sub->add_option("-i,--nr-io-queues", o.nr_io_queues, "Number of I/O queues");
+    sub->add_option("-W,--nr-write-queues", o.nr_write_queues,
+                    "Number of write queues (the I/O queues then carry reads)");
+    sub->add_option("-P,--nr-poll-queues", o.nr_poll_queues,
+                    "Number of poll queues (polled I/O only: io_uring IOPOLL, RWF_HIPRI)");
     sub->add_option("-Q,--queue-size", o.queue_size, "I/O queue depth");
     sub->add_option("-k,--keep-alive-tmo", o.kato, "Keep-alive timeout, seconds (0: off)");
     sub->add_option("-c,--reconnect-delay", o.reconnect_delay, "Seconds between reconnects");

@@ -19,6 +19,22 @@ std::string devices(const rblk::ControllerInfo& c)
 
 std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 
+// The I/O queues in all, and by type when there are write or poll queues:
+// "2", or "4 (2+1w+1p)" (with write queues the first are the read queues).
+std::string queues(const rblk::ControllerInfo& c)
+{
+    const std::uint32_t total = c.nr_io_queues + c.nr_write_queues + c.nr_poll_queues;
+    std::string s = std::to_string(total);
+    if (c.nr_write_queues == 0 && c.nr_poll_queues == 0)
+        return s;
+    s += " (" + std::to_string(c.nr_io_queues);
+    if (c.nr_write_queues > 0)
+        s += "+" + std::to_string(c.nr_write_queues) + "w";
+    if (c.nr_poll_queues > 0)
+        s += "+" + std::to_string(c.nr_poll_queues) + "p";
+    return s + ")";
+}
+
 }  // namespace
 
 std::string align_table(const std::vector<std::vector<std::string>>& rows)
@@ -49,7 +65,7 @@ std::string format_list(const std::vector<rblk::ControllerInfo>& controllers)
          "DEVICES"}};
     for (const rblk::ControllerInfo& c : controllers)
         rows.push_back({c.name, rblk::state_name(c.state), c.transport, c.traddr,
-                        std::to_string(c.trsvcid), std::to_string(c.nr_io_queues),
+                        std::to_string(c.trsvcid), queues(c),
                         std::to_string(c.queue_size), c.subnqn, devices(c)});
     return align_table(rows);
 }
@@ -85,6 +101,8 @@ std::string format_show(const rblk::ControllerInfo& c)
         {"serial:", or_dash(c.serial)},
         {"firmware:", or_dash(c.firmware)},
         {"nr_io_queues:", std::to_string(c.nr_io_queues)},
+        {"nr_write_queues:", std::to_string(c.nr_write_queues)},
+        {"nr_poll_queues:", std::to_string(c.nr_poll_queues)},
         {"queue_size:", std::to_string(c.queue_size)},
         {"kato:", std::to_string(c.kato) + " s"},
         {"reconnect_delay:", std::to_string(c.reconnect_delay) + " s"},

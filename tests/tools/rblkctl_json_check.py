@@ -16,7 +16,8 @@ INT, STR, NUM = "int", "str", "num"
 NAMESPACE = {"nsid": INT, "device": STR, "size_bytes": INT, "lba_size": INT}
 CONTROLLER = {"name": STR, "id": INT, "state": STR, "transport": STR, "traddr": STR,
               "trsvcid": INT, "subnqn": STR, "hostnqn": STR, "cntlid": INT,
-              "nr_io_queues": INT, "queue_size": INT, "host_traddr": STR, "tos": INT,
+              "nr_io_queues": INT, "nr_write_queues": INT, "nr_poll_queues": INT,
+              "queue_size": INT, "host_traddr": STR, "tos": INT,
               "namespaces": list}
 DETAIL = dict(CONTROLLER, hostid=STR, kato=INT, reconnect_delay=INT, ctrl_loss_tmo=INT,
               fast_io_fail_tmo=INT, model=STR, serial=STR, firmware=STR)
@@ -28,8 +29,8 @@ RATES = {k: NUM for k in ("interval_s", "iops", "read_iops", "write_iops", "mib_
 EVENT = {"event": STR, "id": INT, "name": STR, "state": STR, "old_state": STR}
 # The settings a session is made of, as show --json reports them.
 SESSION_KEYS = ("transport", "traddr", "trsvcid", "subnqn", "hostnqn", "hostid",
-                "nr_io_queues", "queue_size", "kato", "reconnect_delay", "ctrl_loss_tmo",
-                "fast_io_fail_tmo", "host_traddr", "tos")
+                "nr_io_queues", "nr_write_queues", "nr_poll_queues", "queue_size", "kato",
+                "reconnect_delay", "ctrl_loss_tmo", "fast_io_fail_tmo", "host_traddr", "tos")
 
 
 def fail(msg):

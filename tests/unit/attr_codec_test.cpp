@@ -38,6 +38,8 @@ TEST(ConnectAttrs, EveryOptionRoundTrips)
     o.hostnqn = "nqn.2014-08.org.example:host";
     o.hostid = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
     o.nr_io_queues = 4;
+    o.nr_write_queues = 2;
+    o.nr_poll_queues = 1;
     o.queue_size = 256;
     o.kato = 7;
     o.reconnect_delay = 3;
@@ -64,6 +66,12 @@ TEST(ConnectAttrs, EveryOptionRoundTrips)
                                                0x87, 0x96, 0xa5, 0xb4, 0xc3, 0xd2, 0xe1, 0xf0};
     EXPECT_EQ(std::memcmp(nla_data(p.tb[RBLK_ATTR_HOSTID]), want.data(), want.size()), 0);
     EXPECT_EQ(nla_get_u32(p.tb[RBLK_ATTR_NR_IO_QUEUES]), 4u);
+    for (int t : {RBLK_ATTR_NR_WRITE_QUEUES, RBLK_ATTR_NR_POLL_QUEUES}) {
+        ASSERT_NE(p.tb[t], nullptr) << "attribute " << t;
+        EXPECT_EQ(nla_len(p.tb[t]), 4) << "attribute " << t;
+    }
+    EXPECT_EQ(nla_get_u32(p.tb[RBLK_ATTR_NR_WRITE_QUEUES]), 2u);
+    EXPECT_EQ(nla_get_u32(p.tb[RBLK_ATTR_NR_POLL_QUEUES]), 1u);
     EXPECT_EQ(nla_get_u32(p.tb[RBLK_ATTR_QUEUE_SIZE]), 256u);
     EXPECT_EQ(nla_get_u32(p.tb[RBLK_ATTR_KATO]), 7u);
     EXPECT_EQ(nla_get_u32(p.tb[RBLK_ATTR_RECONNECT_DELAY]), 3u);
@@ -90,6 +98,22 @@ TEST(ConnectAttrs, DefaultTosIsNotSent)
     EXPECT_EQ(p.tb[RBLK_ATTR_HOST_TRADDR], nullptr);
 }
 
+TEST(ConnectAttrs, ZeroWriteAndPollQueuesGivenAreSent)
+{
+    ConnectOptions o;
+    o.traddr = "10.0.0.1";
+    o.subnqn = "s";
+    o.nr_write_queues = 0;
+    o.nr_poll_queues = 0;
+    auto msg = genl_msg(RBLK_CMD_CONNECT);
+    put_connect_attrs(msg.get(), o);
+    Parsed p = parse_all(msg.get());
+    for (int t : {RBLK_ATTR_NR_WRITE_QUEUES, RBLK_ATTR_NR_POLL_QUEUES}) {
+        ASSERT_NE(p.tb[t], nullptr) << "attribute " << t;
+        EXPECT_EQ(nla_get_u32(p.tb[t]), 0u) << "attribute " << t;
+    }
+}
+
 TEST(ConnectAttrs, UnsetOptionsAreNotSentSoKernelDefaultsApply)
 {
     ConnectOptions o;
@@ -102,7 +126,8 @@ TEST(ConnectAttrs, UnsetOptionsAreNotSentSoKernelDefaultsApply)
     for (int t : {RBLK_ATTR_HOSTNQN, RBLK_ATTR_HOSTID, RBLK_ATTR_NR_IO_QUEUES,
                   RBLK_ATTR_QUEUE_SIZE, RBLK_ATTR_KATO, RBLK_ATTR_RECONNECT_DELAY,
                   RBLK_ATTR_CTRL_LOSS_TMO, RBLK_ATTR_FAST_IO_FAIL_TMO,
-                  RBLK_ATTR_DUPLICATE_CONNECT})
+                  RBLK_ATTR_DUPLICATE_CONNECT, RBLK_ATTR_NR_WRITE_QUEUES,
+                  RBLK_ATTR_NR_POLL_QUEUES})
         EXPECT_EQ(p.tb[t], nullptr) << "attribute " << t;
 }
 
@@ -169,6 +194,8 @@ TEST(ControllerAttrs, KernelReplyDecodesEveryField)
     EXPECT_FALSE(c.stats.has_value());
     EXPECT_EQ(c.host_traddr, "");  // absent: none given
     EXPECT_EQ(c.tos, -1);
+    EXPECT_EQ(c.nr_write_queues, 0u);  // absent: none, or a module from before them
+    EXPECT_EQ(c.nr_poll_queues, 0u);
     ASSERT_EQ(c.namespaces.size(), 2u);
     EXPECT_EQ(c.namespaces[0].nsid, 1u);
     EXPECT_EQ(c.namespaces[0].disk, "rblk3n1");
@@ -188,6 +215,22 @@ TEST(ControllerAttrs, HostTraddrAndTosDecode)
     const ControllerInfo c = parse_controller(nlmsg_hdr(msg.get()));
     EXPECT_EQ(c.host_traddr, "10.99.0.3");
     EXPECT_EQ(c.tos, 32);
+}
+
+TEST(ControllerAttrs, WriteAndPollQueuesDecode)
+{
+    auto msg = kernel_controller_msg();
+    EXPECT_EQ(nla_put_u32(msg.get(), RBLK_ATTR_NR_WRITE_QUEUES, 3), 0);
+    EXPECT_EQ(nla_put_u32(msg.get(), RBLK_ATTR_NR_POLL_QUEUES, 1), 0);
+    const ControllerInfo c = parse_controller(nlmsg_hdr(msg.get()));
+    EXPECT_EQ(c.nr_io_queues, 2u);
+    EXPECT_EQ(c.nr_write_queues, 3u);
+    EXPECT_EQ(c.nr_poll_queues, 1u);
+
+    auto narrow = genl_msg(RBLK_CMD_GET_CTRL);
+    const std::uint8_t one = 1;
+    ASSERT_EQ(nla_put(narrow.get(), RBLK_ATTR_NR_POLL_QUEUES, 1, &one), 0);  // u32 expected
+    EXPECT_THROW(parse_controller(nlmsg_hdr(narrow.get())), Error);
 }
 
 TEST(NamespaceAttrs, PadsAndForeignTypesBetweenEntriesAreSkipped)

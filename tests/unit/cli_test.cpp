@@ -50,6 +50,8 @@ TEST(CliConnect, RequiredOptionsAndDefaults)
     EXPECT_FALSE(r.connect.hostnqn.has_value());
     EXPECT_FALSE(r.connect.hostid.has_value());
     EXPECT_FALSE(r.connect.nr_io_queues.has_value());
+    EXPECT_FALSE(r.connect.nr_write_queues.has_value());
+    EXPECT_FALSE(r.connect.nr_poll_queues.has_value());
     EXPECT_FALSE(r.connect.queue_size.has_value());
     EXPECT_FALSE(r.connect.kato.has_value());
     EXPECT_FALSE(r.connect.reconnect_delay.has_value());
@@ -64,7 +66,7 @@ TEST(CliConnect, EveryShortOption)
     auto cli = parse({"connect", "-t", "rdma", "-a", "fd00::2", "-s", "4421", "-n", "nqn.sub",
                       "-q", "nqn.host", "-I", "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", "-i", "3",
                       "-Q", "64", "-k", "15", "-c", "2", "-l", "-1", "-D", "-w", "fd00::3",
-                      "-T", "8"});
+                      "-T", "8", "-W", "2", "-P", "1"});
     const rblk::ConnectOptions& o = cli->request().connect;
     EXPECT_EQ(o.traddr, "fd00::2");
     EXPECT_EQ(o.trsvcid, 4421);
@@ -78,6 +80,8 @@ TEST(CliConnect, EveryShortOption)
     EXPECT_TRUE(o.duplicate_connect);
     EXPECT_EQ(o.host_traddr, "fd00::3");
     EXPECT_EQ(o.tos, 8);
+    EXPECT_EQ(o.nr_write_queues, 2);
+    EXPECT_EQ(o.nr_poll_queues, 1);
 }
 
 TEST(CliConnect, EveryLongOption)
@@ -87,7 +91,8 @@ TEST(CliConnect, EveryLongOption)
                       "11111111-2222-3333-4444-555555555555", "--nr-io-queues", "8",
                       "--queue-size", "1024", "--keep-alive-tmo", "0", "--reconnect-delay", "5",
                       "--ctrl-loss-tmo", "60", "--fast-io-fail-tmo", "30",
-                      "--duplicate-connect", "--host-traddr", "10.0.0.9", "--tos", "0", "--json"});
+                      "--duplicate-connect", "--host-traddr", "10.0.0.9", "--tos", "0",
+                      "--nr-write-queues", "4", "--nr-poll-queues", "0", "--json"});
     const Request& r = cli->request();
     EXPECT_EQ(r.connect.traddr, "10.0.0.2");
     EXPECT_EQ(r.connect.trsvcid, 4422);
@@ -103,6 +108,8 @@ TEST(CliConnect, EveryLongOption)
     EXPECT_TRUE(r.connect.duplicate_connect);
     EXPECT_EQ(r.connect.host_traddr, "10.0.0.9");
     EXPECT_EQ(r.connect.tos, 0);
+    EXPECT_EQ(r.connect.nr_write_queues, 4);
+    EXPECT_EQ(r.connect.nr_poll_queues, 0);  // given as 0: sent as 0
     EXPECT_TRUE(r.json);
 }
 
@@ -134,6 +141,10 @@ TEST(CliConnect, BadValuesGetSpecificMessages)
     EXPECT_EQ(parse_error(connect_with({"-I", "xyz"})),
               "hostid 'xyz' is not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
     EXPECT_EQ(parse_error(connect_with({"-i", "0"})), "nr-io-queues 0 is out of range (1..128)");
+    EXPECT_EQ(parse_error(connect_with({"-W", "129"})),
+              "nr-write-queues 129 is out of range (0..128)");
+    EXPECT_EQ(parse_error(connect_with({"--nr-poll-queues", "-1"})),
+              "nr-poll-queues -1 is out of range (0..128)");
     EXPECT_EQ(parse_error(connect_with({"-Q", "2048"})),
               "queue-size 2048 is out of range (16..1024)");
     EXPECT_EQ(parse_error(connect_with({"-k", "-5"})),

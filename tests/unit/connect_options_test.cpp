@@ -45,6 +45,11 @@ TEST(ConnectOptions, MinimalAndFullOptionsAreValid)
     o.ctrl_loss_tmo = -1;
     o.fast_io_fail_tmo = -1;
     o.duplicate_connect = true;
+    o.nr_write_queues = RBLK_NR_IO_QUEUES_MAX;
+    o.nr_poll_queues = 0;
+    EXPECT_NO_THROW(o.validate());
+    o.nr_write_queues = 0;
+    o.nr_poll_queues = RBLK_NR_IO_QUEUES_MAX;
     EXPECT_NO_THROW(o.validate());
 }
 
@@ -103,6 +108,14 @@ INSTANTIATE_TEST_SUITE_P(
              "nr-io-queues 0 is out of range (1..128)"},
         Rule{"nr_io_queues_big", [](auto& o) { o.nr_io_queues = 129; },
              "nr-io-queues 129 is out of range (1..128)"},
+        Rule{"nr_write_queues_negative", [](auto& o) { o.nr_write_queues = -1; },
+             "nr-write-queues -1 is out of range (0..128)"},
+        Rule{"nr_write_queues_big", [](auto& o) { o.nr_write_queues = 129; },
+             "nr-write-queues 129 is out of range (0..128)"},
+        Rule{"nr_poll_queues_negative", [](auto& o) { o.nr_poll_queues = -1; },
+             "nr-poll-queues -1 is out of range (0..128)"},
+        Rule{"nr_poll_queues_big", [](auto& o) { o.nr_poll_queues = 129; },
+             "nr-poll-queues 129 is out of range (0..128)"},
         Rule{"queue_size_small", [](auto& o) { o.queue_size = 15; },
              "queue-size 15 is out of range (16..1024)"},
         Rule{"queue_size_big", [](auto& o) { o.queue_size = 1025; },

@@ -40,6 +40,25 @@ TEST(Format, ListHasAHeaderAndOneRowPerController)
               "/dev/rblk0n1,/dev/rblk0n2\n");
 }
 
+TEST(Format, ListSplitsTheQueuesWhenThereAreWriteOrPollQueues)
+{
+    rblk::ControllerInfo both = sample();
+    both.name = "rblk1";
+    both.nr_write_queues = 1;
+    both.nr_poll_queues = 1;
+    rblk::ControllerInfo poll = sample();
+    poll.name = "rblk2";
+    poll.nr_poll_queues = 12;
+    EXPECT_EQ(format_list({sample(), both, poll}),
+              "NAME   STATE  TRANSPORT  TRADDR     TRSVCID  QUEUES       QSIZE  SUBNQN   DEVICES\n"
+              "rblk0  live   rdma       10.99.0.1  4420     2            128    nqn.sub  "
+              "/dev/rblk0n1,/dev/rblk0n2\n"
+              "rblk1  live   rdma       10.99.0.1  4420     4 (2+1w+1p)  128    nqn.sub  "
+              "/dev/rblk0n1,/dev/rblk0n2\n"
+              "rblk2  live   rdma       10.99.0.1  4420     14 (2+12p)   128    nqn.sub  "
+              "/dev/rblk0n1,/dev/rblk0n2\n");
+}
+
 TEST(Format, ConnectedPrintsNameThenDevices)
 {
     EXPECT_EQ(format_connected(sample()), "rblk0\n/dev/rblk0n1\n/dev/rblk0n2\n");
@@ -53,6 +72,16 @@ TEST(Format, ShowListsFieldsAndNamespaces)
     const std::string out = format_show(sample());
     EXPECT_NE(out.find("state:             live\n"), std::string::npos) << out;
     EXPECT_NE(out.find("hostnqn:           -\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("nr_io_queues:      2\nnr_write_queues:   0\nnr_poll_queues:    0\n"),
+              std::string::npos)
+        << out;
+    rblk::ControllerInfo split = sample();
+    split.nr_write_queues = 3;
+    split.nr_poll_queues = 1;
+    const std::string with = format_show(split);
+    EXPECT_NE(with.find("nr_io_queues:      2\nnr_write_queues:   3\nnr_poll_queues:    1\n"),
+              std::string::npos)
+        << with;
     EXPECT_NE(out.find("NSID  DEVICE        SIZE_BYTES  LBA_SIZE\n"), std::string::npos) << out;
     EXPECT_NE(out.find("2     /dev/rblk0n2  2097152     4096\n"), std::string::npos) << out;
 }

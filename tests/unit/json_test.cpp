@@ -53,7 +53,8 @@ TEST(Json, ListEntryHasExactlyTheDocumentedKeysAndTypes)
     const json& c = j["controllers"][0];
     EXPECT_EQ(keys(c), (std::set<std::string>{"name", "id", "state", "transport", "traddr",
                                               "trsvcid", "subnqn", "hostnqn", "cntlid",
-                                              "nr_io_queues", "queue_size", "host_traddr",
+                                              "nr_io_queues", "nr_write_queues",
+                                              "nr_poll_queues", "queue_size", "host_traddr",
                                               "tos", "namespaces"}));
     EXPECT_EQ(c["name"], "rblk7");
     EXPECT_EQ(c["id"], 7);
@@ -66,6 +67,10 @@ TEST(Json, ListEntryHasExactlyTheDocumentedKeysAndTypes)
     EXPECT_EQ(c["hostnqn"], "nqn.host");
     EXPECT_EQ(c["cntlid"], 3);
     EXPECT_EQ(c["nr_io_queues"], 2);
+    EXPECT_EQ(c["nr_write_queues"], 0);  // none granted: still there, an integer
+    EXPECT_TRUE(c["nr_write_queues"].is_number_integer());
+    EXPECT_EQ(c["nr_poll_queues"], 0);
+    EXPECT_TRUE(c["nr_poll_queues"].is_number_integer());
     EXPECT_EQ(c["queue_size"], 128);
     EXPECT_EQ(c["host_traddr"], "");
     EXPECT_EQ(c["tos"], -1);
@@ -86,6 +91,18 @@ TEST(Json, HostTraddrAndTosWhenGiven)
     const json j = controller_json(c);
     EXPECT_EQ(j["host_traddr"], "fd00::2");
     EXPECT_EQ(j["tos"], 64);
+}
+
+TEST(Json, WriteAndPollQueuesInListAndShow)
+{
+    ControllerInfo c = sample();
+    c.nr_write_queues = 3;
+    c.nr_poll_queues = 1;
+    for (const json& j : {list_json({c})["controllers"][0], controller_detail_json(c)}) {
+        EXPECT_EQ(j["nr_io_queues"], 2);
+        EXPECT_EQ(j["nr_write_queues"], 3);
+        EXPECT_EQ(j["nr_poll_queues"], 1);
+    }
 }
 
 TEST(Json, ControllerWithoutNamespacesHasAnEmptyArray)

@@ -109,6 +109,12 @@ TEST(Sessions, ConnectValidationAppliesToEveryPort)
                            {"traddr": "10.0.0.1", "tos": 300}]}]}]})"),
               "hosts[0].subsystems[0].ports[0]: tos 300 is out of range (-1..255, -1 = the "
               "transport's default)");
+    EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "s", "ports": [
+                           {"traddr": "10.0.0.1", "nr_write_queues": 129}]}]}]})"),
+              "hosts[0].subsystems[0].ports[0]: nr-write-queues 129 is out of range (0..128)");
+    EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "s", "ports": [
+                           {"traddr": "10.0.0.1", "nr_poll_queues": -1}]}]}]})"),
+              "hosts[0].subsystems[0].ports[0]: nr-poll-queues -1 is out of range (0..128)");
 }
 
 TEST(Sessions, HostTraddrAndTosRoundTrip)
@@ -183,6 +189,44 @@ TEST(Sessions, SaveGroupsByHostThenSubsystem)
                               "nr_io_queues": 2, "queue_size": 128, "keep_alive_tmo": 5,
                               "reconnect_delay": 10, "ctrl_loss_tmo": 600,
                               "fast_io_fail_tmo": -1})"));
+}
+
+TEST(Sessions, WriteAndPollQueuesRoundTrip)
+{
+    const auto s = parse_sessions(json::parse(R"({"hosts": [{"subsystems": [
+        {"nqn": "nqn.s1", "ports": [
+            {"traddr": "10.0.0.1", "nr_io_queues": 4, "nr_write_queues": 2,
+             "nr_poll_queues": 1},
+            {"traddr": "10.0.0.1", "nr_write_queues": 0},
+            {"traddr": "10.0.0.1"}]}]}]})"));
+    ASSERT_EQ(s.size(), 3u);
+    EXPECT_EQ(s[0].nr_io_queues, 4);
+    EXPECT_EQ(s[0].nr_write_queues, 2);
+    EXPECT_EQ(s[0].nr_poll_queues, 1);
+    EXPECT_EQ(s[1].nr_write_queues, 0);
+    EXPECT_FALSE(s[1].nr_poll_queues.has_value());
+    EXPECT_FALSE(s[2].nr_write_queues.has_value());
+    EXPECT_FALSE(s[2].nr_poll_queues.has_value());
+
+    ControllerInfo c = controller("rblk0", "nqn.h1", "nqn.s1", "10.0.0.1", 4420);
+    c.nr_io_queues = 4;
+    c.nr_write_queues = 2;
+    c.nr_poll_queues = 1;
+    ControllerInfo write_only = c;
+    write_only.name = "rblk1";
+    write_only.nr_poll_queues = 0;
+    const json ports = sessions_json({c, write_only})["hosts"][0]["subsystems"][0]["ports"];
+    ASSERT_EQ(ports.size(), 2u);
+    EXPECT_EQ(ports[0]["nr_write_queues"], 2);
+    EXPECT_EQ(ports[0]["nr_poll_queues"], 1);
+    EXPECT_EQ(ports[1]["nr_write_queues"], 2);
+    EXPECT_FALSE(ports[1].contains("nr_poll_queues"));  // none granted: not written
+    const auto back = parse_sessions(sessions_json({c}));
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(back[0].nr_write_queues, 2);
+    EXPECT_EQ(back[0].nr_poll_queues, 1);
+    // The queue split does not make another path: the controller serves the session.
+    EXPECT_TRUE(serves(c, s[2]));
 }
 
 TEST(Sessions, SavedFileAppliesBackToTheSameSessions)

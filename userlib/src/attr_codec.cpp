@@ -29,7 +29,8 @@ const nla_policy* ctrl_policy()
         std::array<nla_policy, RBLK_ATTR_MAX + 1> t{};
         for (int a : {RBLK_ATTR_CTRL_ID, RBLK_ATTR_NR_IO_QUEUES, RBLK_ATTR_QUEUE_SIZE,
                       RBLK_ATTR_KATO, RBLK_ATTR_RECONNECT_DELAY, RBLK_ATTR_CTRL_LOSS_TMO,
-                      RBLK_ATTR_FAST_IO_FAIL_TMO})
+                      RBLK_ATTR_FAST_IO_FAIL_TMO, RBLK_ATTR_NR_WRITE_QUEUES,
+                      RBLK_ATTR_NR_POLL_QUEUES})
             t[a].type = NLA_U32;
         for (int a : {RBLK_ATTR_CTRL_NAME, RBLK_ATTR_TRANSPORT, RBLK_ATTR_TRADDR,
                       RBLK_ATTR_SUBNQN, RBLK_ATTR_HOSTNQN, RBLK_ATTR_MODEL, RBLK_ATTR_SERIAL,
@@ -108,6 +109,8 @@ void put_connect_attrs(nl_msg* msg, const ConnectOptions& o)
     }
     const std::pair<int, const std::optional<std::int64_t>*> u32s[] = {
         {RBLK_ATTR_NR_IO_QUEUES, &o.nr_io_queues},
+        {RBLK_ATTR_NR_WRITE_QUEUES, &o.nr_write_queues},
+        {RBLK_ATTR_NR_POLL_QUEUES, &o.nr_poll_queues},
         {RBLK_ATTR_QUEUE_SIZE, &o.queue_size},
         {RBLK_ATTR_KATO, &o.kato},
         {RBLK_ATTR_RECONNECT_DELAY, &o.reconnect_delay},
@@ -190,6 +193,9 @@ ControllerInfo parse_controller(nlmsghdr* hdr)
         c.hostid = format_uuid(uuid);
     }
     c.nr_io_queues = get_or<std::uint32_t>(tb[RBLK_ATTR_NR_IO_QUEUES], nla_get_u32);
+    // Absent (none granted, or a module from before them): 0.
+    c.nr_write_queues = get_or<std::uint32_t>(tb[RBLK_ATTR_NR_WRITE_QUEUES], nla_get_u32);
+    c.nr_poll_queues = get_or<std::uint32_t>(tb[RBLK_ATTR_NR_POLL_QUEUES], nla_get_u32);
     c.queue_size = get_or<std::uint32_t>(tb[RBLK_ATTR_QUEUE_SIZE], nla_get_u32);
     c.kato = get_or<std::uint32_t>(tb[RBLK_ATTR_KATO], nla_get_u32);
     c.reconnect_delay = get_or<std::uint32_t>(tb[RBLK_ATTR_RECONNECT_DELAY], nla_get_u32);

@@ -103,6 +103,8 @@ void ConnectOptions::validate() const
     }
     check_range("tos", tos, -1, 255, ", -1 = the transport's default");
     check_range("nr-io-queues", nr_io_queues, 1, RBLK_NR_IO_QUEUES_MAX);
+    check_range("nr-write-queues", nr_write_queues, 0, RBLK_NR_IO_QUEUES_MAX);
+    check_range("nr-poll-queues", nr_poll_queues, 0, RBLK_NR_IO_QUEUES_MAX);
     check_range("queue-size", queue_size, RBLK_QUEUE_SIZE_MIN, RBLK_QUEUE_SIZE_MAX);
     check_range("keep-alive-tmo", kato, 0, RBLK_KATO_MAX, ", 0 = off");
     check_range("reconnect-delay", reconnect_delay, 1, RBLK_RECONNECT_DELAY_MAX);

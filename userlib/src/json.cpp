@@ -27,6 +27,8 @@ json controller_json(const ControllerInfo& c)
             {"hostnqn", c.hostnqn},
             {"cntlid", c.cntlid},
             {"nr_io_queues", c.nr_io_queues},
+            {"nr_write_queues", c.nr_write_queues},
+            {"nr_poll_queues", c.nr_poll_queues},
             {"queue_size", c.queue_size},
             {"host_traddr", c.host_traddr},
             {"tos", c.tos},

@@ -97,14 +97,17 @@ std::int64_t port_number(const Node& port)
 // A port's options on top of its subsystem's NQN and its host's identity.
 ConnectOptions parse_port(const Node& port, const ConnectOptions& base)
 {
-    port.object({"transport", "traddr", "trsvcid", "nr_io_queues", "queue_size",
-                 "keep_alive_tmo", "reconnect_delay", "ctrl_loss_tmo", "fast_io_fail_tmo",
-                 "duplicate_connect", "host_traddr", "tos"});
+    port.object({"transport", "traddr", "trsvcid", "nr_io_queues", "nr_write_queues",
+                 "nr_poll_queues", "queue_size", "keep_alive_tmo", "reconnect_delay",
+                 "ctrl_loss_tmo", "fast_io_fail_tmo", "duplicate_connect", "host_traddr",
+                 "tos"});
     ConnectOptions o = base;
     o.transport = port.opt_string("transport").value_or("rdma");
     o.traddr = port.string("traddr");
     o.trsvcid = port_number(port);
     o.nr_io_queues = port.opt_integer("nr_io_queues");
+    o.nr_write_queues = port.opt_integer("nr_write_queues");
+    o.nr_poll_queues = port.opt_integer("nr_poll_queues");
     o.queue_size = port.opt_integer("queue_size");
     o.kato = port.opt_integer("keep_alive_tmo");
     o.reconnect_delay = port.opt_integer("reconnect_delay");
@@ -203,6 +206,10 @@ json sessions_json(const std::vector<ControllerInfo>& controllers)
             port["host_traddr"] = c.host_traddr;
         if (c.tos >= 0)
             port["tos"] = c.tos;
+        if (c.nr_write_queues > 0)
+            port["nr_write_queues"] = c.nr_write_queues;
+        if (c.nr_poll_queues > 0)
+            port["nr_poll_queues"] = c.nr_poll_queues;
         subsys["ports"].push_back(std::move(port));
     }
     return {{"hosts", std::move(hosts)}};

@@ -20,6 +20,8 @@ struct ConnectOptions {
     std::optional<std::string> hostnqn;
     std::optional<std::string> hostid;  // UUID text
     std::optional<std::int64_t> nr_io_queues;
+    std::optional<std::int64_t> nr_write_queues;  // besides nr_io_queues, 0 = none
+    std::optional<std::int64_t> nr_poll_queues;   // polled I/O only, 0 = none
     std::optional<std::int64_t> queue_size;
     std::optional<std::int64_t> kato;              // seconds, 0 = off
     std::optional<std::int64_t> reconnect_delay;   // seconds

@@ -103,7 +103,9 @@ struct ControllerInfo {
     std::string subnqn;
     std::string hostnqn;
     std::string hostid;  // UUID text, empty when not reported
-    std::uint32_t nr_io_queues = 0;
+    std::uint32_t nr_io_queues = 0;     // with write queues: the read queues
+    std::uint32_t nr_write_queues = 0;  // 0: none (or a module without them)
+    std::uint32_t nr_poll_queues = 0;
     std::uint32_t queue_size = 0;
     std::uint32_t kato = 0;
     std::uint32_t reconnect_delay = 0;

@@ -6,6 +6,7 @@
 // CONTROLLER: {"name": "rblk0", "id": 0, "state": "live", "transport": "rdma",
 //              "traddr": "10.0.0.1", "trsvcid": 4420, "subnqn": "nqn...",
 //              "hostnqn": "nqn...", "cntlid": 1, "nr_io_queues": 2,
+//              "nr_write_queues": 0, "nr_poll_queues": 0 (granted; 0 = none),
 //              "queue_size": 128, "host_traddr": "" (none) or "10.0.0.2",
 //              "tos": -1 (default) or 0..255, "namespaces": [NAMESPACE, ...]}
 // NAMESPACE:  {"nsid": 1, "device": "/dev/rblk0n1", "size_bytes": 1073741824,

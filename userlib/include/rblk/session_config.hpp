@@ -14,7 +14,8 @@
 //               "nr_io_queues": 4, "queue_size": 128, "keep_alive_tmo": 5,
 //               "reconnect_delay": 10, "ctrl_loss_tmo": 600,
 //               "fast_io_fail_tmo": -1, "duplicate_connect": false,
-//               "host_traddr": "10.0.0.2", "tos": 0 }
+//               "host_traddr": "10.0.0.2", "tos": 0,
+//               "nr_write_queues": 2, "nr_poll_queues": 1 }
 //           ]
 //         }
 //       ]
@@ -23,7 +24,9 @@
 // }
 // Only "hosts", "subsystems", "nqn", "ports" and a port's "traddr" are
 // required; "transport" defaults to "rdma", "trsvcid" (integer or string,
-// as libnvme writes it) to 4420, the rest to the kernel's defaults.
+// as libnvme writes it) to 4420, the rest to the kernel's defaults. `save`
+// writes host_traddr, tos, nr_write_queues and nr_poll_queues only when the
+// controller has them (a source address, a tos, queues of that type granted).
 // Unknown keys are errors, so a typo is not silently ignored.
 #pragma once
 
