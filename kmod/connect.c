@@ -518,6 +518,7 @@ void rblk_ctrl_init_works(struct rblk_ctrl *ctrl)
 	INIT_WORK(&ctrl->abort_work, rblk_abort_work);
 	INIT_WORK(&ctrl->scan_work, rblk_ns_scan_work);
 	INIT_WORK(&ctrl->requeue_work, rblk_tagset_requeue_work);
+	INIT_DELAYED_WORK(&ctrl->reap_work, rblk_tagset_reap_work);
 	spin_lock_init(&ctrl->requeue_lock);
 	bio_list_init(&ctrl->requeue_bios);
 }

@@ -246,6 +246,7 @@ static void rblk_ctrl_remove(struct rblk_ctrl *ctrl)
 	rblk_ctrl_teardown(ctrl, true);
 	rblk_aen_stop(ctrl);
 	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
+	rblk_debugfs_del(ctrl);
 	rblk_sysfs_del(ctrl);
 
 	mutex_lock(&rblk_ctrls_lock);
@@ -365,8 +366,10 @@ static int rblk_ctrl_register(struct rblk_ctrl *ctrl,
 		mutex_lock(&rblk_ctrls_lock);
 		list_del(&ctrl->entry);
 		mutex_unlock(&rblk_ctrls_lock);
+		return ret;
 	}
-	return ret;
+	rblk_debugfs_add(ctrl);
+	return 0;
 }
 
 /*
@@ -457,6 +460,8 @@ int rblk_core_init(void)
 	ret = rblk_rdma_init();
 	if (ret)
 		goto out_chr;
+	/* Last: it cannot fail, and no controller exists before it. */
+	rblk_debugfs_init();
 	return 0;
 
 out_chr:
@@ -486,6 +491,7 @@ void rblk_core_exit(void)
 	flush_workqueue(rblk_delete_wq);
 
 	rblk_rdma_exit();
+	rblk_debugfs_exit();
 	rblk_chr_exit();
 	rblk_ns_exit();
 	rblk_sysfs_exit();

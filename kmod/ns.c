@@ -351,7 +351,9 @@ static void rblk_ns_remove(struct rblk_ctrl *ctrl, struct rblk_ns *ns)
 	mutex_unlock(&ctrl->ns_lock);
 	blk_mq_kick_requeue_list(q);
 	rblk_ns_flush_requeue(ctrl);
+	rblk_tagset_reap_start(ctrl);
 	del_gendisk(ns->disk);
+	rblk_tagset_reap_stop(ctrl);
 	put_disk(ns->disk);
 }
 
@@ -566,9 +568,11 @@ void rblk_ns_remove_all(struct rblk_ctrl *ctrl)
 	cancel_work_sync(&ctrl->scan_work);
 	rblk_ns_flush_requeue(ctrl);
 
+	rblk_tagset_reap_start(ctrl);
 	list_for_each_entry_safe(ns, next, &gone, entry) {
 		list_del(&ns->entry);
 		del_gendisk(ns->disk);
 		put_disk(ns->disk);
 	}
+	rblk_tagset_reap_stop(ctrl);
 }

@@ -3,7 +3,8 @@
  * rblk: the core's types (controller, namespace, request) and the
  * interfaces between its files: ctrl.c (registry, state machine, delete),
  * connect.c (association, recovery), core.c and fabrics.c (commands),
- * request.c and tagset.c (blk-mq), ns.c, aen.c, stats.c, sysfs.c. The
+ * request.c and tagset.c (blk-mq), ns.c, aen.c, stats.c, sysfs.c,
+ * debugfs.c. The
  * transport (rdma.c) is reached through rdma.h only. Not part of any ABI.
  */
 #ifndef _RBLK_NVME_H
@@ -50,6 +51,7 @@ enum rblk_ctrl_flag {
 	RBLK_CTRL_NS_QUIESCED,	/* namespace queues held by recovery */
 	RBLK_CTRL_TORN_DOWN,	/* final tear-down began: no more aborts */
 	RBLK_CTRL_RESET_NOW,	/* a user reset: reconnect without the delay */
+	RBLK_CTRL_REAPING,	/* reap_work polls the poll queues */
 };
 
 /* Asynchronous events (aen.c): ctrl->aen_flags. */
@@ -75,6 +77,7 @@ struct rblk_queue {
 	u16			size;		/* SQ entries = posted receives */
 	bool			poll;		/* HCTX_TYPE_POLL: completions polled */
 	atomic_t		nr_active;	/* commands the target holds */
+	atomic_long_t		posted;		/* commands sent, ever (debugfs) */
 	unsigned long		flags;		/* enum rblk_queue_flag */
 };
 
@@ -155,6 +158,7 @@ struct rblk_ctrl {
 	struct rblk_ctrl_opts	opts;
 	struct device		*dev;		/* /sys/class/rblk/rblkN, /dev/rblkN */
 	struct cdev		*cdev;		/* of dev; ioctl.c */
+	struct dentry		*debugfs;	/* with dev */
 
 	unsigned long		flags;		/* enum rblk_ctrl_flag */
 	spinlock_t		lock;		/* state, times, id strings */
@@ -221,6 +225,7 @@ struct rblk_ctrl {
 	u32			aen_burst;	/* events since aen_burst_start */
 	unsigned long		aen_burst_start;	/* jiffies */
 
+	struct delayed_work	reap_work;	/* poll queues while disks go */
 	struct work_struct	requeue_work;	/* resubmits requeue_bios */
 	spinlock_t		requeue_lock;	/* requeue_bios */
 	struct bio_list		requeue_bios;	/* from vanished hw queues */
@@ -288,6 +293,12 @@ void rblk_chr_exit(void);
 int rblk_chr_add(struct rblk_ctrl *ctrl, dev_t *devt);
 void rblk_chr_del(struct rblk_ctrl *ctrl);
 
+/* debugfs.c: the queues as blk-mq maps them */
+void rblk_debugfs_init(void);
+void rblk_debugfs_exit(void);
+void rblk_debugfs_add(struct rblk_ctrl *ctrl);
+void rblk_debugfs_del(struct rblk_ctrl *ctrl);
+
 /* sysfs.c */
 int rblk_sysfs_init(void);
 void rblk_sysfs_exit(void);
@@ -345,6 +356,9 @@ void rblk_tagset_free_io(struct rblk_ctrl *ctrl);
 int rblk_tagset_resize_io(struct rblk_ctrl *ctrl);
 void rblk_tagset_requeue_work(struct work_struct *work);
 void rblk_tagset_map_queues(struct blk_mq_tag_set *set);
+void rblk_tagset_reap_work(struct work_struct *work);
+void rblk_tagset_reap_start(struct rblk_ctrl *ctrl);
+void rblk_tagset_reap_stop(struct rblk_ctrl *ctrl);
 void rblk_tagset_base_limits(struct rblk_ctrl *ctrl, struct rblk_qlim *l);
 int rblk_tagset_admin_limits(struct rblk_ctrl *ctrl);
 int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,

@@ -392,6 +392,8 @@ static blk_status_t rblk_req_send(struct rblk_queue *queue, struct request *rq)
 		rblk_stats_started(queue->ctrl);
 	}
 	ret = rblk_rdma_post_cmd(queue, rq);
+	if (likely(!ret))
+		atomic_long_inc(&queue->posted);
 	if (unlikely(ret)) {
 		/* The QP is broken and recovery is on its way. */
 		sts = rblk_may_wait(queue->ctrl, rq) ? BLK_STS_RESOURCE :
@@ -448,6 +450,12 @@ static enum blk_eh_timer_return rblk_timeout(struct request *rq)
 	/* It waits for an event, not a response: never late (aen.c). */
 	if (rblk_aen_rq(rq) && !lost)
 		return BLK_EH_RESET_TIMER;
+	/* Polled, answered, but nobody reaped the answer: done, not late. */
+	if (queue->poll) {
+		rblk_rdma_poll(queue);
+		if (test_bit(RBLK_REQ_DONE, &req->flags))
+			return BLK_EH_DONE;
+	}
 	if (lost)
 		dev_warn(ctrl->dev,
 			 "qid %u: target closed the connection during %s\n",

@@ -160,6 +160,40 @@ void rblk_tagset_map_queues(struct blk_mq_tag_set *set)
 	}
 }
 
+/*
+ * A disk being deleted takes no bio_poll() (6.1 refuses it at
+ * bio_queue_enter()), so the polled commands in flight would wait for
+ * their timeout, and del_gendisk() with them. While disks go, we reap.
+ */
+#define RBLK_REAP_INTERVAL	msecs_to_jiffies(2)
+
+void rblk_tagset_reap_work(struct work_struct *work)
+{
+	struct rblk_ctrl *ctrl = container_of(to_delayed_work(work),
+					      struct rblk_ctrl, reap_work);
+	u32 i, n = READ_ONCE(ctrl->nr_io_queues);
+
+	for (i = 1; i <= n && i < ctrl->max_queues; i++)
+		rblk_rdma_poll(&ctrl->queues[i]);
+	if (test_bit(RBLK_CTRL_REAPING, &ctrl->flags))
+		queue_delayed_work(rblk_wq, &ctrl->reap_work,
+				   RBLK_REAP_INTERVAL);
+}
+
+void rblk_tagset_reap_start(struct rblk_ctrl *ctrl)
+{
+	if (!READ_ONCE(ctrl->io_queues[HCTX_TYPE_POLL]) ||
+	    test_and_set_bit(RBLK_CTRL_REAPING, &ctrl->flags))
+		return;
+	queue_delayed_work(rblk_wq, &ctrl->reap_work, 0);
+}
+
+void rblk_tagset_reap_stop(struct rblk_ctrl *ctrl)
+{
+	if (test_and_clear_bit(RBLK_CTRL_REAPING, &ctrl->flags))
+		cancel_delayed_work_sync(&ctrl->reap_work);
+}
+
 int rblk_tagset_alloc_io(struct rblk_ctrl *ctrl)
 {
 	/* The maps are fixed by the first association's request. */

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rblk: /sys/kernel/debug/rblk/rblkN/, what a developer or an operator
+ * checks when I/O does not go where it should: "queues" lists each I/O
+ * queue with its blk-mq map (default, read, poll), its size and the
+ * commands posted on it. Debugfs is no ABI; sysfs and netlink are.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "nvme.h"
+
+static struct dentry *rblk_debugfs_root;
+
+static const char *rblk_queue_map(struct rblk_ctrl *ctrl, struct rblk_queue *q)
+{
+	if (q->poll)
+		return "poll";
+	return q->qid <= READ_ONCE(ctrl->io_queues[HCTX_TYPE_DEFAULT]) ?
+	       "default" : "read";
+}
+
+static int rblk_queues_show(struct seq_file *m, void *unused)
+{
+	struct rblk_ctrl *ctrl = m->private;
+	u32 i, n = READ_ONCE(ctrl->nr_io_queues);
+
+	seq_puts(m, "qid map size posted\n");
+	/* nr_io_queues is set once the queue array exists, which stays. */
+	for (i = 1; i <= n && i < ctrl->max_queues; i++) {
+		struct rblk_queue *q = &ctrl->queues[i];
+
+		seq_printf(m, "%u %s %u %lu\n", q->qid, rblk_queue_map(ctrl, q),
+			   READ_ONCE(q->size), atomic_long_read(&q->posted));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rblk_queues);
+
+void rblk_debugfs_add(struct rblk_ctrl *ctrl)
+{
+	ctrl->debugfs = debugfs_create_dir(ctrl->name, rblk_debugfs_root);
+	debugfs_create_file("queues", 0400, ctrl->debugfs, ctrl,
+			    &rblk_queues_fops);
+}
+
+void rblk_debugfs_del(struct rblk_ctrl *ctrl)
+{
+	debugfs_remove_recursive(ctrl->debugfs);
+	ctrl->debugfs = NULL;
+}
+
+void rblk_debugfs_init(void)
+{
+	rblk_debugfs_root = debugfs_create_dir("rblk", NULL);
+}
+
+void rblk_debugfs_exit(void)
+{
+	debugfs_remove_recursive(rblk_debugfs_root);
+}
