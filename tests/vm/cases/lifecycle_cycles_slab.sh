@@ -1,8 +1,8 @@
 #!/bin/bash
-# 40 connect/disconnect cycles against nvmet-rdma leave nothing behind:
+# 20 connect/disconnect cycles against nvmet-rdma leave nothing behind:
 # slab back to its baseline (drop_caches first), no /sys/class/rblk entry,
 # no rblk block device, and the module unloads. The leak bound is fixed at
-# 4 MiB over the 40 cycles (100 KiB a cycle); the case also measures what
+# 2 MiB over the 20 cycles (100 KiB a cycle); the case also measures what
 # one live controller costs and checks that leaking it once per cycle
 # would be far above that bound.
 # vm-timeout: 600
@@ -10,7 +10,7 @@
 vm_require "$RBLKCTL"
 
 nqn=nqn.2024-01.io.rblk:lc-cycles
-cycles=40 bound_kib=4096
+cycles=20 bound_kib=2048
 vm_rdma_target "$nqn" 32 > /dev/null
 vm_rblk_load
 

@@ -9,6 +9,11 @@
 # every reconnect (attempts follow reconnect_delay). After each mode no
 # controller or disk is left and the module unloads.
 # vm-timeout: 480
+# A boot of its own: it drives the IB CM through hang-ups on every
+# reconnect, and after other cases in the same boot (ib_cm stays loaded)
+# 6.12's CM once wedged a cm_id in TIMEWAIT (cm_destroy_id_wait_timeout)
+# and the reconnects timed out.
+# vm-group: target_connect
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 # shellcheck source=SCRIPTDIR/../lib-target.sh
 . "$RBLK_SRC_DIR/tests/vm/lib-target.sh"
