@@ -112,11 +112,18 @@ static void rblk_io_queue_types(struct rblk_ctrl *ctrl, u32 count)
 	}
 }
 
-/* The kind of I/O queue @qid is, by rblk_io_queue_types(). */
-static bool rblk_qid_polled(struct rblk_ctrl *ctrl, u32 qid)
+/* The map I/O queue @qid serves, by rblk_io_queue_types(). */
+static u8 rblk_qid_map(struct rblk_ctrl *ctrl, u32 qid)
 {
-	return qid > ctrl->io_queues[HCTX_TYPE_DEFAULT] +
-		     ctrl->io_queues[HCTX_TYPE_READ];
+	u32 end = 0;
+	int t;
+
+	for (t = 0; t < HCTX_MAX_TYPES - 1; t++) {
+		end += ctrl->io_queues[t];
+		if (qid <= end)
+			return t;
+	}
+	return HCTX_TYPE_POLL;
 }
 
 static int rblk_alloc_queue_array(struct rblk_ctrl *ctrl)
@@ -320,7 +327,7 @@ static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
 		return ret;
 
 	for (i = 1; i <= ctrl->nr_io_queues; i++) {
-		ctrl->queues[i].poll = rblk_qid_polled(ctrl, i);
+		ctrl->queues[i].map = rblk_qid_map(ctrl, i);
 		ret = rblk_rdma_alloc_queue(ctrl, i, ctrl->queue_size, extack);
 		if (ret)
 			goto out;

@@ -12,13 +12,11 @@
 
 static struct dentry *rblk_debugfs_root;
 
-static const char *rblk_queue_map(struct rblk_ctrl *ctrl, struct rblk_queue *q)
-{
-	if (q->poll)
-		return "poll";
-	return q->qid <= READ_ONCE(ctrl->io_queues[HCTX_TYPE_DEFAULT]) ?
-	       "default" : "read";
-}
+static const char * const rblk_map_names[HCTX_MAX_TYPES] = {
+	[HCTX_TYPE_DEFAULT]	= "default",
+	[HCTX_TYPE_READ]	= "read",
+	[HCTX_TYPE_POLL]	= "poll",
+};
 
 static int rblk_queues_show(struct seq_file *m, void *unused)
 {
@@ -30,7 +28,7 @@ static int rblk_queues_show(struct seq_file *m, void *unused)
 	for (i = 1; i <= n && i < ctrl->max_queues; i++) {
 		struct rblk_queue *q = &ctrl->queues[i];
 
-		seq_printf(m, "%u %s %u %lu\n", q->qid, rblk_queue_map(ctrl, q),
+		seq_printf(m, "%u %s %u %lu\n", q->qid, rblk_map_names[q->map],
 			   READ_ONCE(q->size), atomic_long_read(&q->posted));
 	}
 	return 0;

@@ -66,7 +66,7 @@ struct rblk_rdma_ctrl;
 /*
  * One NVMe queue as the core sees it; its connection is the transport's
  * (rdma.c). Locking: ctrl and qid are set once with the queue array; the
- * association's owner sets size and poll before RBLK_Q_ALLOCATED, and
+ * association's owner sets size and map before RBLK_Q_ALLOCATED, and
  * they stay while the queue is allocated. The flags are atomic bitops:
  * ALLOCATED and CONNECTED are the transport's, LIVE the core's, LOST the
  * transport's word to the core.
@@ -75,7 +75,7 @@ struct rblk_queue {
 	struct rblk_ctrl	*ctrl;
 	u16			qid;
 	u16			size;		/* SQ entries = posted receives */
-	bool			poll;		/* HCTX_TYPE_POLL: completions polled */
+	u8			map;		/* HCTX_TYPE_* it serves; admin: 0 */
 	atomic_t		nr_active;	/* commands the target holds */
 	atomic_long_t		posted;		/* commands sent, ever (debugfs) */
 	unsigned long		flags;		/* enum rblk_queue_flag */
@@ -262,6 +262,12 @@ static inline void rblk_req_set_cmd(struct request *rq,
 	memcpy(&req->cmd, cmd, sizeof(*cmd));
 	req->status = 0;
 	req->result.u64 = 0;
+}
+
+/* A poll queue's completions are reaped, never signalled. */
+static inline bool rblk_queue_polled(const struct rblk_queue *queue)
+{
+	return queue->qid && queue->map == HCTX_TYPE_POLL;
 }
 
 static inline struct rblk_queue *rblk_admin_queue(struct rblk_ctrl *ctrl)

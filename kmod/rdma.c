@@ -333,7 +333,7 @@ static bool rblk_drain_wait(struct rblk_rdma_queue *queue,
 {
 	unsigned long end = jiffies + RBLK_DRAIN_TIMEOUT;
 
-	if (!queue->nq->poll)
+	if (!rblk_queue_polled(queue->nq))
 		return wait_for_completion_timeout(done, RBLK_DRAIN_TIMEOUT);
 	for (;;) {
 		spin_lock(&queue->poll_lock);
@@ -351,7 +351,7 @@ int rblk_rdma_poll(struct rblk_queue *nq)
 	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 	int n = 0;
 
-	if (!nq->poll)
+	if (!rblk_queue_polled(nq))
 		return 0;
 	spin_lock(&queue->poll_lock);
 	/* Pairs with rblk_rdma_free_queue(): no CQ once ALLOCATED is clear. */
@@ -633,7 +633,8 @@ static int rblk_queue_create_ib(struct rblk_rdma_queue *queue)
 
 	queue->cq = ib_alloc_cq(ibdev, queue, cq_size,
 				queue->qid % ibdev->num_comp_vectors,
-				queue->nq->poll ? IB_POLL_DIRECT : IB_POLL_SOFTIRQ);
+				rblk_queue_polled(queue->nq) ? IB_POLL_DIRECT :
+							       IB_POLL_SOFTIRQ);
 	if (IS_ERR(queue->cq)) {
 		ret = PTR_ERR(queue->cq);
 		queue->cq = NULL;

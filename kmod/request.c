@@ -392,8 +392,6 @@ static blk_status_t rblk_req_send(struct rblk_queue *queue, struct request *rq)
 		rblk_stats_started(queue->ctrl);
 	}
 	ret = rblk_rdma_post_cmd(queue, rq);
-	if (likely(!ret))
-		atomic_long_inc(&queue->posted);
 	if (unlikely(ret)) {
 		/* The QP is broken and recovery is on its way. */
 		sts = rblk_may_wait(queue->ctrl, rq) ? BLK_STS_RESOURCE :
@@ -403,6 +401,7 @@ static blk_status_t rblk_req_send(struct rblk_queue *queue, struct request *rq)
 			rblk_stats_account(queue->ctrl, rq, sts);
 		return sts;
 	}
+	atomic_long_inc(&queue->posted);
 	return BLK_STS_OK;
 }
 
@@ -451,7 +450,7 @@ static enum blk_eh_timer_return rblk_timeout(struct request *rq)
 	if (rblk_aen_rq(rq) && !lost)
 		return BLK_EH_RESET_TIMER;
 	/* Polled, answered, but nobody reaped the answer: done, not late. */
-	if (queue->poll) {
+	if (rblk_queue_polled(queue)) {
 		rblk_rdma_poll(queue);
 		if (test_bit(RBLK_REQ_DONE, &req->flags))
 			return BLK_EH_DONE;
