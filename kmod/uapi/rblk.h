@@ -23,6 +23,8 @@
  * NVMe spec's maximum, NVMF_NQN_SIZE; nvme-fabrics itself refuses from 223 on).
  */
 #define RBLK_NQN_MAX		223
+/* The well-known discovery subsystem NQN (NVME_DISC_SUBSYS_NAME). */
+#define RBLK_DISC_SUBNQN	"nqn.2014-08.org.nvmexpress.discovery"
 #define RBLK_HOSTID_LEN		16	/* UUID, binary */
 #define RBLK_CTRL_NAME_MAX	31
 #define RBLK_QUEUE_SIZE_MIN	16
@@ -46,6 +48,14 @@ enum rblk_cmd {
 	RBLK_CMD_GET_CTRL,	/* doit: one controller; dumpit: all */
 	RBLK_CMD_GET_STATS,	/* doit: counters of one controller */
 	RBLK_CMD_EVENT,		/* multicast "events": state change */
+	/*
+	 * Multicast "events": an asynchronous event that userspace acts on,
+	 * today the Discovery Log Page Change notice of a discovery
+	 * controller (CTRL_ID, CTRL_NAME, AEN_RESULT). The kernel reads no
+	 * log for it: the next read of the discovery log (RAE clear)
+	 * re-enables the event on the target.
+	 */
+	RBLK_CMD_AEN,
 	__RBLK_CMD_MAX,
 };
 
@@ -103,6 +113,18 @@ enum rblk_attr {
 	 */
 	RBLK_ATTR_NR_WRITE_QUEUES,
 	RBLK_ATTR_NR_POLL_QUEUES,
+	/*
+	 * Flag. Connect: SUBNQN names a discovery controller, as
+	 * nvme-fabrics' "discovery" option (the well-known
+	 * RBLK_DISC_SUBNQN implies it); such a controller has an admin
+	 * queue only and no namespaces, allows duplicates, and keeps no
+	 * keep-alive unless KATO is given (a persistent discovery
+	 * controller). Its log is read through /dev/rblkN with
+	 * NVME_IOCTL_ADMIN_CMD (Get Log Page 70h). Get and events: the
+	 * controller is a discovery controller.
+	 */
+	RBLK_ATTR_DISCOVERY,
+	RBLK_ATTR_AEN_RESULT,		/* u32: in AEN, the event's completion dword 0 */
 	__RBLK_ATTR_MAX,
 };
 
