@@ -3,7 +3,10 @@
  * rblk: Asynchronous Event Requests. One AER is kept outstanding on the
  * admin queue while the controller is live; a Namespace Attribute Changed
  * notice reads the Changed Namespace List (which clears the event on the
- * target) and rescans the namespaces, without a reconnect.
+ * target) and rescans the namespaces, without a reconnect. A discovery
+ * controller's Discovery Log Change notice goes to userspace as a netlink
+ * event (RBLK_CMD_AEN): the tool that reads the log again is what clears
+ * it, as nvme-cli does after nvme's uevent.
  *
  * Design: nvme-rdma sends its AER with a command id outside the blk-mq tag
  * space, so that it needs a send buffer and a completion path of its own.
@@ -97,6 +100,12 @@ static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
 	void *buf;
 	int ret;
 
+	if (ctrl->opts.discovery && type == NVME_AER_NOTICE &&
+	    info == NVME_AER_NOTICE_DISC_CHANGED) {
+		dev_info_ratelimited(ctrl->dev, "discovery log changed\n");
+		rblk_nl_notify_aen(ctrl->id, ctrl->name, result);
+		return;
+	}
 	if (!ns_changed)
 		dev_info_ratelimited(ctrl->dev, "async event %#08x (type %u, info %#x, log page %#x)%s\n",
 				     result, type, info, RBLK_AEN_LID(result),
@@ -122,17 +131,22 @@ static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
 	kfree(buf);
 }
 
-/* Namespace Attribute Notices, if the controller can send them. */
+/*
+ * Namespace Attribute Notices, or a discovery controller's Discovery Log
+ * Change ones, if the controller can send them.
+ */
 static void rblk_aen_configure(struct rblk_ctrl *ctrl)
 {
+	u32 cfg = ctrl->opts.discovery ? NVME_AEN_CFG_DISC_CHANGE :
+					 NVME_AEN_CFG_NS_ATTR;
 	int ret;
 
-	if (!(ctrl->oaes & NVME_AEN_CFG_NS_ATTR))
+	if (!(ctrl->oaes & cfg))
 		return;
-	ret = rblk_set_features(ctrl, NVME_FEAT_ASYNC_EVENT,
-				NVME_AEN_CFG_NS_ATTR, NULL);
+	ret = rblk_set_features(ctrl, NVME_FEAT_ASYNC_EVENT, cfg, NULL);
 	if (ret)
-		dev_warn(ctrl->dev, "cannot enable namespace change events: %d\n",
+		dev_warn(ctrl->dev, "cannot enable %s change events: %d\n",
+			 ctrl->opts.discovery ? "discovery log" : "namespace",
 			 ret);
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rblk: an association's life. Bring-up (admin queue, enable, identify,
- * I/O queues) and tear-down, and error recovery: a transport error moves
+ * I/O queues, none for a discovery controller) and tear-down, and error
+ * recovery: a transport error moves
  * a live controller to RESETTING, tears the association down with its
  * requests requeued, and reconnects every reconnect_delay until
  * ctrl_loss_tmo gives up and deletes the controller; fast_io_fail_tmo
@@ -381,7 +382,8 @@ int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 	ret = rblk_setup_admin(ctrl, first, extack);
 	if (ret)
 		goto out_pd;
-	ret = rblk_setup_io(ctrl, first, extack);
+	/* A discovery controller is its admin queue. */
+	ret = ctrl->opts.discovery ? 0 : rblk_setup_io(ctrl, first, extack);
 	if (ret)
 		goto out_admin;
 

@@ -126,16 +126,24 @@ static int rblk_check_id_ctrl(struct rblk_ctrl *ctrl, struct nvme_id_ctrl *id,
 	u32 sgls = le32_to_cpu(id->sgls);
 	u32 ioccsz = le32_to_cpu(id->ioccsz);
 
-	if (id->cntrltype == NVME_CTRL_DISC) {
-		NL_SET_ERR_MSG(extack, "NQN names a discovery controller, not an I/O one");
+	/* As nvme_init_subsystem(): the well-known name needs no CNTRLTYPE. */
+	if (id->cntrltype == NVME_CTRL_DISC && !ctrl->opts.discovery) {
+		NL_SET_ERR_MSG(extack, "NQN names a discovery controller (connect with discovery)");
+		return -EINVAL;
+	}
+	if (ctrl->opts.discovery && id->cntrltype != NVME_CTRL_DISC &&
+	    strcmp(ctrl->opts.subnqn, RBLK_DISC_SUBNQN)) {
+		NL_SET_ERR_MSG(extack, "NQN names no discovery controller");
 		return -EINVAL;
 	}
 	if (!(sgls & RBLK_SGLS_SUPPORTED) || !(sgls & RBLK_SGLS_KEYED)) {
 		NL_SET_ERR_MSG(extack, "controller lacks keyed SGL support");
 		return -EOPNOTSUPP;
 	}
-	if (ioccsz < sizeof(struct nvme_command) / 16 ||
-	    le32_to_cpu(id->iorcsz) < sizeof(struct nvme_completion) / 16) {
+	/* Capsule sizes are the I/O queues' (nvmet's discovery leaves them 0). */
+	if (!ctrl->opts.discovery &&
+	    (ioccsz < sizeof(struct nvme_command) / 16 ||
+	     le32_to_cpu(id->iorcsz) < sizeof(struct nvme_completion) / 16)) {
 		NL_SET_ERR_MSG(extack, "controller reports invalid capsule sizes");
 		return -EINVAL;
 	}
@@ -168,7 +176,7 @@ int rblk_identify_ctrl(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack)
 
 	ioccsz = min_t(u32, le32_to_cpu(id->ioccsz), RBLK_MAX_IOCCSZ / 16) * 16;
 	/* In-capsule data at an offset is not supported: send none. */
-	if (le16_to_cpu(id->icdoff))
+	if (le16_to_cpu(id->icdoff) || ioccsz < sizeof(struct nvme_command))
 		ioccsz = sizeof(struct nvme_command);
 	ctrl->ioccsz = ioccsz;
 

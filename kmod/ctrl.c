@@ -389,12 +389,17 @@ static int rblk_ctrl_start(struct rblk_ctrl *ctrl,
 		mutex_unlock(&ctrl->scan_lock);
 		return ret;
 	}
-	dev_info(ctrl->dev, "connected to %s at %s:%u, %u I/O queues of %u (%u default, %u read, %u poll)\n",
-		 ctrl->opts.subnqn, ctrl->opts.traddr, ctrl->opts.trsvcid,
-		 ctrl->nr_io_queues, ctrl->queue_size,
-		 ctrl->io_queues[HCTX_TYPE_DEFAULT],
-		 ctrl->io_queues[HCTX_TYPE_READ],
-		 ctrl->io_queues[HCTX_TYPE_POLL]);
+	if (ctrl->opts.discovery)
+		dev_info(ctrl->dev, "connected to discovery controller %s at %s:%u\n",
+			 ctrl->opts.subnqn, ctrl->opts.traddr,
+			 ctrl->opts.trsvcid);
+	else
+		dev_info(ctrl->dev, "connected to %s at %s:%u, %u I/O queues of %u (%u default, %u read, %u poll)\n",
+			 ctrl->opts.subnqn, ctrl->opts.traddr,
+			 ctrl->opts.trsvcid, ctrl->nr_io_queues,
+			 ctrl->queue_size, ctrl->io_queues[HCTX_TYPE_DEFAULT],
+			 ctrl->io_queues[HCTX_TYPE_READ],
+			 ctrl->io_queues[HCTX_TYPE_POLL]);
 
 	mutex_lock(&rblk_ctrls_lock);
 	ctrl->visible = true;

@@ -56,6 +56,7 @@ static const struct nla_policy rblk_connect_policy[RBLK_ATTR_MAX + 1] = {
 						     RBLK_NR_IO_QUEUES_MAX),
 	[RBLK_ATTR_NR_POLL_QUEUES] = NLA_POLICY_MAX(NLA_U32,
 						    RBLK_NR_IO_QUEUES_MAX),
+	[RBLK_ATTR_DISCOVERY]	= { .type = NLA_FLAG },
 };
 
 /* Commands that name one controller (or, for disconnect, a subsystem). */
@@ -220,6 +221,22 @@ static int rblk_nl_parse_connect(struct genl_info *info,
 				 RBLK_DEFAULT_FAST_IO_FAIL_TMO;
 	opts->duplicate_connect = nla_get_flag(tb[RBLK_ATTR_DUPLICATE_CONNECT]);
 
+	/*
+	 * As nvme-fabrics: a discovery controller gets no I/O queues (asked
+	 * for or not), may be connected any number of times (each `discover`
+	 * makes its own), and keeps no keep-alive unless asked to.
+	 */
+	opts->discovery = nla_get_flag(tb[RBLK_ATTR_DISCOVERY]) ||
+			  !strcmp(opts->subnqn, RBLK_DISC_SUBNQN);
+	if (opts->discovery) {
+		opts->nr_io_queues = 0;
+		opts->nr_write_queues = 0;
+		opts->nr_poll_queues = 0;
+		opts->duplicate_connect = true;
+		if (!tb[RBLK_ATTR_KATO])
+			opts->kato = 0;
+	}
+
 	/* Reconnecting more slowly than the loss timeout never reconnects. */
 	if (opts->ctrl_loss_tmo >= 0 &&
 	    opts->reconnect_delay > (u32)opts->ctrl_loss_tmo) {
@@ -316,6 +333,8 @@ static int rblk_nl_put_ctrl_attrs(struct sk_buff *msg, struct rblk_ctrl *ctrl)
 	    nla_put_string(msg, RBLK_ATTR_HOST_TRADDR, opts->host_traddr))
 		return -EMSGSIZE;
 	if (opts->tos >= 0 && nla_put_u8(msg, RBLK_ATTR_TOS, opts->tos))
+		return -EMSGSIZE;
+	if (opts->discovery && nla_put_flag(msg, RBLK_ATTR_DISCOVERY))
 		return -EMSGSIZE;
 	return rblk_nl_put_times(msg, &info) ?:
 	       rblk_nl_put_namespaces(msg, ctrl) ?:
@@ -600,27 +619,30 @@ static struct genl_family rblk_family __ro_after_init = {
 	.n_mcgrps	= ARRAY_SIZE(rblk_nl_mcgrps),
 };
 
-void rblk_nl_notify_state(u32 id, const char *name, enum rblk_ctrl_state old,
-			  enum rblk_ctrl_state new)
+/* An event message naming controller @id, @name; NULL if out of memory. */
+static struct sk_buff *rblk_nl_event_new(u8 cmd, u32 id, const char *name,
+					 void **hdr)
 {
 	struct sk_buff *msg;
-	unsigned long flags;
-	void *hdr;
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
 	if (!msg)
-		return;
-	hdr = genlmsg_put(msg, 0, 0, &rblk_family, 0, RBLK_CMD_EVENT);
-	if (!hdr ||
+		return NULL;
+	*hdr = genlmsg_put(msg, 0, 0, &rblk_family, 0, cmd);
+	if (!*hdr ||
 	    nla_put_u32(msg, RBLK_ATTR_CTRL_ID, id) ||
-	    nla_put_string(msg, RBLK_ATTR_CTRL_NAME, name) ||
-	    nla_put_u8(msg, RBLK_ATTR_STATE, new) ||
-	    nla_put_u8(msg, RBLK_ATTR_OLD_STATE, old)) {
+	    nla_put_string(msg, RBLK_ATTR_CTRL_NAME, name)) {
 		nlmsg_free(msg);
-		return;
+		return NULL;
 	}
-	genlmsg_end(msg, hdr);
+	return msg;
+}
 
+static void rblk_nl_event_send(struct sk_buff *msg, void *hdr)
+{
+	unsigned long flags;
+
+	genlmsg_end(msg, hdr);
 	spin_lock_irqsave(&rblk_nl_lock, flags);
 	if (rblk_nl_registered)
 		genlmsg_multicast(&rblk_family, msg, 0, RBLK_NL_MCGRP_EVENTS,
@@ -628,6 +650,38 @@ void rblk_nl_notify_state(u32 id, const char *name, enum rblk_ctrl_state old,
 	else
 		nlmsg_free(msg);
 	spin_unlock_irqrestore(&rblk_nl_lock, flags);
+}
+
+void rblk_nl_notify_state(u32 id, const char *name, enum rblk_ctrl_state old,
+			  enum rblk_ctrl_state new)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = rblk_nl_event_new(RBLK_CMD_EVENT, id, name, &hdr);
+	if (!msg)
+		return;
+	if (nla_put_u8(msg, RBLK_ATTR_STATE, new) ||
+	    nla_put_u8(msg, RBLK_ATTR_OLD_STATE, old)) {
+		nlmsg_free(msg);
+		return;
+	}
+	rblk_nl_event_send(msg, hdr);
+}
+
+void rblk_nl_notify_aen(u32 id, const char *name, u32 result)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = rblk_nl_event_new(RBLK_CMD_AEN, id, name, &hdr);
+	if (!msg)
+		return;
+	if (nla_put_u32(msg, RBLK_ATTR_AEN_RESULT, result)) {
+		nlmsg_free(msg);
+		return;
+	}
+	rblk_nl_event_send(msg, hdr);
 }
 
 int __init rblk_nl_init(void)

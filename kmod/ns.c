@@ -405,6 +405,9 @@ int rblk_ns_scan(struct rblk_ctrl *ctrl)
 	int i, n, ret;
 	u32 *ids;
 
+	/* A discovery controller has none (and refuses the Identify). */
+	if (ctrl->opts.discovery)
+		return 0;
 	ids = kmalloc_array(RBLK_MAX_NAMESPACES, sizeof(*ids), GFP_KERNEL);
 	id = kmalloc(sizeof(*id), GFP_KERNEL);
 	if (!ids || !id) {

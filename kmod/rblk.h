@@ -28,7 +28,7 @@ struct rblk_ctrl_opts {
 	char			subnqn[NVMF_NQN_FIELD_LEN];
 	char			hostnqn[NVMF_NQN_FIELD_LEN];
 	uuid_t			hostid;
-	u32			nr_io_queues;	/* requested; 0 never reaches the core */
+	u32			nr_io_queues;	/* requested; 0 only if discovery */
 	u32			nr_write_queues;/* requested, 0 = none */
 	u32			nr_poll_queues;	/* requested, 0 = none */
 	u32			queue_size;
@@ -37,6 +37,8 @@ struct rblk_ctrl_opts {
 	int			ctrl_loss_tmo;	/* seconds, < 0 = forever */
 	int			fast_io_fail_tmo;/* seconds, < 0 = off */
 	bool			duplicate_connect;
+	/* An admin queue only, no namespaces: see RBLK_ATTR_DISCOVERY. */
+	bool			discovery;
 };
 
 /*
@@ -133,5 +135,7 @@ void rblk_nl_exit(void);
 /* Safe from any context (GFP_ATOMIC); call it after every state change. */
 void rblk_nl_notify_state(u32 id, const char *name, enum rblk_ctrl_state old,
 			  enum rblk_ctrl_state new);
+/* An async event for userspace (RBLK_CMD_AEN); from process context. */
+void rblk_nl_notify_aen(u32 id, const char *name, u32 result);
 
 #endif /* _RBLK_H */

@@ -16,6 +16,7 @@ enum rblk_attr_kind {
 	RBLK_A_NR_IO_QUEUES, RBLK_A_QUEUE_SIZE, RBLK_A_MODEL, RBLK_A_SERIAL,
 	RBLK_A_FIRMWARE, RBLK_A_KATO, RBLK_A_HOST_TRADDR, RBLK_A_TOS,
 	RBLK_A_ADDRESS, RBLK_A_NR_WRITE_QUEUES, RBLK_A_NR_POLL_QUEUES,
+	RBLK_A_CNTRLTYPE,
 };
 
 struct rblk_dev_attr {
@@ -85,6 +86,9 @@ static ssize_t rblk_attr_show(struct device *dev,
 				  o->trsvcid,
 				  o->host_traddr[0] ? ",host_traddr=" : "",
 				  o->host_traddr);
+	case RBLK_A_CNTRLTYPE:
+		/* nvme's values; "io" whatever Identify said, as for nvme. */
+		return sysfs_emit(buf, "%s\n", o->discovery ? "discovery" : "io");
 	default:
 		return rblk_info_show(ctrl, a->kind, buf);
 	}
@@ -115,6 +119,7 @@ static struct rblk_dev_attr rblk_dev_attrs[] = {
 	RBLK_ATTR(host_traddr, RBLK_A_HOST_TRADDR),
 	RBLK_ATTR(tos, RBLK_A_TOS),
 	RBLK_ATTR(address, RBLK_A_ADDRESS),
+	RBLK_ATTR(cntrltype, RBLK_A_CNTRLTYPE),
 };
 
 static struct attribute *rblk_ctrl_attrs[ARRAY_SIZE(rblk_dev_attrs) + 1];

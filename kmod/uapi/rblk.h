@@ -120,7 +120,7 @@ enum rblk_attr {
 	 * queue only and no namespaces, allows duplicates, and keeps no
 	 * keep-alive unless KATO is given (a persistent discovery
 	 * controller). Its log is read through /dev/rblkN with
-	 * NVME_IOCTL_ADMIN_CMD (Get Log Page 70h). Get and events: the
+	 * NVME_IOCTL_ADMIN_CMD (Get Log Page 70h). Get: the
 	 * controller is a discovery controller.
 	 */
 	RBLK_ATTR_DISCOVERY,

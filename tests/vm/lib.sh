@@ -246,11 +246,27 @@ vm_nvmet_link() { ln -s "$VM_NVMET/subsystems/$2" "$VM_NVMET/ports/$1/subsystems
 
 vm_nvmet_unlink() { rm "$VM_NVMET/ports/$1/subsystems/$2"; }
 
+# vm_nvmet_referral PORT NAME TRADDR TRSVCID [PORTID]: PORT's discovery log
+# refers hosts to the discovery controller at TRADDR:TRSVCID.
+vm_nvmet_referral() {
+	local r=$VM_NVMET/ports/$1/referrals/$2
+	mkdir "$r"
+	echo rdma > "$r/addr_trtype"
+	echo ipv4 > "$r/addr_adrfam"
+	echo "$3" > "$r/addr_traddr"
+	echo "$4" > "$r/addr_trsvcid"
+	echo "${5:-0}" > "$r/addr_portid"
+	echo 1 > "$r/enable"
+}
+
 vm_nvmet_teardown() {
 	local l p s ns
 	[ -d "$VM_NVMET" ] || return 0
 	for l in "$VM_NVMET"/ports/*/subsystems/*; do
 		[ -L "$l" ] && rm "$l"
+	done
+	for l in "$VM_NVMET"/ports/*/referrals/*; do
+		[ -d "$l" ] && rmdir "$l"
 	done
 	for p in "$VM_NVMET"/ports/*; do
 		[ -d "$p" ] && rmdir "$p"
