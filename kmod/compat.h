@@ -64,6 +64,24 @@ int rblk_import_ubuf(int rw, void __user *buf, size_t len, struct iovec *iov,
 #define NVME_WZ_DEAC		BIT(9)
 #endif
 
+/*
+ * The command bytes of a uring_cmd: 6.1 points at them, 6.12 (whose
+ * header has moved) keeps the whole SQE.
+ */
+#ifdef RBLK_HAVE_IO_URING_CMD_H
+#include <linux/io_uring/cmd.h>
+static inline const void *rblk_uring_cmd_sqe(struct io_uring_cmd *ioucmd)
+{
+	return io_uring_sqe_cmd(ioucmd->sqe);
+}
+#else
+#include <linux/io_uring.h>
+static inline const void *rblk_uring_cmd_sqe(struct io_uring_cmd *ioucmd)
+{
+	return ioucmd->cmd;
+}
+#endif
+
 /* 6.12's <linux/nvme.h> calls the rw command's apptag/appmask lbat/lbatm. */
 static inline void rblk_rw_set_apptag(struct nvme_rw_command *rw, u16 tag,
 				      u16 mask)

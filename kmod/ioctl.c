@@ -18,6 +18,9 @@
  * maps), the buffer is mapped with blk_rq_map_user() (a bad one fails
  * with EFAULT), metadata is refused (rblk takes no namespace with
  * metadata), and the Fabrics commands and the AER stay the driver's own.
+ *
+ * io_uring passthrough (NVME_URING_CMD_ADMIN and _IO) is on the character
+ * device, under the same rules, and completes asynchronously.
  */
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
@@ -59,53 +62,81 @@ static bool rblk_ioctl_changes_ns(const struct nvme_command *c)
 }
 
 /*
- * Runs one user command on @q (the admin queue or a namespace's) through
- * the same request path as rblk's own. Returns 0, the NVMe status (> 0)
- * as nvme does, or a negative errno.
+ * A request for one user command on @q (the admin queue or a
+ * namespace's), its data mapped from @ubuf (@len bytes, or with @vec an
+ * array of @len iovecs): it takes the same request path as rblk's own
+ * commands.
  */
-static int rblk_ioctl_submit(struct request_queue *q, struct nvme_command *cmd,
-			     u64 ubuf, u32 len, u32 timeout_ms, u64 *result)
+static struct request *rblk_ioctl_alloc_rq(struct request_queue *q,
+					   struct nvme_command *cmd, u64 ubuf,
+					   u32 len, bool vec, u32 timeout_ms,
+					   blk_mq_req_flags_t flags)
 {
 	blk_opf_t op = nvme_is_write(cmd) ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN;
-	struct bio *bio = NULL;
-	struct rblk_req *req;
 	struct request *rq;
-	blk_status_t sts;
-	int ret, r;
+	int ret;
 
-	/* blk_rq_map_user() would refuse it too, but say EINVAL first. */
-	if (len > (u64)queue_max_hw_sectors(q) << SECTOR_SHIFT)
-		return -EINVAL;
+	/*
+	 * The mapping refuses more than the queue takes (vectors included),
+	 * but a plain length is told EINVAL before any pinning.
+	 */
+	if (!vec && len > (u64)queue_max_hw_sectors(q) << SECTOR_SHIFT)
+		return ERR_PTR(-EINVAL);
 
-	rq = blk_mq_alloc_request(q, op, 0);
+	rq = blk_mq_alloc_request(q, op, flags);
 	if (IS_ERR(rq))
-		return PTR_ERR(rq);
-	req = rblk_req(rq);
+		return rq;
 	rblk_req_set_cmd(rq, cmd);
 	/* 0 keeps the tag set's timeout. */
 	if (timeout_ms)
 		rq->timeout = msecs_to_jiffies(timeout_ms);
 	if (ubuf && len) {
-		ret = blk_rq_map_user(q, rq, NULL, rblk_user_ptr(ubuf), len,
-				      GFP_KERNEL);
-		if (ret)
-			goto out_free;
-		bio = rq->bio;
+		ret = blk_rq_map_user_io(rq, NULL, rblk_user_ptr(ubuf), len,
+					 GFP_KERNEL, vec, 0, false,
+					 rq_data_dir(rq));
+		if (ret) {
+			blk_mq_free_request(rq);
+			return ERR_PTR(ret);
+		}
 	}
+	return rq;
+}
 
-	sts = blk_execute_rq(rq, false);
+/*
+ * What an ended user command returns: 0, the NVMe status (> 0) as nvme
+ * does, or a negative errno. Unmaps its data (which copies a bounced
+ * read back, and may fault) and frees the request.
+ */
+static int rblk_ioctl_end_rq(struct request *rq, struct bio *bio,
+			     blk_status_t sts, u64 *result)
+{
+	struct rblk_req *req = rblk_req(rq);
+	int ret, r;
+
 	if (result)
 		*result = le64_to_cpu(req->result.u64);
 	ret = req->status ? req->status : blk_status_to_errno(sts);
 	if (bio) {
-		/* Copies a bounced read back: that may fault. */
 		r = blk_rq_unmap_user(bio);
 		if (!ret)
 			ret = r;
 	}
-out_free:
 	blk_mq_free_request(rq);
 	return ret;
+}
+
+/* Runs one user command on @q and waits for it. */
+static int rblk_ioctl_submit(struct request_queue *q, struct nvme_command *cmd,
+			     u64 ubuf, u32 len, u32 timeout_ms, u64 *result)
+{
+	struct request *rq;
+	struct bio *bio;
+
+	rq = rblk_ioctl_alloc_rq(q, cmd, ubuf, len, false, timeout_ms, 0);
+	if (IS_ERR(rq))
+		return PTR_ERR(rq);
+	bio = rq->bio;
+	return rblk_ioctl_end_rq(rq, bio, blk_execute_rq(rq, false), result);
 }
 
 /* The driver's own: a second association, properties, a second AER. */
@@ -297,6 +328,36 @@ static void rblk_ioctl_put_ns(struct rblk_ns *ns)
 	put_device(disk_to_dev(ns->disk));
 }
 
+/*
+ * Namespace @nsid, referenced as by rblk_ioctl_only_ns(). @nowait: a scan
+ * holding the lock (Identify commands) must not block an io_uring
+ * submitter; -EAGAIN sends it to io_uring's worker.
+ */
+static struct rblk_ns *rblk_ioctl_get_ns(struct rblk_ctrl *ctrl, u32 nsid,
+					 bool nowait)
+{
+	struct rblk_ns *ns, *found = NULL;
+
+	if (!nowait)
+		mutex_lock(&ctrl->ns_lock);
+	else if (!mutex_trylock(&ctrl->ns_lock))
+		return ERR_PTR(-EAGAIN);
+	list_for_each_entry(ns, &ctrl->namespaces, entry) {
+		if (ns->added && ns->nsid == nsid) {
+			get_device(disk_to_dev(ns->disk));
+			found = ns;
+			break;
+		}
+	}
+	mutex_unlock(&ctrl->ns_lock);
+	if (!found) {
+		dev_err_ratelimited(ctrl->dev, "%s: no namespace %u\n",
+				    current->comm, nsid);
+		return ERR_PTR(-EINVAL);
+	}
+	return found;
+}
+
 static long rblk_ioctl_only_ns_cmd(struct rblk_ctrl *ctrl, unsigned int cmd,
 				   void __user *argp)
 {
@@ -387,6 +448,141 @@ int rblk_ns_ioctl(struct block_device *bdev, rblk_mode_t mode,
 	}
 }
 
+/* --- io_uring passthrough: NVME_URING_CMD_ADMIN and _IO --- */
+
+/* A command's state from issue to completion, in its io_uring_cmd. */
+struct rblk_uring_pdu {
+	struct request	*rq;
+	struct bio	*bio;		/* the mapped data, to unmap */
+	struct rblk_ns	*ns;		/* referenced; NULL: an admin command */
+	blk_status_t	sts;
+};
+
+static struct rblk_uring_pdu *rblk_uring_pdu(struct io_uring_cmd *ioucmd)
+{
+	BUILD_BUG_ON(sizeof(struct rblk_uring_pdu) > sizeof(ioucmd->pdu));
+	return (struct rblk_uring_pdu *)ioucmd->pdu;
+}
+
+/* In the submitter's task: the unmap copies to its memory. */
+static void rblk_uring_done(struct io_uring_cmd *ioucmd,
+			    unsigned int issue_flags)
+{
+	struct rblk_uring_pdu *pdu = rblk_uring_pdu(ioucmd);
+	struct rblk_ns *ns = pdu->ns;
+	u64 result;
+	int ret;
+
+	ret = rblk_ioctl_end_rq(pdu->rq, pdu->bio, pdu->sts, &result);
+	if (ns)
+		rblk_ioctl_put_ns(ns);
+	/* As nvme: res is the status (or -errno), res2 the 64-bit result. */
+	io_uring_cmd_done(ioucmd, ret, result, issue_flags);
+}
+
+static enum rq_end_io_ret rblk_uring_end_io(struct request *rq,
+					    blk_status_t sts)
+{
+	struct io_uring_cmd *ioucmd = rq->end_io_data;
+
+	rblk_uring_pdu(ioucmd)->sts = sts;
+	io_uring_cmd_complete_in_task(ioucmd, rblk_uring_done);
+	/* rblk_uring_done() frees it, after the unmap. */
+	return RQ_END_IO_NONE;
+}
+
+/*
+ * On the controller's character device (each also _VEC: data_len
+ * counts the iovecs at addr), admin commands and, unlike
+ * nvme's (which has a generic device per namespace for them), I/O
+ * commands to the namespace their nsid names. The rules are the ioctls':
+ * CAP_SYS_ADMIN, no metadata, no Fabrics commands or AER. A 72-byte
+ * command needs an SQE128 ring and its result a CQE32 one, as for nvme;
+ * IOPOLL rings and registered buffers are refused (EOPNOTSUPP).
+ */
+static int rblk_chr_uring_cmd(struct io_uring_cmd *ioucmd,
+			      unsigned int issue_flags)
+{
+	const u32 big = IO_URING_F_SQE128 | IO_URING_F_CQE32;
+	struct rblk_uring_pdu *pdu = rblk_uring_pdu(ioucmd);
+	struct rblk_ctrl *ctrl = ioucmd->file->private_data;
+	const struct nvme_uring_cmd *u = rblk_uring_cmd_sqe(ioucmd);
+	bool nowait = issue_flags & IO_URING_F_NONBLOCK, vec = false;
+	struct nvme_passthru_cmd64 p;
+	struct rblk_ns *ns = NULL;
+	struct nvme_command c;
+	struct request *rq;
+	int ret;
+
+	if (rblk_ctrl_deleting(ctrl))
+		return -ENODEV;
+	if ((issue_flags & big) != big || (issue_flags & IO_URING_F_IOPOLL) ||
+	    (ioucmd->flags & IORING_URING_CMD_FIXED))
+		return -EOPNOTSUPP;
+	switch (ioucmd->cmd_op) {
+	case NVME_URING_CMD_ADMIN_VEC:
+	case NVME_URING_CMD_IO_VEC:
+		vec = true;
+		fallthrough;
+	case NVME_URING_CMD_ADMIN:
+	case NVME_URING_CMD_IO:
+		break;
+	default:
+		return -ENOTTY;
+	}
+	if (!capable(CAP_SYS_ADMIN))
+		return -EACCES;
+
+	/* The user may rewrite the SQE meanwhile: each field is read once. */
+	p = (struct nvme_passthru_cmd64) {
+		.opcode		= READ_ONCE(u->opcode),
+		.flags		= READ_ONCE(u->flags),
+		.nsid		= READ_ONCE(u->nsid),
+		.cdw2		= READ_ONCE(u->cdw2),
+		.cdw3		= READ_ONCE(u->cdw3),
+		.metadata	= READ_ONCE(u->metadata),
+		.addr		= READ_ONCE(u->addr),
+		.metadata_len	= READ_ONCE(u->metadata_len),
+		.data_len	= READ_ONCE(u->data_len),
+		.cdw10		= READ_ONCE(u->cdw10),
+		.cdw11		= READ_ONCE(u->cdw11),
+		.cdw12		= READ_ONCE(u->cdw12),
+		.cdw13		= READ_ONCE(u->cdw13),
+		.cdw14		= READ_ONCE(u->cdw14),
+		.cdw15		= READ_ONCE(u->cdw15),
+		.timeout_ms	= READ_ONCE(u->timeout_ms),
+	};
+	if (ioucmd->cmd_op == NVME_URING_CMD_IO ||
+	    ioucmd->cmd_op == NVME_URING_CMD_IO_VEC) {
+		ns = rblk_ioctl_get_ns(ctrl, p.nsid, nowait);
+		if (IS_ERR(ns))
+			return PTR_ERR(ns);
+	}
+	ret = rblk_ioctl_check_cmd(ctrl, ns, &p, &c);
+	if (ret)
+		goto out_put;
+	rq = rblk_ioctl_alloc_rq(ns ? ns->disk->queue : ctrl->admin_q, &c,
+				 p.addr, p.data_len, vec, p.timeout_ms,
+				 nowait ? BLK_MQ_REQ_NOWAIT : 0);
+	if (IS_ERR(rq)) {
+		/* -EAGAIN (no tag now) retries from io_uring's worker. */
+		ret = PTR_ERR(rq);
+		goto out_put;
+	}
+	pdu->rq = rq;
+	pdu->bio = rq->bio;
+	pdu->ns = ns;
+	rq->end_io = rblk_uring_end_io;
+	rq->end_io_data = ioucmd;
+	blk_execute_rq_nowait(rq, false);
+	return -EIOCBQUEUED;
+
+out_put:
+	if (ns)
+		rblk_ioctl_put_ns(ns);
+	return ret;
+}
+
 /* --- the character device --- */
 
 /*
@@ -439,6 +635,7 @@ static const struct file_operations rblk_chr_fops = {
 	.release	= rblk_chr_release,
 	.unlocked_ioctl	= rblk_chr_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
+	.uring_cmd	= rblk_chr_uring_cmd,
 };
 
 /*

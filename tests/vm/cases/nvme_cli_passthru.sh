@@ -5,6 +5,8 @@
 # controller for the same nvmet subsystem; get-log and admin-passthru
 # return the same bytes; io-passthru reads back what the block device
 # wrote, and nvme write (SUBMIT_IO) writes what the block device reads.
+# fio's io_uring_cmd engine writes and verifies through the character
+# device (NVME_URING_CMD_IO), and the block device reads what it wrote.
 # An unprivileged user gets EACCES; bad lengths and buffers get errors
 # (rblk_ioctl_fuzz, root and unprivileged); nvme reset brings the
 # controller back live with I/O working.
@@ -91,6 +93,24 @@ nvme write "$ns" --start-block=300 --block-count=7 --data-size=4096 --data=/tmp/
 	vm_fail "nvme write failed"
 vm_assert_eq "$(sha256sum < /tmp/wr | cut -d' ' -f1)" "$(vm_sum "$ns" $((300 * 512)) 4096)" \
 	"nvme write (SUBMIT_IO) read back through the block device"
+
+# io_uring passthrough on the character device (fio's io_uring_cmd
+# engine): written and verified through NVME_URING_CMD_IO, plain and
+# vectored, then verified again through the block device. IOPOLL rings
+# are refused.
+for nv in 1 0; do
+	vm_fio /tmp/uring.json --name=uring --ioengine=io_uring_cmd --cmd_type=nvme \
+		--filename="$ctrl" --nonvectored=$nv --rw=randwrite --bs=4k --offset=$((8 << 20)) \
+		--size=1M --iodepth=8 --verify=crc32c --do_verify=1 --verify_fatal=1
+done
+vm_fio /tmp/uring.json --name=uring --ioengine=io_uring --direct=1 --filename="$ns" \
+	--rw=randwrite --bs=4k --offset=$((8 << 20)) --size=1M --iodepth=8 --verify=crc32c \
+	--verify_only=1 --verify_fatal=1
+rc=0
+out=$(fio --name=iopoll --ioengine=io_uring_cmd --cmd_type=nvme --filename="$ctrl" --hipri=1 \
+	--rw=randread --bs=4k --size=64k 2>&1) || rc=$?
+vm_assert_ne 0 "$rc" "fio io_uring_cmd on an IOPOLL ring"
+vm_assert_contains "$out" "Operation not supported" "fio io_uring_cmd on an IOPOLL ring"
 
 # Errors before the target: a length beyond the limit, metadata, a foreign nsid.
 rc=0
