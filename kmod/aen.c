@@ -5,8 +5,8 @@
  * notice reads the Changed Namespace List (which clears the event on the
  * target) and rescans the namespaces, without a reconnect. A discovery
  * controller's Discovery Log Change notice goes to userspace as a netlink
- * event (RBLK_CMD_AEN): the tool that reads the log again is what clears
- * it, as nvme-cli does after nvme's uevent.
+ * event (RBLK_CMD_AEN) and a uevent (RBLK_EVENT=discovery): the tool that
+ * reads the log again is what clears it, as nvme-cli does after nvme's.
  *
  * Design: nvme-rdma sends its AER with a command id outside the blk-mq tag
  * space, so that it needs a send buffer and a completion path of its own.
@@ -104,6 +104,7 @@ static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
 	    info == NVME_AER_NOTICE_DISC_CHANGED) {
 		dev_info_ratelimited(ctrl->dev, "discovery log changed\n");
 		rblk_nl_notify_aen(ctrl->id, ctrl->name, result);
+		rblk_sysfs_uevent_aen(ctrl, result);
 		return;
 	}
 	if (!ns_changed)

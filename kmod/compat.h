@@ -47,6 +47,13 @@ bool rblk_write_cache_enabled(struct request_queue *q);
 int rblk_import_ubuf(int rw, void __user *buf, size_t len, struct iovec *iov,
 		     struct iov_iter *iter);
 
+/* 6.3 made the device of a class's dev_uevent const. */
+#ifdef RBLK_HAVE_CONST_DEV_UEVENT
+#define RBLK_CONST_DEV	const
+#else
+#define RBLK_CONST_DEV
+#endif
+
 /* 6.5 replaced fmode_t with blk_mode_t in block_device_operations. */
 #ifdef RBLK_HAVE_BLK_MODE_T
 #define rblk_mode_t	blk_mode_t

@@ -52,6 +52,9 @@ bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new)
 		dev_dbg(ctrl->dev, "state %s -> %s\n", rblk_state_name(old),
 			rblk_state_name(new));
 		rblk_nl_notify_state(ctrl->id, ctrl->name, old, new);
+		/* DEAD: the device goes, and says so with its remove event. */
+		if (new != RBLK_CTRL_DEAD)
+			queue_work(rblk_wq, &ctrl->uevent_work);
 	}
 	return ok;
 }
@@ -245,6 +248,8 @@ static void rblk_ctrl_remove(struct rblk_ctrl *ctrl)
 	cancel_work_sync(&ctrl->abort_work);
 	rblk_ctrl_teardown(ctrl, true);
 	rblk_aen_stop(ctrl);
+	/* Its last event (deleting) goes out; DEAD queues none. */
+	flush_work(&ctrl->uevent_work);
 	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
 	rblk_debugfs_del(ctrl);
 	rblk_sysfs_del(ctrl);
@@ -314,6 +319,7 @@ static struct rblk_ctrl *rblk_ctrl_alloc(const struct rblk_ctrl_opts *opts)
 	INIT_LIST_HEAD(&ctrl->namespaces);
 	INIT_LIST_HEAD(&ctrl->entry);
 	INIT_WORK(&ctrl->delete_work, rblk_ctrl_delete_work);
+	INIT_WORK(&ctrl->uevent_work, rblk_sysfs_uevent_work);
 	rblk_ctrl_init_works(ctrl);
 	rblk_aen_init(ctrl);
 	ctrl->state = RBLK_CTRL_NEW;

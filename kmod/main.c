@@ -5,6 +5,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <net/genetlink.h>
 
 #include "rblk.h"
 
@@ -41,3 +42,5 @@ MODULE_AUTHOR("rblk developers");
 MODULE_DESCRIPTION("NVMe over Fabrics RDMA block initiator");
 MODULE_LICENSE("GPL");
 MODULE_VERSION("0.1.0");
+/* The first request to the family (rblkctl's) loads the module. */
+MODULE_ALIAS_GENL_FAMILY(RBLK_GENL_NAME);

@@ -214,6 +214,7 @@ struct rblk_ctrl {
 	struct work_struct	abort_work;
 	struct work_struct	delete_work;
 	struct work_struct	scan_work;	/* namespaces after reconnect */
+	struct work_struct	uevent_work;	/* the state, to udev; sysfs.c */
 
 	/*
 	 * Async events (aen.c): at most one AER is outstanding, and only its
@@ -310,6 +311,8 @@ int rblk_sysfs_init(void);
 void rblk_sysfs_exit(void);
 int rblk_sysfs_add(struct rblk_ctrl *ctrl);
 void rblk_sysfs_del(struct rblk_ctrl *ctrl);
+void rblk_sysfs_uevent_work(struct work_struct *work);
+void rblk_sysfs_uevent_aen(struct rblk_ctrl *ctrl, u32 result);
 extern const struct attribute_group *rblk_ns_attr_groups[];
 
 /* connect.c: an association's bring-up and tear-down; error recovery */

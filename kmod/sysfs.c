@@ -3,11 +3,19 @@
  * rblk: /sys/class/rblk/rblkN, one read-only directory per controller
  * (its counters come from stats.c).
  * The namespaces' disks are its children, so their sysfs links point here.
+ *
+ * Its uevents, for udev rules, as nvme's: every one carries the address
+ * (RBLK_TRTYPE, RBLK_TRADDR, RBLK_TRSVCID, RBLK_SUBNQN, RBLK_HOST_TRADDR
+ * if set); a change event with RBLK_EVENT=state and RBLK_STATE follows
+ * state changes (from a work item: several quick changes may give one
+ * event, of the latest state), and RBLK_EVENT=discovery with RBLK_AEN a
+ * discovery controller's log change (nvme's NVME_EVENT/NVME_AEN).
  */
 #include <linux/device.h>
 #include <linux/module.h>
 #include <linux/sysfs.h>
 
+#include "compat.h"
 #include "nvme.h"
 
 enum rblk_attr_kind {
@@ -135,10 +143,56 @@ static const struct attribute_group *rblk_ctrl_groups[] = {
 	NULL,
 };
 
-/* class_register() has the same signature on every kernel we build for. */
+static int rblk_class_uevent(RBLK_CONST_DEV struct device *dev,
+			     struct kobj_uevent_env *env)
+{
+	struct rblk_ctrl *ctrl = dev_get_drvdata(dev);
+	const struct rblk_ctrl_opts *o;
+	int ret;
+
+	if (!ctrl)
+		return 0;
+	o = &ctrl->opts;
+	ret = add_uevent_var(env, "RBLK_TRTYPE=rdma") ?:
+	      add_uevent_var(env, "RBLK_TRADDR=%s", o->traddr) ?:
+	      add_uevent_var(env, "RBLK_TRSVCID=%u", o->trsvcid) ?:
+	      add_uevent_var(env, "RBLK_SUBNQN=%s", o->subnqn);
+	if (!ret && o->host_traddr[0])
+		ret = add_uevent_var(env, "RBLK_HOST_TRADDR=%s", o->host_traddr);
+	return ret;
+}
+
 static struct class rblk_class = {
 	.name = "rblk",
+	.dev_uevent = rblk_class_uevent,
 };
+
+static void rblk_sysfs_uevent(struct rblk_ctrl *ctrl, char *event, char *var)
+{
+	char *envp[3] = { event, var, NULL };
+
+	kobject_uevent_env(&ctrl->dev->kobj, KOBJ_CHANGE, envp);
+}
+
+void rblk_sysfs_uevent_work(struct work_struct *work)
+{
+	struct rblk_ctrl *ctrl = container_of(work, struct rblk_ctrl,
+					      uevent_work);
+	char state[32];
+
+	snprintf(state, sizeof(state), "RBLK_STATE=%s",
+		 rblk_state_name(rblk_ctrl_state(ctrl)));
+	rblk_sysfs_uevent(ctrl, "RBLK_EVENT=state", state);
+}
+
+/* From aen_work, which runs while the device exists. */
+void rblk_sysfs_uevent_aen(struct rblk_ctrl *ctrl, u32 result)
+{
+	char aen[24];
+
+	snprintf(aen, sizeof(aen), "RBLK_AEN=%#08x", result);
+	rblk_sysfs_uevent(ctrl, "RBLK_EVENT=discovery", aen);
+}
 
 /* The class device carries the character device's dev_t: /dev/rblkN. */
 int rblk_sysfs_add(struct rblk_ctrl *ctrl)

@@ -1,6 +1,8 @@
 #!/bin/bash
 # rblk.ko loads with modprobe and unloads cleanly, 20 times over: the module,
 # its sysfs entry and its generic netlink family come and go together.
+# The first rblkctl request loads it (MODULE_ALIAS_GENL_FAMILY), as the
+# first `nvme connect` loads nvme-fabrics.
 # vm-timeout: 600
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 
@@ -32,4 +34,13 @@ for ((i = 2; i <= rounds; i++)); do
 	check_unloaded "$i"
 done
 vm_log "modprobe/rmmod rblk x$rounds ok"
+
+# Loaded on demand by the family's alias: rblkctl works without modprobe.
+grep -q '^alias net-pf-16-proto-16-family-rblk rblk$' "/lib/modules/$(uname -r)/modules.alias" ||
+	vm_fail "modules.alias has no generic netlink alias for rblk"
+out=$("$RBLKCTL" list --json 2>&1) || vm_fail "rblkctl list without the module loaded: $out"
+check_loaded auto
+vm_assert_eq '{"controllers":[]}' "$(tr -d ' \n' <<< "$out")" "rblkctl list --json after the auto-load"
+rmmod rblk || vm_fail "rmmod rblk after the auto-load failed"
+check_unloaded auto
 vm_dmesg_clean
