@@ -24,7 +24,11 @@ mon_text=$!
 # It outlives the case (killed at the end), however slow the VM is.
 "$client" --seconds 900 --interval 100 > "$work/client.out" 2> "$work/client.err" &
 cli=$!
-trap 'kill "$mon" "$mon_text" "$cli" 2> /dev/null || true' EXIT
+# The client polls the family: while rblk is gone each poll would load it
+# back by the family's alias. Alias loading is off for this case, as a
+# blacklist does it (modprobe rblk still loads it), so "gone" lasts.
+echo "blacklist rblk" > /etc/modprobe.d/rblk-test-noauto.conf
+trap 'kill "$mon" "$mon_text" "$cli" 2> /dev/null || true; rm -f /etc/modprobe.d/rblk-test-noauto.conf' EXIT
 
 # groups_joined PID N: a netlink socket of PID is in N multicast groups
 # (/proc/net/netlink: groups 1-32 as a hex mask; nlctrl "notify" and rblk

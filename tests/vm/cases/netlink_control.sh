@@ -28,10 +28,15 @@ probe() {
 	vm_log "refused as expected: connect $* -> $out"
 }
 
-# Without the module: a clear hint, non-zero exit.
+# Without the module: a clear hint, non-zero exit. (A module installed by
+# an earlier case of the boot would load by the family's alias: that is
+# off here, as a blacklist does it; module_load checks the auto-load.)
 "$RBLKCTL" --version | grep -q . || vm_fail "rblkctl --version printed nothing"
+echo "blacklist rblk" > /etc/modprobe.d/rblk-test-noauto.conf
+trap 'rm -f /etc/modprobe.d/rblk-test-noauto.conf' EXIT
 rc=0
 out=$("$RBLKCTL" list 2>&1) || rc=$?
+rm /etc/modprobe.d/rblk-test-noauto.conf
 vm_assert_ne 0 "$rc" "exit code of rblkctl list without the module"
 vm_assert_contains "$out" "rblk kernel module is not loaded; run: modprobe rblk" "rblkctl list without the module"
 
