@@ -34,7 +34,7 @@ struct Options {
     std::vector<disc::Entry> disc_entries;
 };
 
-// Controller registers, per association.
+// Per association: the controller registers and what its Connect made it.
 struct Controller {
     uint32_t cc = 0;
     uint32_t csts = 0;
