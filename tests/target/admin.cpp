@@ -1,6 +1,7 @@
-// Admin commands: Identify (controller, namespace, active list, namespace
-// descriptors), number of queues, keep-alive. The absurd-* misbehaviours
-// live in the Identify data.
+// Admin commands of an I/O controller: Identify (controller, namespace,
+// active list, namespace descriptors), number of queues, keep-alive. The
+// absurd-* misbehaviours live in the Identify data. A discovery
+// controller's are in discovery.cpp.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -46,6 +47,10 @@ void put_string(uint8_t* buf, size_t off, size_t len, const std::string& s)
 
 void Target::admin(Queue& q, uint32_t slot)
 {
+    if (ctrls_[q.cntlid].discovery) {
+        disc_admin(q, slot);
+        return;
+    }
     const Sqe& c = q.sqe(slot);
     switch (c.opcode) {
     case kAdminIdentify:

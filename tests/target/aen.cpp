@@ -1,9 +1,10 @@
-// Asynchronous events. Normally the target supports none (the AER is
-// refused as an unknown opcode, as before). --misbehave aen-storm answers
-// every AER at once, cycling through a namespace change notice, an event
-// of a reserved type naming an absurd log page, an error event, and a
-// notice naming the wrong log page; the changed namespace lists it serves
-// are junk. The host must neither crash nor spin.
+// Asynchronous events of an I/O controller. Normally the target supports
+// none (the AER is refused as an unknown opcode, as before; a discovery
+// controller holds its AERs instead, discovery.cpp). --misbehave
+// aen-storm answers every AER at once, cycling through a namespace change
+// notice, an event of a reserved type naming an absurd log page, an error
+// event, and a notice naming the wrong log page; the changed namespace
+// lists it serves are junk. The host must neither crash nor spin.
 #include <array>
 #include <cstdio>
 #include <cstring>

@@ -1,4 +1,5 @@
-// Fabrics commands: Connect (admin and I/O queues), Property Get/Set.
+// Fabrics commands: Connect (admin and I/O queues; an admin queue that
+// names a discovery NQN forms a discovery controller), Property Get/Set.
 #include <cstring>
 #include <string>
 
@@ -10,6 +11,7 @@ namespace {
 
 constexpr uint32_t kIpoAttrData = 1u << 16;  // invalid parameter is in the Connect data
 constexpr uint32_t kIpoAttrSqe = 0;           // ... in the Connect command itself
+constexpr uint32_t kQidOffset = 42;           // of QID in the Connect command
 constexpr uint32_t kSqsizeOffset = 44;        // of SQSIZE in the Connect command
 
 uint64_t cap_value(uint16_t max_queue_size)
@@ -100,10 +102,11 @@ void Target::connect_done(Queue& q, uint32_t slot, bool ok)
     std::memcpy(&data, q.scratch(slot), sizeof(data));
     data.subnqn[sizeof(data.subnqn) - 1] = '\0';
     const auto* raw = reinterpret_cast<const uint8_t*>(&q.sqe(slot));
-    const uint16_t qid = get<uint16_t>(raw, 42);
-    const uint16_t sqsize = get<uint16_t>(raw, 44);  // 0's based
+    const uint16_t qid = get<uint16_t>(raw, kQidOffset);
+    const uint16_t sqsize = get<uint16_t>(raw, kSqsizeOffset);  // 0's based
 
-    if (opts_.subnqn != data.subnqn) {
+    const bool discovery = is_discovery_nqn(data.subnqn);
+    if (opts_.subnqn != data.subnqn && !discovery) {
         reply(q, slot, kScConnectInvalidParam | kScDnr, kIpoAttrData | offsetof(ConnectData, subnqn));
         return;
     }
@@ -120,10 +123,21 @@ void Target::connect_done(Queue& q, uint32_t slot, bool ok)
     }
     if (qid == 0) {
         const uint16_t cntlid = next_cntlid_++;
-        ctrls_[cntlid] = Controller{};
+        Controller& ctrl = ctrls_[cntlid];
+        ctrl.subnqn = data.subnqn;
+        ctrl.discovery = discovery;
         q.cntlid = cntlid;
     } else if (!ctrls_.count(data.cntlid)) {
         reply(q, slot, kScConnectInvalidParam | kScDnr, kIpoAttrData | offsetof(ConnectData, cntlid));
+        return;
+    } else if (ctrls_[data.cntlid].subnqn != data.subnqn) {
+        reply(q, slot, kScConnectInvalidParam | kScDnr, kIpoAttrData | offsetof(ConnectData, subnqn));
+        return;
+    } else if (ctrls_[data.cntlid].discovery) {
+        // As nvmet: a discovery controller has no I/O queues (its MAXQID is 0).
+        log("connect: qid " + std::to_string(qid) + " refused: cntlid " + std::to_string(data.cntlid) +
+            " is a discovery controller");
+        reply(q, slot, kScConnectInvalidParam | kScDnr, kIpoAttrSqe | kQidOffset);
         return;
     } else {
         q.cntlid = data.cntlid;
@@ -131,7 +145,7 @@ void Target::connect_done(Queue& q, uint32_t slot, bool ok)
     q.connected = true;
     q.set_sqsize(sqsize);
     log("connect: qid " + std::to_string(qid) + " cntlid " + std::to_string(q.cntlid) + " depth " +
-        std::to_string(q.depth()) + " sqsize " + std::to_string(sqsize));
+        std::to_string(q.depth()) + " sqsize " + std::to_string(sqsize) + (discovery ? " discovery" : ""));
     reply(q, slot, kScSuccess, q.cntlid);
 }
 

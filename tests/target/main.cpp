@@ -1,8 +1,11 @@
 // rblk_test_target: a userspace NVMe-oF/RDMA target, just enough of one
-// for rblk to connect and do I/O, that misbehaves on command. For tests
-// only: one RAM namespace, no security, no persistence.
+// for rblk to connect and do I/O, and a discovery controller listing it,
+// that misbehaves on command. For tests only: one RAM namespace, no
+// security, no persistence.
 #include <csignal>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -28,7 +31,8 @@ int main(int argc, char** argv)
     app.add_option("-p,--port", o.port, "Port")->capture_default_str();
     app.add_option("-n,--nqn", o.subnqn, "Subsystem NQN")->capture_default_str();
     app.add_option("--size-mib", o.size_mib, "Namespace size, MiB")->capture_default_str()->check(CLI::Range(1, 1024));
-    app.add_option("--misbehave", mode, "One of: " + rt::mode_names())->capture_default_str();
+    app.add_option("--misbehave", mode, "One of: " + rt::mode_names() + " ('_' for '-' will do)")
+        ->capture_default_str();
     app.add_option("--after", o.after, "Qualifying events to let pass first")->capture_default_str();
     app.add_option("--count", o.count, "Events to misbehave on (0: all)")->capture_default_str();
     app.add_option("--trap-offset", o.trap_offset,
@@ -42,7 +46,25 @@ int main(int argc, char** argv)
                    "Hold each I/O response this long, so commands pile up in flight")
         ->capture_default_str()
         ->check(CLI::Range(0, 10000));
+    app.add_option("--discovery-nqn", o.disc_nqn,
+                   std::string("A discovery controller answers to this NQN too (always to ") +
+                       std::string(rt::kDiscNqn) + ")");
+    std::vector<std::string> disc_entries;
+    app.add_option("--disc-entry", disc_entries,
+                   "One more discovery log record after the subsystem's own: "
+                   "SUBNQN@TRADDR:TRSVCID[,referral] (repeatable)")
+        ->allow_extra_args(false);
     CLI11_PARSE(app, argc, argv);
+
+    for (const auto& spec : disc_entries) {
+        std::string error;
+        const auto e = rt::disc::parse_entry(spec, error);
+        if (!e) {
+            std::cerr << "rblk_test_target: bad --disc-entry '" << spec << "': " << error << "\n";
+            return 2;
+        }
+        o.disc_entries.push_back(*e);
+    }
 
     const auto m = rt::parse_mode(mode);
     if (!m) {

@@ -1,5 +1,7 @@
+// The misbehaviour modes by name, and when each one strikes.
 #include "misbehave.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -7,7 +9,7 @@ namespace rt {
 
 namespace {
 
-constexpr std::array<std::pair<Mode, std::string_view>, 14> kModes{{
+constexpr std::array<std::pair<Mode, std::string_view>, 20> kModes{{
     {Mode::none, "none"},
     {Mode::unknown_cid, "unknown-cid"},
     {Mode::stale_cid, "stale-cid"},
@@ -22,6 +24,12 @@ constexpr std::array<std::pair<Mode, std::string_view>, 14> kModes{{
     {Mode::reject_connect, "reject-connect"},
     {Mode::disconnect_in_connect, "disconnect-in-connect"},
     {Mode::aen_storm, "aen-storm"},
+    {Mode::disc_truncated, "disc-truncated"},
+    {Mode::disc_numrec_huge, "disc-numrec-huge"},
+    {Mode::disc_unterminated, "disc-unterminated"},
+    {Mode::disc_genctr_churn, "disc-genctr-churn"},
+    {Mode::disc_referral_loop, "disc-referral-loop"},
+    {Mode::disc_bad_values, "disc-bad-values"},
 }};
 
 bool io_mode(Mode m)
@@ -30,12 +38,20 @@ bool io_mode(Mode m)
            m == Mode::dnr_status || m == Mode::silence;
 }
 
+bool disc_mode(Mode m)
+{
+    return m == Mode::disc_truncated || m == Mode::disc_numrec_huge || m == Mode::disc_unterminated ||
+           m == Mode::disc_genctr_churn || m == Mode::disc_referral_loop || m == Mode::disc_bad_values;
+}
+
 }  // namespace
 
 std::optional<Mode> parse_mode(std::string_view name)
 {
+    std::string want(name);
+    std::replace(want.begin(), want.end(), '_', '-');
     for (const auto& [m, n] : kModes)
-        if (n == name)
+        if (n == want)
             return m;
     return std::nullopt;
 }
@@ -86,6 +102,11 @@ bool Misbehaviour::on_connection()
     if (mode_ != Mode::reject_connect && mode_ != Mode::disconnect_in_connect)
         return false;
     return take();
+}
+
+bool Misbehaviour::on_disc_log()
+{
+    return disc_mode(mode_) && take();
 }
 
 }  // namespace rt

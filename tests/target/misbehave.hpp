@@ -24,8 +24,16 @@ enum class Mode {
     reject_connect,        // rdma_reject() with an NVMe-oF reject status
     disconnect_in_connect, // accept, then disconnect instead of answering Connect
     aen_storm,             // every AER answered at once, with junk events and logs
+    // The discovery log (Get Log Page 70h of a discovery controller):
+    disc_truncated,        // numrec 3 more than the entries: the rest reads as zeros
+    disc_numrec_huge,      // numrec 0xffffffff, genctr stable
+    disc_unterminated,     // traddr, trsvcid, subnqn filled to full width, no pad or NUL
+    disc_genctr_churn,     // genctr one more on every read, forever
+    disc_referral_loop,    // plus a referral to this very discovery controller
+    disc_bad_values,       // first an entry with trtype 77, adrfam 9, subtype 200
 };
 
+// @name as listed by mode_names(); '_' may stand for '-'.
 std::optional<Mode> parse_mode(std::string_view name);
 std::string_view mode_name(Mode m);
 std::string mode_names();  // for --help
@@ -47,6 +55,9 @@ public:
     Action on_command(bool in_trap);
     // A connection request (reject-connect, disconnect-in-connect).
     bool on_connection();
+    // A read of the discovery log (the disc-* modes): whether this one
+    // serves the broken log.
+    bool on_disc_log();
 
     uint64_t hits() const { return hits_; }
 

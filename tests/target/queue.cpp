@@ -38,6 +38,7 @@ Queue::Queue(rdma_cm_id* id, Device& dev, uint16_t qid, uint16_t depth, uint32_t
     rsp_.resize(size_t(depth_) * 2);
     scratch_.resize(size_t(depth_) * kScratch);
     pending_.resize(depth_);
+    large_.resize(depth_);
     busy_.assign(depth_, false);
     recv_mr_.reset(check_ptr(ibv_reg_mr(dev_.pd.get(), recv_.data(), recv_.size(), IBV_ACCESS_LOCAL_WRITE),
                              "ibv_reg_mr(receive buffers)"));
@@ -54,6 +55,28 @@ Queue::Queue(rdma_cm_id* id, Device& dev, uint16_t qid, uint16_t depth, uint32_t
 const Sqe& Queue::sqe(uint32_t slot) const
 {
     return *reinterpret_cast<const Sqe*>(sqe_bytes(slot));
+}
+
+uint8_t* Queue::data_buffer(uint32_t slot, uint32_t len, uint32_t& lkey)
+{
+    if (len <= kScratch) {
+        lkey = scratch_lkey();
+        return scratch(slot);
+    }
+    if (len > kMaxData)
+        return nullptr;
+    Large& l = large_[slot];
+    if (!l.mr) {
+        l.mem.assign(kMaxData, 0);
+        l.mr.reset(ibv_reg_mr(dev_.pd.get(), l.mem.data(), l.mem.size(), IBV_ACCESS_LOCAL_WRITE));
+        if (!l.mr) {
+            std::cerr << "qid " << qid_ << ": ibv_reg_mr(data buffer): " << std::strerror(errno) << "\n";
+            l.mem = {};
+            return nullptr;
+        }
+    }
+    lkey = l.mr->lkey;
+    return l.mem.data();
 }
 
 int Queue::post_recv(ibv_qp* qp, uint32_t slot)

@@ -56,6 +56,13 @@ public:
     uint32_t capsule_len(uint32_t slot) const { return lens_[slot] - sizeof(Sqe); }
     uint8_t* scratch(uint32_t slot) { return scratch_.data() + slot * kScratch; }
     uint32_t scratch_lkey() const { return scratch_mr_->lkey; }
+    // Room for @len bytes of @slot's data, up to kMaxData (a discovery
+    // log longer than the scratch): the scratch if it fits, else a buffer
+    // of the slot's own, registered on first use and kept, like the
+    // scratch, for the slot's later commands. nullptr beyond kMaxData (or
+    // if it cannot be registered).
+    static constexpr uint32_t kMaxData = 1u << 20;
+    uint8_t* data_buffer(uint32_t slot, uint32_t len, uint32_t& lkey);
 
     // Host memory to [dst, dst+len): in-capsule data or an RDMA READ.
     // @done runs when the data is there (possibly before this returns).
@@ -95,6 +102,11 @@ private:
     std::vector<Cqe> rsp_;
     std::vector<uint8_t> scratch_;
     Mr recv_mr_, rsp_mr_, scratch_mr_;
+    struct Large {
+        std::vector<uint8_t> mem;
+        Mr mr;
+    };
+    std::vector<Large> large_;  // per slot, data_buffer() beyond kScratch
     std::vector<Done> pending_;  // per slot: waiting for an RDMA READ
     uint32_t rsp_next_ = 0;
     uint16_t sq_head_ = 0;

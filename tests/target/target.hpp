@@ -1,5 +1,6 @@
 // The test target: an rdma_cm listener, its queues, the controllers they
-// form, one RAM namespace, and the misbehaviour it was asked to play.
+// form (I/O controllers of one subsystem, or discovery controllers), one
+// RAM namespace, and the misbehaviour it was asked to play.
 #pragma once
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "disclog.hpp"
 #include "misbehave.hpp"
 #include "queue.hpp"
 
@@ -26,12 +28,21 @@ struct Options {
     uint64_t count = 0;
     uint16_t max_queue_size = 128;  // CAP.MQES + 1 and MAXCMD
     uint32_t reply_delay_ms = 0;     // hold each I/O response this long
+    // A discovery controller answers to the well-known NQN and this one.
+    std::string disc_nqn;
+    // Records of the discovery log after the subsystem's own.
+    std::vector<disc::Entry> disc_entries;
 };
 
-// Controller registers, per association.
+// Per association: the controller registers and what its Connect made it.
 struct Controller {
     uint32_t cc = 0;
     uint32_t csts = 0;
+    std::string subnqn;      // as in its Connect
+    bool discovery = false;  // a discovery controller: admin queue only
+    uint32_t aec = 0;        // discovery: Asynchronous Event Configuration
+    uint32_t kato = 0;       // discovery: Keep Alive Timer, as set
+    uint32_t aers = 0;       // AERs held (discovery: none is ever answered)
 };
 
 class Target {
@@ -68,6 +79,14 @@ private:
     void identify(Queue& q, uint32_t slot);
     void identify_ctrl(Queue& q, uint8_t* buf);
     void identify_ns(uint32_t nsid, uint8_t* buf);
+
+    // discovery.cpp: the discovery controller
+    bool is_discovery_nqn(const std::string& nqn) const;
+    void disc_admin(Queue& q, uint32_t slot);
+    void disc_features(Queue& q, uint32_t slot);
+    void disc_get_log_page(Queue& q, uint32_t slot);
+    disc::Log disc_log(const Queue& q, bool misbehave);
+    uint64_t disc_genctr_ = 1;  // disc-genctr-churn counts it up
 
     // aen.cpp
     void async_event(Queue& q, uint32_t slot);

@@ -81,13 +81,15 @@ constexpr uint8_t kAdminSetFeatures = 0x09, kAdminGetFeatures = 0x0a, kAdminIden
                   kAdminKeepAlive = 0x18, kAdminAsyncEvent = 0x0c,
                   kAdminGetLogPage = 0x02;
 constexpr uint8_t kIoFlush = 0x00, kIoWrite = 0x01, kIoRead = 0x02;
-constexpr uint8_t kFeatNumQueues = 0x07;
+constexpr uint8_t kFeatNumQueues = 0x07, kFeatAsyncEventCfg = 0x0b, kFeatKato = 0x0f;
+constexpr uint8_t kLidDiscovery = 0x70;
 constexpr uint8_t kCnsNs = 0x00, kCnsCtrl = 0x01, kCnsNsActiveList = 0x02, kCnsNsDescList = 0x03;
 
 // Status codes (the 15-bit status field: SC in 7:0, SCT in 10:8, DNR 14).
 constexpr uint16_t kScSuccess = 0x0, kScInvalidOpcode = 0x1, kScInvalidField = 0x2,
                    kScInternal = 0x6, kScInvalidNs = 0xb, kScSglInvalidType = 0x11,
-                   kScLbaRange = 0x80, kScConnectInvalidParam = 0x182, kScDnr = 0x4000;
+                   kScLbaRange = 0x80, kScAsyncLimit = 0x105, kScConnectInvalidParam = 0x182,
+                   kScDnr = 0x4000;
 
 // Controller properties (register offsets).
 constexpr uint32_t kRegCap = 0x00, kRegVs = 0x08, kRegCc = 0x14, kRegCsts = 0x1c;
@@ -99,9 +101,10 @@ constexpr uint8_t kSglKeyedData = 0x4, kSglData = 0x0, kSglSubOffset = 0x1;
 
 // Identify Controller byte offsets.
 namespace idc {
-constexpr size_t sn = 4, mn = 24, fr = 64, mdts = 77, cntlid = 78, ver = 80, cntrltype = 111,
-                 kas = 320, sqes = 512, cqes = 513, maxcmd = 514, nn = 516, oncs = 520, vwc = 525,
-                 sgls = 536, subnqn = 768, ioccsz = 1792, iorcsz = 1796, icdoff = 1800, msdbd = 1803;
+constexpr size_t sn = 4, mn = 24, fr = 64, mdts = 77, cntlid = 78, ver = 80, oaes = 92,
+                 cntrltype = 111, aerl = 259, lpa = 261, kas = 320, sqes = 512, cqes = 513, maxcmd = 514,
+                 nn = 516, oncs = 520, vwc = 525, sgls = 536, subnqn = 768, ioccsz = 1792, iorcsz = 1796,
+                 icdoff = 1800, msdbd = 1803;
 }  // namespace idc
 
 // Identify Namespace byte offsets.
