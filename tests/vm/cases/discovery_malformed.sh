@@ -13,7 +13,6 @@
 # print bytes that are not text; after discover no controller is left
 # (discovery controllers included), after each mode the module unloads.
 # vm-timeout: 600
-# vm-group: protocol
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 # shellcheck source=SCRIPTDIR/../lib-target.sh
 . "$RBLK_SRC_DIR/tests/vm/lib-target.sh"
