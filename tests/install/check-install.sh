@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What `cmake --install` puts where, staged under a DESTDIR with prefix
-# /usr as a package build does: rblkctl, its bash completion, librblk with
+# /usr as a package build does: rblkctl, its bash completion, the udev
+# rules and the boot unit (which systemd-analyze verifies), librblk with
 # its headers and rblk.pc (a program builds and links against the staged
 # tree through pkg-config alone), rblk.ko in each kernel's updates/ with no
 # depmod run on the staging tree, and the DKMS source tree. With --dkms
@@ -37,6 +38,7 @@ want=(
 	usr/share/bash-completion/completions/rblkctl
 	"$libdir/librblk.a" "$libdir/pkgconfig/rblk.pc"
 	usr/include/rblk/client.hpp usr/include/rblk/uapi/rblk.h
+	lib/udev/rules.d/60-rblk.rules lib/systemd/system/rblk-autoconnect.service
 	"$src/dkms.conf" "$src/Kbuild" "$src/main.c" "$src/uapi/rblk.h"
 )
 for k in "$@"; do
@@ -54,6 +56,17 @@ for o in $(sed -n 's/^rblk-y := //p; s/^\t *//p' "$dest/$src/Kbuild" | grep -o '
 	[ -f "$dest/$src/${o%.o}.c" ] || fail "${o%.o}.c is missing from the DKMS tree"
 done
 grep -qx "PACKAGE_VERSION=\"$version\"" "$dest/$src/dkms.conf" || fail "dkms.conf does not say version $version"
+
+# The boot unit runs the installed rblkctl, and systemd takes it as it is
+# (a copy pointing at the staged binary: verify wants it to exist).
+unit=$dest/lib/systemd/system/rblk-autoconnect.service
+grep -qx 'ExecStart=/usr/bin/rblkctl apply' "$unit" || fail "the unit does not run /usr/bin/rblkctl apply"
+grep -qx 'ExecStop=/usr/bin/rblkctl disconnect --all' "$unit" || fail "the unit does not disconnect at stop"
+mkdir "$dest/unit"
+sed "s|/usr/bin/rblkctl|$dest/usr/bin/rblkctl|" "$unit" > "$dest/unit/rblk-autoconnect.service"
+out=$(systemd-analyze verify "$dest/unit/rblk-autoconnect.service" 2>&1) ||
+	fail "systemd-analyze verify: $out"
+[ -z "$out" ] || fail "systemd-analyze verify complains: $out"
 
 # A program of our users', built against the staged tree only.
 cat > "$dest/consumer.cpp" <<'CPP'

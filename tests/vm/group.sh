@@ -225,8 +225,8 @@ reset() {
 	step targets reset_targets
 	step fabric reset_fabric
 	rm -rf /tmp/* /tmp/.[!.]* 2> /dev/null
-	# A case's modprobe configuration (e.g. no auto-load of rblk).
-	rm -f /etc/modprobe.d/rblk-test-*.conf
+	# A case's modprobe configuration (e.g. no auto-load of rblk), rules.
+	rm -f /etc/modprobe.d/rblk-test-*.conf /etc/udev/rules.d/60-rblk.rules
 	step unload unload_new && step check back_to_base && return 0
 	# Something the kept modules hold (a device a case made some other way):
 	# unload them too.

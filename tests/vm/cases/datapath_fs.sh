@@ -2,6 +2,8 @@
 # A file system on rblk: mkfs.ext4, mount, random files, umount, e2fsck -fn
 # clean, remount and the checksums match; fstrim after deleting some; then
 # the same file system checked and read through the kernel's nvme-rdma.
+# rblk's udev rules give it by-id (wwid, model_serial_nsid), by-uuid and
+# by-label links.
 # A busy host stretches it to ~290 s (measured): the budget allows that.
 # vm-timeout: 900
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
@@ -21,7 +23,21 @@ fsck_clean() {
 }
 
 # Buffered I/O through the page cache, as a file system does it.
-mkfs.ext4 -q -F "$dev" || vm_fail "mkfs.ext4 $dev failed"
+mkfs.ext4 -q -F -L rblkfs "$dev" || vm_fail "mkfs.ext4 $dev failed"
+
+# The persistent names udev gives it with rblk's rules (tool/dist/):
+# `udevadm test` runs the rules without a daemon and shows the links.
+cp "$RBLK_SRC_DIR/tool/dist/60-rblk.rules" /etc/udev/rules.d/
+trap 'rm -f /etc/udev/rules.d/60-rblk.rules' EXIT
+links=$(udevadm test --action=add /sys/block/rblk0n1 2> /dev/null | sed -n 's/^DEVLINKS=//p')
+rm /etc/udev/rules.d/60-rblk.rules
+c=/sys/class/rblk/rblk0
+model=$(cat "$c/model") serial=$(cat "$c/serial")
+for l in "by-id/rblk-$(cat /sys/block/rblk0n1/wwid)" "by-id/rblk-${model// /_}_${serial// /_}_1" \
+	"by-uuid/$(blkid -s UUID -o value "$dev")" by-label/rblkfs; do
+	vm_assert_contains " $links " " /dev/disk/$l " "udev links of $dev"
+done
+vm_log "udev links: $links"
 mount "$dev" "$mnt" || vm_fail "mount $dev failed"
 mkdir -p "$mnt/a/b"
 head -c 4M /dev/urandom > "$mnt/big"
