@@ -9,6 +9,7 @@
 #include <rblk/host_identity.hpp>
 #include <rblk/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -73,7 +74,7 @@ DiscoverySession::DiscoverySession(rblk::Client& client, const rblk::ConnectOpti
         return;
     }
     name_ = client.connect(rblk::discovery_connect_options(disc, persistent)).name;
-    owned_ = !persistent;
+    owned_ = true;
 }
 
 DiscoverySession::~DiscoverySession()
@@ -197,17 +198,23 @@ int run_connect_all(const Request& req, rblk::Client& client, std::ostream& out)
     const rblk::DiscoveryWalk walk = rblk::walk_discovery(
         starts, existing, [&](const rblk::ConnectOptions& disc, int depth) {
             const bool keep = req.persistent && depth == 0 && !persistent;
-            const DiscoverySession session(client, disc, keep, existing);
-            if (keep)
+            DiscoverySession session(client, disc, keep, existing);
+            rblk::DiscoveryLog log = session.read();
+            if (keep) {  // only once its log could be read
+                session.keep();
                 persistent = session.name();
-            return session.read();
+            }
+            return log;
         });
     const ConnectOutcome outcome = connect_walk(walk, client);
     if (req.json) {
         nlohmann::json connected = nlohmann::json::array();
         for (const rblk::ControllerInfo& c : outcome.connected)
             connected.push_back(rblk::controller_json(c));
-        nlohmann::json j = {{"connected", std::move(connected)}};
+        std::vector<std::string> already = walk.existing;
+        std::sort(already.begin(), already.end());
+        already.erase(std::unique(already.begin(), already.end()), already.end());
+        nlohmann::json j = {{"connected", std::move(connected)}, {"existing", already}};
         if (persistent)
             j["persistent"] = *persistent;
         out << j.dump(2) << '\n';

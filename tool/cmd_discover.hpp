@@ -13,9 +13,9 @@
 namespace rblkctl {
 
 // A discovery controller to read the log of: an existing persistent one
-// for the same target is reused; otherwise one is connected, and
-// disconnected again when the session ends (also on error) unless it is
-// to stay as the persistent one.
+// for the same target is reused; otherwise one is connected (with a
+// keep-alive when persistent), and disconnected again when the session
+// ends, also on error, unless keep() was called.
 class DiscoverySession {
 public:
     DiscoverySession(rblk::Client& client, const rblk::ConnectOptions& disc, bool persistent,
@@ -26,6 +26,8 @@ public:
 
     // The log through /dev/<name>, validated (rblk/discovery.hpp).
     rblk::DiscoveryLog read() const;
+    // Leave it connected: the persistent discovery controller.
+    void keep() { owned_ = false; }
     const std::string& name() const { return name_; }
     bool reused() const { return reused_; }
 

@@ -230,7 +230,7 @@ UniqueFd open_ctrl_device(const std::string& name, std::chrono::milliseconds wai
     const std::string path = "/dev/" + name;
     const auto deadline = std::chrono::steady_clock::now() + wait;
     for (;;) {
-        UniqueFd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+        UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));  // as nvme-cli
         if (fd)
             return fd;
         const int err = errno;

@@ -92,7 +92,7 @@ LogPageReader fd_log_reader(int fd);
 // fetch_discovery_log(fd_log_reader(fd)) parsed.
 DiscoveryLog read_discovery_log(int fd);
 
-// Opens /dev/<name> read-write, waiting up to `wait` for devtmpfs to create
+// Opens /dev/<name> (read-only, as nvme-cli), waiting up to `wait` for devtmpfs to create
 // it after the controller appeared. Throws Error(errno) naming the path.
 UniqueFd open_ctrl_device(const std::string& name,
                           std::chrono::milliseconds wait = std::chrono::milliseconds(3000));
