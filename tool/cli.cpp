@@ -18,6 +18,7 @@ Cli::Cli() : app_("rblkctl: control rblk NVMe-oF/RDMA block devices", "rblkctl")
     add_stats(app_, request_);
     add_monitor(app_, request_);
     add_session(app_, request_);
+    add_discover(app_, request_);
     add_bench_command(app_, request_);
     add_completion(app_, request_);  // last: it describes everything above
 }

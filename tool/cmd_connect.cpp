@@ -8,17 +8,27 @@
 
 namespace rblkctl {
 
-void add_connect(CLI::App& app, Request& req)
+void add_address_options(CLI::App* sub, rblk::ConnectOptions& o, bool traddr_required)
 {
-    rblk::ConnectOptions& o = req.connect;
-    CLI::App* sub = app.add_subcommand("connect", "Connect to an NVMe-oF subsystem over RDMA");
     sub->add_option("-t,--transport", o.transport, "Transport type")->capture_default_str();
-    sub->add_option("-a,--traddr", o.traddr, "Target address (IPv4 or IPv6 literal)")
-        ->required();
+    CLI::Option* traddr =
+        sub->add_option("-a,--traddr", o.traddr, "Target address (IPv4 or IPv6 literal)");
+    if (traddr_required)
+        traddr->required();
     sub->add_option("-s,--trsvcid", o.trsvcid, "Target port")->capture_default_str();
-    sub->add_option("-n,--nqn", o.subnqn, "Subsystem NQN")->required();
+}
+
+void add_host_options(CLI::App* sub, rblk::ConnectOptions& o)
+{
     sub->add_option("-q,--hostnqn", o.hostnqn, "Host NQN (default: /etc/nvme/hostnqn)");
     sub->add_option("-I,--hostid", o.hostid, "Host UUID (default: /etc/nvme/hostid)");
+    sub->add_option("-w,--host-traddr", o.host_traddr,
+                    "Source address to connect from (IPv4 or IPv6 literal)");
+    sub->add_option("-T,--tos", o.tos, "RDMA type of service 0..255 (-1: the default)");
+}
+
+void add_io_options(CLI::App* sub, rblk::ConnectOptions& o)
+{
     sub->add_option("-i,--nr-io-queues", o.nr_io_queues, "Number of I/O queues");
     sub->add_option("-W,--nr-write-queues", o.nr_write_queues,
                     "Number of write queues (the I/O queues then carry reads)");
@@ -31,19 +41,31 @@ void add_connect(CLI::App& app, Request& req)
                     "Seconds to keep reconnecting (-1: forever)");
     sub->add_option("--fast-io-fail-tmo", o.fast_io_fail_tmo,
                     "Seconds after which I/O fails while reconnecting (-1: off)");
-    sub->add_option("-w,--host-traddr", o.host_traddr,
-                    "Source address to connect from (IPv4 or IPv6 literal)");
-    sub->add_option("-T,--tos", o.tos, "RDMA type of service 0..255 (-1: the default)");
+}
+
+void check_options(const rblk::ConnectOptions& o)
+{
+    try {
+        o.validate();
+    } catch (const rblk::InvalidOption& e) {
+        throw CLI::ValidationError(e.what());
+    }
+}
+
+void add_connect(CLI::App& app, Request& req)
+{
+    rblk::ConnectOptions& o = req.connect;
+    CLI::App* sub = app.add_subcommand("connect", "Connect to an NVMe-oF subsystem over RDMA");
+    add_address_options(sub, o, true);
+    sub->add_option("-n,--nqn", o.subnqn, "Subsystem NQN")->required();
+    add_host_options(sub, o);
+    add_io_options(sub, o);
     sub->add_flag("-D,--duplicate-connect", o.duplicate_connect,
                   "Allow a second identical connection");
     sub->add_flag("--json", req.json, "Print the controller as JSON");
     sub->callback([&req] {
         req.command = Command::Connect;
-        try {
-            req.connect.validate();
-        } catch (const rblk::InvalidOption& e) {
-            throw CLI::ValidationError(e.what());
-        }
+        check_options(req.connect);
     });
 }
 

@@ -19,6 +19,15 @@ void add_list(CLI::App& app, Request& req);        // cmd_list.cpp: list, show
 void add_stats(CLI::App& app, Request& req);       // cmd_stats.cpp
 void add_monitor(CLI::App& app, Request& req);     // cmd_monitor.cpp
 void add_session(CLI::App& app, Request& req);     // cmd_session.cpp: apply, save
+void add_discover(CLI::App& app, Request& req);    // cmd_discover.cpp: discover, connect-all
+
+// The option groups connect shares with discover, connect-all and monitor
+// (cmd_connect.cpp): one definition each, so the spellings cannot drift.
+void add_address_options(CLI::App* sub, rblk::ConnectOptions& o, bool traddr_required);  // -t -a -s
+void add_host_options(CLI::App* sub, rblk::ConnectOptions& o);  // -q -I -w -T
+void add_io_options(CLI::App* sub, rblk::ConnectOptions& o);    // -i -W -P -Q -k -c -l --fast-io-fail-tmo
+// o.validate(), its message as a CLI11 ValidationError.
+void check_options(const rblk::ConnectOptions& o);
 
 int run_connect(const Request& req, rblk::Client& client, std::ostream& out);
 int run_disconnect(const Request& req, rblk::Client& client, std::ostream& out);
@@ -26,6 +35,15 @@ int run_list(const Request& req, rblk::Client& client, std::ostream& out);
 int run_show(const Request& req, rblk::Client& client, std::ostream& out);
 int run_stats(const Request& req, rblk::Client& client, std::ostream& out);
 int run_monitor(const Request& req, rblk::Client& client, std::ostream& out);
+int run_discover(const Request& req, rblk::Client& client, std::ostream& out);
+int run_connect_all(const Request& req, rblk::Client& client, std::ostream& out);
+// The discovery controllers of a discovery.conf (cmd_discover.cpp): each
+// line's options parsed as connect-all's over a copy of `defaults`, so the
+// command line's host and I/O options apply where a line says nothing.
+// Throws InvalidOption "FILE:LINE: reason".
+std::vector<rblk::ConnectOptions> discovery_conf_starts(std::istream& in,
+                                                        const rblk::ConnectOptions& defaults,
+                                                        const std::string& where);
 // The sessions of req.file, host defaults applied; read before the kernel
 // is asked anything, so a bad file is reported as such.
 std::vector<rblk::ConnectOptions> load_sessions(const Request& req);

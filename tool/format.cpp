@@ -2,6 +2,11 @@
 
 #include <rblk/json.hpp>
 
+extern "C" {  // libnvme 1.3 headers lack C++ linkage guards
+#include <nvme/fabrics.h>
+#include <nvme/types.h>
+}
+
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -18,6 +23,11 @@ std::string devices(const rblk::ControllerInfo& c)
 }
 
 std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
+
+std::string subnqn_of(const rblk::ControllerInfo& c)
+{
+    return c.discovery ? c.subnqn + " (discovery)" : c.subnqn;
+}
 
 // The I/O queues in all, and by type when there are write or poll queues:
 // "2", or "4 (2+1w+1p)" (with write queues the first are the read queues).
@@ -66,7 +76,7 @@ std::string format_list(const std::vector<rblk::ControllerInfo>& controllers)
     for (const rblk::ControllerInfo& c : controllers)
         rows.push_back({c.name, rblk::state_name(c.state), c.transport, c.traddr,
                         std::to_string(c.trsvcid), queues(c),
-                        std::to_string(c.queue_size), c.subnqn, devices(c)});
+                        std::to_string(c.queue_size), subnqn_of(c), devices(c)});
     return align_table(rows);
 }
 
@@ -94,6 +104,7 @@ std::string format_show(const rblk::ControllerInfo& c)
         {"host_traddr:", or_dash(c.host_traddr)},
         {"tos:", c.tos < 0 ? std::string("-") : std::to_string(c.tos)},
         {"subnqn:", c.subnqn},
+        {"type:", c.discovery ? "discovery" : "io"},
         {"hostnqn:", or_dash(c.hostnqn)},
         {"hostid:", or_dash(c.hostid)},
         {"cntlid:", std::to_string(c.cntlid)},
@@ -177,6 +188,43 @@ std::string format_session(const std::string& name, const std::string& subnqn,
 std::string format_event(const rblk::StateEvent& e)
 {
     return e.name + ": " + rblk::state_name(e.old_state) + " -> " + rblk::state_name(e.state);
+}
+
+std::string format_aen(const rblk::AenEvent& e)
+{
+    char hex[16];
+    std::snprintf(hex, sizeof(hex), "0x%08x", e.result);
+    return e.name + ": async event " + hex +
+           (rblk::is_discovery_change(e.result) ? " (discovery log changed)" : "");
+}
+
+std::string format_discovery_log(const rblk::DiscoveryLog& log)
+{
+    std::ostringstream s;
+    s << "\nDiscovery Log Number of Records " << log.numrec << ", Generation counter "
+      << log.genctr << '\n';
+    for (const rblk::DiscoveryEntry& e : log.entries) {
+        char pkey[8];
+        std::snprintf(pkey, sizeof(pkey), "0x%04x", e.rdma_pkey);
+        s << "=====Discovery Log Entry " << e.index << "======\n"
+          << "trtype:  " << nvmf_trtype_str(e.trtype) << '\n'
+          << "adrfam:  " << (e.traddr.empty() ? "" : nvmf_adrfam_str(e.adrfam)) << '\n'
+          << "subtype: " << nvmf_subtype_str(e.subtype) << '\n'
+          << "treq:    " << nvmf_treq_str(e.treq) << '\n'
+          << "portid:  " << e.portid << '\n'
+          << "trsvcid: " << e.trsvcid << '\n'
+          << "subnqn:  " << e.subnqn << '\n'
+          << "traddr:  " << e.traddr << '\n'
+          << "eflags:  " << nvmf_eflags_str(e.eflags) << '\n';
+        if (e.trtype == NVMF_TRTYPE_RDMA)
+            s << "rdma_prtype: " << nvmf_prtype_str(e.rdma_prtype) << '\n'
+              << "rdma_qptype: " << nvmf_qptype_str(e.rdma_qptype) << '\n'
+              << "rdma_cms:    " << nvmf_cms_str(e.rdma_cms) << '\n'
+              << "rdma_pkey: " << pkey << '\n';
+        else if (e.trtype == NVMF_TRTYPE_TCP)
+            s << "sectype: " << nvmf_sectype_str(e.tcp_sectype) << '\n';
+    }
+    return s.str();
 }
 
 std::string format_module_event(const rblk::FamilyNotice& n)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <rblk/controller.hpp>
+#include <rblk/discovery.hpp>
 #include <rblk/family_notice.hpp>
 #include <rblk/stats_rate.hpp>
 
@@ -32,6 +33,10 @@ std::string format_session(const std::string& name, const std::string& subnqn,
                            const std::string& outcome);
 // `monitor`: "rblk0: connecting -> live".
 std::string format_event(const rblk::StateEvent& e);
+// `monitor`: "rblk3: async event 0x0070f002 (discovery log changed)".
+std::string format_aen(const rblk::AenEvent& e);
+// `discover`: as `nvme discover` prints it, strings from libnvme.
+std::string format_discovery_log(const rblk::DiscoveryLog& log);
 // "rblk module unloaded" / "rblk module loaded (family id 37)"
 std::string format_module_event(const rblk::FamilyNotice& n);
 

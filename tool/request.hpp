@@ -11,7 +11,8 @@
 namespace rblkctl {
 
 enum class Command {
-    None, List, Connect, Disconnect, Show, Stats, Monitor, Apply, Save, Bench, Completion
+    None, List, Connect, Disconnect, Show, Stats, Monitor, Apply, Save, Bench, Completion,
+    Discover, ConnectAll
 };
 
 struct Request {
@@ -26,6 +27,13 @@ struct Request {
     std::string shell;   // completion
     std::string output;  // completion: the script to print
     rblk::bench::BenchArgs bench;  // bench: its options, as given
+    // discover/connect-all: the discovery controller is req.connect (its
+    // subnqn the discovery NQN, RBLK_DISC_SUBNQN by default); connect-all
+    // and monitor --connect-new also take its I/O options for the controllers
+    // they connect.
+    bool persistent = false;  // connect-all: keep the discovery controller
+    std::string config;       // connect-all without -a: discovery.conf
+    bool connect_new = false; // monitor: connect what a discovery log change adds
 };
 
 }  // namespace rblkctl

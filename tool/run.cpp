@@ -23,6 +23,8 @@ int run(const Request& req, std::ostream& out)
     case Command::Monitor: return run_monitor(req, client, out);
     case Command::Apply: return run_apply(req, sessions, client, out);
     case Command::Save: return run_save(req, client, out);
+    case Command::Discover: return run_discover(req, client, out);
+    case Command::ConnectAll: return run_connect_all(req, client, out);
     case Command::None:
     case Command::Bench:
     case Command::Completion: break;

@@ -328,5 +328,52 @@ TEST(EventAttrs, StateChangeDecodes)
     EXPECT_EQ(e.old_state, CtrlState::Live);
 }
 
+TEST(DiscoveryAttrs, WellKnownNqnOrTheFlagSendsDiscovery)
+{
+    ConnectOptions o;
+    o.traddr = "10.0.0.1";
+    o.subnqn = RBLK_DISC_SUBNQN;
+    auto msg = genl_msg(RBLK_CMD_CONNECT);
+    put_connect_attrs(msg.get(), o);
+    EXPECT_NE(parse_all(msg.get()).tb[RBLK_ATTR_DISCOVERY], nullptr);
+
+    o.subnqn = "nqn.unique-discovery";
+    o.discovery = true;
+    auto flagged = genl_msg(RBLK_CMD_CONNECT);
+    put_connect_attrs(flagged.get(), o);
+    EXPECT_NE(parse_all(flagged.get()).tb[RBLK_ATTR_DISCOVERY], nullptr);
+
+    o.subnqn = "nqn.io";
+    o.discovery = false;
+    auto io = genl_msg(RBLK_CMD_CONNECT);
+    put_connect_attrs(io.get(), o);
+    EXPECT_EQ(parse_all(io.get()).tb[RBLK_ATTR_DISCOVERY], nullptr);
+}
+
+TEST(DiscoveryAttrs, ControllerFlagDecodes)
+{
+    auto msg = genl_msg(RBLK_CMD_GET_CTRL);
+    ASSERT_EQ(nla_put_string(msg.get(), RBLK_ATTR_CTRL_NAME, "rblk4"), 0);
+    EXPECT_FALSE(parse_controller(nlmsg_hdr(msg.get())).discovery);
+    ASSERT_EQ(nla_put_flag(msg.get(), RBLK_ATTR_DISCOVERY), 0);
+    EXPECT_TRUE(parse_controller(nlmsg_hdr(msg.get())).discovery);
+}
+
+TEST(AenAttrs, EventDecodesAndAResultIsRequired)
+{
+    auto msg = genl_msg(RBLK_CMD_AEN);
+    ASSERT_EQ(nla_put_u32(msg.get(), RBLK_ATTR_CTRL_ID, 4), 0);
+    ASSERT_EQ(nla_put_string(msg.get(), RBLK_ATTR_CTRL_NAME, "rblk4"), 0);
+    EXPECT_THROW(parse_aen(nlmsg_hdr(msg.get())), Error);
+    ASSERT_EQ(nla_put_u32(msg.get(), RBLK_ATTR_AEN_RESULT, 0x0070f002), 0);
+    ASSERT_EQ(nla_put_flag(msg.get(), RBLK_ATTR_DISCOVERY), 0);
+    const AenEvent e = parse_aen(nlmsg_hdr(msg.get()));
+    EXPECT_EQ(e.id, 4u);
+    EXPECT_EQ(e.name, "rblk4");
+    EXPECT_EQ(e.result, 0x0070f002u);
+    EXPECT_TRUE(e.discovery);
+    EXPECT_TRUE(is_discovery_change(e.result));
+}
+
 }  // namespace
 }  // namespace rblk

@@ -1,5 +1,5 @@
 // rblkctl command-line parsing: every option, defaults, and bad values.
-#include "cli.hpp"
+#include "cli_parse.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,26 +8,8 @@
 namespace rblkctl {
 namespace {
 
-// Parses argv (program name added) into a fresh Cli.
-std::unique_ptr<Cli> parse(std::vector<std::string> args)
-{
-    auto cli = std::make_unique<Cli>();
-    args.insert(args.begin(), "rblkctl");
-    cli->parse(args);
-    return cli;
-}
-
-// The one-line message a bad command line produces.
-std::string parse_error(std::vector<std::string> args)
-{
-    try {
-        parse(std::move(args));
-    } catch (const CLI::ParseError& e) {
-        EXPECT_NE(e.get_exit_code(), 0);
-        return e.what();
-    }
-    return "<parsed>";
-}
+using test::parse;
+using test::parse_error;
 
 const std::vector<std::string> kConnect = {"connect", "-a", "10.99.0.1", "-n", "nqn.sub"};
 

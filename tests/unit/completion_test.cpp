@@ -133,10 +133,10 @@ protected:
 
 TEST_F(CompletionInBash, Subcommands)
 {
-    EXPECT_EQ(complete("rblkctl di"), "disconnect\n");
+    EXPECT_EQ(complete("rblkctl di"), "disconnect\ndiscover\n");
     const std::string all = complete("rblkctl ");
-    for (const char* sub : {"apply", "bench", "connect", "disconnect", "list", "monitor", "save",
-                            "show", "stats"})
+    for (const char* sub : {"apply", "bench", "connect", "connect-all", "disconnect", "discover",
+                            "list", "monitor", "save", "show", "stats"})
         EXPECT_TRUE(has_word(all, sub)) << sub << " in\n" << all;
     EXPECT_FALSE(has_word(all, "completion")) << all;  // hidden
     EXPECT_EQ(complete("rblkctl --v"), "--version\n");
@@ -180,7 +180,8 @@ TEST_F(CompletionInBash, WithTheBashCompletionPackage)
     // ci/install-deps.sh installs it: a missing package fails, never skips.
     ASSERT_TRUE(fs::exists(kBashCompletion))
         << kBashCompletion << " is missing: apt-get install bash-completion";
-    EXPECT_EQ(complete("rblkctl di", true), "disconnect\n");
+    EXPECT_EQ(complete("rblkctl di", true), "disconnect\ndiscover\n");
+    EXPECT_EQ(complete("rblkctl connect-all --pers", true), "--persistent\n");
     EXPECT_EQ(complete("rblkctl bench --rw=ra", true), "randread\nrandrw\nrandwrite\n");
     EXPECT_EQ(complete("rblkctl show ", true), "rblk0\nrblk3\n");
     // Readline splits at ':', so only what follows the last one is offered.

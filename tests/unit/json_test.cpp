@@ -55,7 +55,8 @@ TEST(Json, ListEntryHasExactlyTheDocumentedKeysAndTypes)
                                               "trsvcid", "subnqn", "hostnqn", "cntlid",
                                               "nr_io_queues", "nr_write_queues",
                                               "nr_poll_queues", "queue_size", "host_traddr",
-                                              "tos", "namespaces"}));
+                                              "tos", "discovery", "namespaces"}));
+    EXPECT_EQ(c["discovery"], false);
     EXPECT_EQ(c["name"], "rblk7");
     EXPECT_EQ(c["id"], 7);
     EXPECT_EQ(c["state"], "connecting");

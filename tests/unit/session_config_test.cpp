@@ -168,6 +168,16 @@ ControllerInfo controller(const char* name, const char* hostnqn, const char* sub
     return c;
 }
 
+TEST(Sessions, SaveLeavesDiscoveryControllersOut)
+{
+    ControllerInfo disc = controller("rblk1", "nqn.h1", RBLK_DISC_SUBNQN, "10.0.0.1", 4420);
+    disc.discovery = true;
+    const json j = sessions_json({disc, controller("rblk0", "nqn.h1", "nqn.s1", "10.0.0.1", 4420)});
+    ASSERT_EQ(j["hosts"].size(), 1u);
+    ASSERT_EQ(j["hosts"][0]["subsystems"].size(), 1u);
+    EXPECT_EQ(j["hosts"][0]["subsystems"][0]["nqn"], "nqn.s1");
+}
+
 TEST(Sessions, SaveGroupsByHostThenSubsystem)
 {
     const json j = sessions_json({controller("rblk0", "nqn.h1", "nqn.s1", "10.0.0.1", 4420),

@@ -30,7 +30,7 @@ const nla_policy* ctrl_policy()
         for (int a : {RBLK_ATTR_CTRL_ID, RBLK_ATTR_NR_IO_QUEUES, RBLK_ATTR_QUEUE_SIZE,
                       RBLK_ATTR_KATO, RBLK_ATTR_RECONNECT_DELAY, RBLK_ATTR_CTRL_LOSS_TMO,
                       RBLK_ATTR_FAST_IO_FAIL_TMO, RBLK_ATTR_NR_WRITE_QUEUES,
-                      RBLK_ATTR_NR_POLL_QUEUES})
+                      RBLK_ATTR_NR_POLL_QUEUES, RBLK_ATTR_AEN_RESULT})
             t[a].type = NLA_U32;
         for (int a : {RBLK_ATTR_CTRL_NAME, RBLK_ATTR_TRANSPORT, RBLK_ATTR_TRADDR,
                       RBLK_ATTR_SUBNQN, RBLK_ATTR_HOSTNQN, RBLK_ATTR_MODEL, RBLK_ATTR_SERIAL,
@@ -46,6 +46,7 @@ const nla_policy* ctrl_policy()
         for (int a : {RBLK_ATTR_NAMESPACES, RBLK_ATTR_STATS})
             t[a].type = NLA_NESTED;
         t[RBLK_ATTR_HOSTID].minlen = RBLK_HOSTID_LEN;
+        t[RBLK_ATTR_DISCOVERY].type = NLA_FLAG;
         return t;
     }();
     return p.data();
@@ -127,6 +128,8 @@ void put_connect_attrs(nl_msg* msg, const ConnectOptions& o)
             check_put(nla_put_s32(msg, type, static_cast<std::int32_t>(**value)), type);
     if (o.duplicate_connect)
         check_put(nla_put_flag(msg, RBLK_ATTR_DUPLICATE_CONNECT), RBLK_ATTR_DUPLICATE_CONNECT);
+    if (o.is_discovery())
+        check_put(nla_put_flag(msg, RBLK_ATTR_DISCOVERY), RBLK_ATTR_DISCOVERY);
     if (o.host_traddr)
         check_put(nla_put_string(msg, RBLK_ATTR_HOST_TRADDR, o.host_traddr->c_str()),
                   RBLK_ATTR_HOST_TRADDR);
@@ -210,6 +213,7 @@ ControllerInfo parse_controller(nlmsghdr* hdr)
     c.state_since_ms = get_opt_u64(tb[RBLK_ATTR_STATE_SINCE_MS]);
     c.next_reconnect_ms = get_opt_u64(tb[RBLK_ATTR_NEXT_RECONNECT_MS]);
     c.loss_deadline_ms = get_opt_u64(tb[RBLK_ATTR_LOSS_DEADLINE_MS]);
+    c.discovery = tb[RBLK_ATTR_DISCOVERY] != nullptr;
     if (tb[RBLK_ATTR_NAMESPACES])
         c.namespaces = parse_namespaces(tb[RBLK_ATTR_NAMESPACES]);
     if (tb[RBLK_ATTR_STATS])
@@ -226,6 +230,20 @@ StateEvent parse_event(nlmsghdr* hdr)
     e.name = get_string(tb[RBLK_ATTR_CTRL_NAME]);
     e.state = get_or<CtrlState>(tb[RBLK_ATTR_STATE], nla_get_u8);
     e.old_state = get_or<CtrlState>(tb[RBLK_ATTR_OLD_STATE], nla_get_u8);
+    return e;
+}
+
+AenEvent parse_aen(nlmsghdr* hdr)
+{
+    nlattr* tb[RBLK_ATTR_MAX + 1];
+    parse_genl(hdr, tb);
+    if (!tb[RBLK_ATTR_AEN_RESULT])
+        malformed("AEN without a result");
+    AenEvent e;
+    e.id = get_or<std::uint32_t>(tb[RBLK_ATTR_CTRL_ID], nla_get_u32);
+    e.name = get_string(tb[RBLK_ATTR_CTRL_NAME]);
+    e.result = nla_get_u32(tb[RBLK_ATTR_AEN_RESULT]);
+    e.discovery = tb[RBLK_ATTR_DISCOVERY] != nullptr;
     return e;
 }
 

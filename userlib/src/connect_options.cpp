@@ -77,6 +77,11 @@ std::string format_uuid(const std::array<std::uint8_t, RBLK_HOSTID_LEN>& uuid)
     return buf;
 }
 
+bool ConnectOptions::is_discovery() const
+{
+    return discovery || subnqn == RBLK_DISC_SUBNQN;
+}
+
 void ConnectOptions::validate() const
 {
     if (transport != "rdma")

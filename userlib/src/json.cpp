@@ -1,5 +1,10 @@
 #include "rblk/json.hpp"
 
+extern "C" {  // libnvme 1.3 headers lack C++ linkage guards
+#include <nvme/fabrics.h>
+#include <nvme/types.h>
+}
+
 namespace rblk {
 
 using nlohmann::json;
@@ -32,6 +37,7 @@ json controller_json(const ControllerInfo& c)
             {"queue_size", c.queue_size},
             {"host_traddr", c.host_traddr},
             {"tos", c.tos},
+            {"discovery", c.discovery},
             {"namespaces", std::move(namespaces)}};
 }
 
@@ -109,6 +115,45 @@ json module_event_json(const FamilyNotice& n)
     if (!n.registered)
         return {{"event", "module"}, {"state", "unloaded"}};
     return {{"event", "module"}, {"state", "loaded"}, {"family_id", n.family_id}};
+}
+
+json aen_json(const AenEvent& e)
+{
+    return {{"event", "aen"},
+            {"id", e.id},
+            {"name", e.name},
+            {"result", e.result},
+            {"discovery_log_changed", is_discovery_change(e.result)}};
+}
+
+json discovery_entry_json(const DiscoveryEntry& e)
+{
+    json j = {{"trtype", nvmf_trtype_str(e.trtype)},
+              {"adrfam", nvmf_adrfam_str(e.adrfam)},
+              {"subtype", nvmf_subtype_str(e.subtype)},
+              {"treq", nvmf_treq_str(e.treq)},
+              {"portid", e.portid},
+              {"trsvcid", e.trsvcid},
+              {"subnqn", e.subnqn},
+              {"traddr", e.traddr},
+              {"eflags", nvmf_eflags_str(e.eflags)}};
+    if (e.trtype == NVMF_TRTYPE_RDMA) {
+        j["rdma_prtype"] = nvmf_prtype_str(e.rdma_prtype);
+        j["rdma_qptype"] = nvmf_qptype_str(e.rdma_qptype);
+        j["rdma_cms"] = nvmf_cms_str(e.rdma_cms);
+        j["rdma_pkey"] = e.rdma_pkey;
+    } else if (e.trtype == NVMF_TRTYPE_TCP) {
+        j["sectype"] = nvmf_sectype_str(e.tcp_sectype);
+    }
+    return j;
+}
+
+json discovery_log_json(const DiscoveryLog& log)
+{
+    json records = json::array();
+    for (const DiscoveryEntry& e : log.entries)
+        records.push_back(discovery_entry_json(e));
+    return {{"genctr", log.genctr}, {"records", std::move(records)}};
 }
 
 }  // namespace rblk

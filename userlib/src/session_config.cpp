@@ -178,6 +178,10 @@ json sessions_json(const std::vector<ControllerInfo>& controllers)
         return array.back();
     };
     for (const ControllerInfo& c : controllers) {
+        // Not sessions: the file has no way to say "discovery", and
+        // connect-all --persistent (discovery.conf) brings them back.
+        if (c.discovery)
+            continue;
         json fresh_host = {{"subsystems", json::array()}};
         if (!c.hostnqn.empty())
             fresh_host["hostnqn"] = c.hostnqn;

@@ -14,13 +14,16 @@
 namespace rblk {
 
 // Appends the RBLK_CMD_CONNECT attributes for (validated) opts to msg:
-// always transport, traddr, trsvcid, subnqn; the rest only when set.
+// always transport, traddr, trsvcid, subnqn; the rest only when set
+// (RBLK_ATTR_DISCOVERY when opts.is_discovery()).
 void put_connect_attrs(nl_msg* msg, const ConnectOptions& opts);
 
 // A GET_CTRL/CONNECT/GET_STATS reply (a generic netlink message).
 ControllerInfo parse_controller(nlmsghdr* hdr);
 // An RBLK_CMD_EVENT message.
 StateEvent parse_event(nlmsghdr* hdr);
+// An RBLK_CMD_AEN message; EBADMSG without RBLK_ATTR_AEN_RESULT.
+AenEvent parse_aen(nlmsghdr* hdr);
 
 // RBLK_ATTR_NAMESPACES: repeated RBLK_NS_ATTR_ENTRY nests; pads are skipped.
 std::vector<NamespaceInfo> parse_namespaces(nlattr* nest);

@@ -30,6 +30,12 @@ struct ConnectOptions {
     bool duplicate_connect = false;
     std::optional<std::string> host_traddr;  // source address literal, of traddr's family
     std::optional<std::int64_t> tos;         // RDMA type of service 0..255, -1 = default
+    // A discovery controller (RBLK_ATTR_DISCOVERY): admin queue only, its
+    // log read through /dev/rblkN. Sent also when subnqn is RBLK_DISC_SUBNQN.
+    bool discovery = false;
+
+    // discovery, or subnqn is the well-known discovery NQN (which implies it).
+    bool is_discovery() const;
 
     // Throws InvalidOption naming the first bad field and the accepted range/format.
     void validate() const;

@@ -120,6 +120,7 @@ struct ControllerInfo {
     std::optional<std::uint64_t> state_since_ms;
     std::optional<std::uint64_t> next_reconnect_ms;
     std::optional<std::uint64_t> loss_deadline_ms;
+    bool discovery = false;  // RBLK_ATTR_DISCOVERY: admin queue only, no namespaces
     std::vector<NamespaceInfo> namespaces;
     std::optional<CtrlStats> stats;  // only in GET_STATS replies
 };
@@ -131,5 +132,25 @@ struct StateEvent {
     CtrlState state = CtrlState::New;
     CtrlState old_state = CtrlState::New;
 };
+
+// RBLK_CMD_AEN on the "events" multicast group: an asynchronous event of a
+// controller that userspace acts on (completion dword 0 of the AER).
+struct AenEvent {
+    std::uint32_t id = 0;
+    std::string name;
+    std::uint32_t result = 0;
+    bool discovery = false;  // the controller is a discovery controller
+};
+
+// The AER result fields (NVMe base spec, Asynchronous Event Request
+// completion dword 0): type bits 2:0, info bits 15:8, log page bits 23:16.
+constexpr std::uint32_t aen_type(std::uint32_t result) { return result & 0x7; }
+constexpr std::uint32_t aen_info(std::uint32_t result) { return (result >> 8) & 0xff; }
+constexpr std::uint32_t aen_log_page(std::uint32_t result) { return (result >> 16) & 0xff; }
+// A Discovery Log Page Change notice: type 2 (notice), info 0xf0, log 0x70.
+constexpr bool is_discovery_change(std::uint32_t result)
+{
+    return aen_type(result) == 2 && aen_info(result) == 0xf0 && aen_log_page(result) == 0x70;
+}
 
 }  // namespace rblk

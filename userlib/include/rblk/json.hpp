@@ -8,7 +8,8 @@
 //              "hostnqn": "nqn...", "cntlid": 1, "nr_io_queues": 2,
 //              "nr_write_queues": 0, "nr_poll_queues": 0 (granted; 0 = none),
 //              "queue_size": 128, "host_traddr": "" (none) or "10.0.0.2",
-//              "tos": -1 (default) or 0..255, "namespaces": [NAMESPACE, ...]}
+//              "tos": -1 (default) or 0..255, "discovery": false (true: a
+//              discovery controller, no namespaces), "namespaces": [NAMESPACE, ...]}
 // NAMESPACE:  {"nsid": 1, "device": "/dev/rblk0n1", "size_bytes": 1073741824,
 //              "lba_size": 512}
 // show:  CONTROLLER plus "hostid", "kato", "reconnect_delay", "ctrl_loss_tmo",
@@ -24,12 +25,22 @@
 //         "read_mib_s", "write_mib_s"} (numbers; MiB = 2^20 bytes)
 // event: {"event": "state", "id": 0, "name": "rblk0", "state": "live",
 //         "old_state": "connecting"}
+// aen (monitor): {"event": "aen", "id": 3, "name": "rblk3", "result": 7405570,
+//         "discovery_log_changed": true}
+// discover: nvme-cli 2.x's shape and strings (libnvme's nvmf_*_str()):
+//        {"genctr": 5, "records": [{"trtype": "rdma", "adrfam": "ipv4",
+//         "subtype": "nvme subsystem", "treq": "not specified", "portid": 1,
+//         "trsvcid": "4420", "subnqn": "nqn...", "traddr": "10.0.0.1",
+//         "eflags": "none", and for rdma "rdma_prtype": "not specified",
+//         "rdma_qptype": "connected", "rdma_cms": "rdma-cm", "rdma_pkey": 0
+//         (a number, as nvme-cli), for tcp "sectype": "none"}, ...]}
 // module event (monitor): {"event": "module", "state": "unloaded"} when the
 //         rblk family goes away, {"event": "module", "state": "loaded",
 //         "family_id": 37} when it is registered again
 #pragma once
 
 #include "rblk/controller.hpp"
+#include "rblk/discovery.hpp"
 #include "rblk/family_notice.hpp"
 #include "rblk/stats_rate.hpp"
 
@@ -50,5 +61,8 @@ nlohmann::json rates_json(const StatsRates& r);
 nlohmann::json controller_stats_json(const ControllerInfo& c, const StatsRates& r);
 nlohmann::json event_json(const StateEvent& e);
 nlohmann::json module_event_json(const FamilyNotice& n);
+nlohmann::json aen_json(const AenEvent& e);
+nlohmann::json discovery_entry_json(const DiscoveryEntry& e);
+nlohmann::json discovery_log_json(const DiscoveryLog& log);
 
 }  // namespace rblk

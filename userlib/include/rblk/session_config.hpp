@@ -52,6 +52,7 @@ std::vector<ConnectOptions> load_sessions_file(const std::string& path);
 
 // The sessions file for the controllers that exist now (what `save` writes):
 // grouped by host identity, then subsystem, ports in controller order.
+// Discovery controllers are left out (connect-all re-creates those).
 nlohmann::json sessions_json(const std::vector<ControllerInfo>& controllers);
 
 // True when controller c already serves session o (same transport, address,
