@@ -118,7 +118,7 @@ TEST(DiscoveryParse, HeaderProblemsAreErrors)
         FAIL() << "a log of 1025 records was accepted";
     } catch (const Error& e) {
         EXPECT_EQ(e.errnum(), EPROTO);
-        EXPECT_NE(std::string(e.what()).find("1025 records"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("numrec 1025"), std::string::npos) << e.what();
     }
 
     LogBuilder fmt(1);

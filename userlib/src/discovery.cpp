@@ -41,9 +41,9 @@ Header header_of(std::span<const std::uint8_t> bytes)
 void check_numrec(std::uint64_t numrec)
 {
     if (numrec > kDiscoveryMaxRecords)
-        throw Error(EPROTO, "discovery log: " + std::to_string(numrec) +
-                                " records, more than the " +
-                                std::to_string(kDiscoveryMaxRecords) + " rblk reads");
+        throw Error(EPROTO, "discovery log: numrec " + std::to_string(numrec) +
+                                " is more than the " +
+                                std::to_string(kDiscoveryMaxRecords) + " records rblk reads");
 }
 
 bool printable(char c) { return c >= 0x20 && c <= 0x7e; }

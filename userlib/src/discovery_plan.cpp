@@ -142,7 +142,8 @@ ConnectAllPlan plan_connect_all(const DiscoveryLog& log, const ConnectOptions& f
         std::string why;
         switch (e.subtype) {
         case NVME_NQN_CURR:
-            plan.skipped.push_back(entry_prefix(e) + "this discovery subsystem, not connected");
+            // The controller being read: nothing to connect or report
+            // (nvme-cli passes over it the same way).
             continue;
         case NVME_NQN_DISC:
             if (auto o = from_entry(e, from, true, &why))

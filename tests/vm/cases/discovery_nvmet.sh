@@ -40,7 +40,7 @@ ctrls() {
 	"$RBLKCTL" list --json | python3 -c '
 import json, sys
 want = len(sys.argv) > 1
-rows = [f"{c[\"subnqn\"]} {c[\"trsvcid\"]} {c[\"state\"]}"
+rows = [" ".join((c["subnqn"], str(c["trsvcid"]), c["state"]))
         for c in json.load(sys.stdin)["controllers"]
         if bool(c.get("discovery", False)) == want]
 print("\n".join(sorted(rows)))' "$@"
@@ -115,10 +115,11 @@ vm_assert_eq discovery "$(vm_rblk_attr "$disc" cntrltype)" "cntrltype of $disc"
 
 "$RBLKCTL" monitor --connect-new -i 1 -Q 32 > "$work/mon.out" 2>&1 &
 mon=$!
-# Subscribed once it prints the state changes of a discover's controller.
+# Subscribed once it prints the state changes of a discover's controller
+# (on port 2: on port 1, discover reads through the persistent one).
 subscribed() {
 	[ -s "$work/mon.out" ] && return 0
-	"$RBLKCTL" discover -t rdma -a 10.99.0.1 > /dev/null || vm_fail "discover failed"
+	"$RBLKCTL" discover -t rdma -a 10.99.0.1 -s 4421 > /dev/null || vm_fail "discover failed"
 	[ -s "$work/mon.out" ]
 }
 vm_wait_for 60 subscribed
