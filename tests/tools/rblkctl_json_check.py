@@ -17,7 +17,7 @@ NAMESPACE = {"nsid": INT, "device": STR, "size_bytes": INT, "lba_size": INT}
 CONTROLLER = {"name": STR, "id": INT, "state": STR, "transport": STR, "traddr": STR,
               "trsvcid": INT, "subnqn": STR, "hostnqn": STR, "cntlid": INT,
               "nr_io_queues": INT, "nr_write_queues": INT, "nr_poll_queues": INT,
-              "queue_size": INT, "host_traddr": STR, "tos": INT,
+              "queue_size": INT, "host_traddr": STR, "tos": INT, "discovery": bool,
               "namespaces": list}
 DETAIL = dict(CONTROLLER, hostid=STR, kato=INT, reconnect_delay=INT, ctrl_loss_tmo=INT,
               fast_io_fail_tmo=INT, model=STR, serial=STR, firmware=STR)

@@ -12,7 +12,10 @@
 # (a warning, the good one listed and connected). Nothing may hang or
 # print bytes that are not text; after discover no controller is left
 # (discovery controllers included), after each mode the module unloads.
+# The log's checks are librblk's: it runs on the newest kernel only
+# (discovery_nvmet runs the kernel's discovery controller on both).
 # vm-timeout: 600
+# vm-kernels: newest
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 # shellcheck source=SCRIPTDIR/../lib-target.sh
 . "$RBLK_SRC_DIR/tests/vm/lib-target.sh"
