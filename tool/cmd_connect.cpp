@@ -12,7 +12,8 @@ void add_address_options(CLI::App* sub, rblk::ConnectOptions& o, bool traddr_req
 {
     sub->add_option("-t,--transport", o.transport, "Transport type")->capture_default_str();
     CLI::Option* traddr =
-        sub->add_option("-a,--traddr", o.traddr, "Target address (IPv4 or IPv6 literal)");
+        sub->add_option("-a,--traddr", o.traddr,
+                        "Target address: IPv4, IPv6 (fe80::1%eth0 if link-local) or host name");
     if (traddr_required)
         traddr->required();
     sub->add_option("-s,--trsvcid", o.trsvcid, "Target port")->capture_default_str();
@@ -39,8 +40,18 @@ void add_io_options(CLI::App* sub, rblk::ConnectOptions& o)
     sub->add_option("-c,--reconnect-delay", o.reconnect_delay, "Seconds between reconnects");
     sub->add_option("-l,--ctrl-loss-tmo", o.ctrl_loss_tmo,
                     "Seconds to keep reconnecting (-1: forever)");
-    sub->add_option("--fast-io-fail-tmo", o.fast_io_fail_tmo,
+    // nvme-cli spells this one -F, --fast_io_fail_tmo.
+    sub->add_option("-F,--fast-io-fail-tmo,--fast_io_fail_tmo", o.fast_io_fail_tmo,
                     "Seconds after which I/O fails while reconnecting (-1: off)");
+}
+
+void add_json_options(CLI::App* sub, bool& json, const std::string& help)
+{
+    sub->add_flag("--json", json, help);
+    sub->add_option_function<std::string>(
+           "-o,--output-format", [&json](const std::string& f) { json = f == "json"; },
+           "Output format: normal or json (nvme-cli's spelling of --json)")
+        ->check(CLI::IsMember({"normal", "json"}));
 }
 
 void check_options(const rblk::ConnectOptions& o)
@@ -62,7 +73,7 @@ void add_connect(CLI::App& app, Request& req)
     add_io_options(sub, o);
     sub->add_flag("-D,--duplicate-connect", o.duplicate_connect,
                   "Allow a second identical connection");
-    sub->add_flag("--json", req.json, "Print the controller as JSON");
+    add_json_options(sub, req.json, "Print the controller as JSON");
     sub->callback([&req] {
         req.command = Command::Connect;
         check_options(req.connect);

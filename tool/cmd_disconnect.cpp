@@ -11,7 +11,7 @@ void add_disconnect(CLI::App& app, Request& req)
     CLI::Option* name = sub->add_option("name", req.name, "Controller name, e.g. rblk0");
     CLI::Option* nqn = sub->add_option("-n,--nqn", req.nqn, "Every controller of this subsystem");
     CLI::Option* all = sub->add_flag("-A,--all", req.all, "Every controller");
-    sub->add_flag("--json", req.json, "Print {\"disconnected\": [names]}");
+    add_json_options(sub, req.json, "Print {\"disconnected\": [names]}");
     name->excludes(nqn, all);
     nqn->excludes(all);
     sub->callback([&req, name, nqn, all] {

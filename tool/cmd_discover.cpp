@@ -26,11 +26,7 @@ void add_discovery_target(CLI::App* sub, rblk::ConnectOptions& o, Request& req, 
     add_address_options(sub, o, traddr_required);
     sub->add_option("-n,--nqn", o.subnqn, "Discovery subsystem NQN (default: " RBLK_DISC_SUBNQN ")");
     add_host_options(sub, o);
-    sub->add_flag("--json", req.json, "Print JSON (nvme-cli's shape)");
-    sub->add_option_function<std::string>(
-           "-o,--output-format", [&req](const std::string& f) { req.json = f == "json"; },
-           "Output format: normal or json")
-        ->check(CLI::IsMember({"normal", "json"}));
+    add_json_options(sub, req.json, "Print JSON (nvme-cli's shape)");
 }
 
 void check_discovery(const rblk::ConnectOptions& o)

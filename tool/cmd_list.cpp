@@ -9,12 +9,12 @@ namespace rblkctl {
 void add_list(CLI::App& app, Request& req)
 {
     CLI::App* list = app.add_subcommand("list", "List controllers and their block devices");
-    list->add_flag("--json", req.json, "Print JSON: {\"controllers\": [...]}");
+    add_json_options(list, req.json, "Print JSON: {\"controllers\": [...]}");
     list->callback([&req] { req.command = Command::List; });
 
     CLI::App* show = app.add_subcommand("show", "Show one controller in detail");
     show->add_option("name", req.name, "Controller name, e.g. rblk0")->required();
-    show->add_flag("--json", req.json, "Print JSON");
+    add_json_options(show, req.json, "Print JSON");
     show->callback([&req] { req.command = Command::Show; });
 }
 

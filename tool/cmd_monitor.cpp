@@ -65,7 +65,7 @@ void connect_new(const rblk::AenEvent& e, const Request& req, rblk::Client& clie
 void add_monitor(CLI::App& app, Request& req)
 {
     CLI::App* sub = app.add_subcommand("monitor", "Print controller state changes until interrupted");
-    sub->add_flag("--json", req.json, "One JSON object a line");
+    add_json_options(sub, req.json, "One JSON object a line");
     sub->add_flag("--connect-new", req.connect_new,
                   "On a discovery log change, connect the subsystems it adds");
     // The options of the controllers --connect-new connects, as connect's.

@@ -18,7 +18,7 @@ void add_session(CLI::App& app, Request& req)
     CLI::App* apply = app.add_subcommand("apply", "Connect every session of a sessions file "
                                                   "that is not connected yet");
     apply->add_option("file", req.file, where);
-    apply->add_flag("--json", req.json, "Print the outcome as JSON");
+    add_json_options(apply, req.json, "Print the outcome as JSON");
     apply->callback([&req] { req.command = Command::Apply; });
 
     CLI::App* save = app.add_subcommand("save", "Write the current controllers as a sessions file");
@@ -31,8 +31,11 @@ std::vector<rblk::ConnectOptions> load_sessions(const Request& req)
     std::vector<rblk::ConnectOptions> sessions =
         rblk::load_sessions_file(req.file);
     const rblk::HostIdentity host = rblk::read_host_identity();
-    for (rblk::ConnectOptions& o : sessions)
+    for (rblk::ConnectOptions& o : sessions) {
         rblk::apply_host_identity(o, host);
+        // Host names as addresses, so "already connected" compares alike.
+        o = rblk::resolve_traddr(o);
+    }
     return sessions;
 }
 

@@ -15,7 +15,7 @@ void add_stats(CLI::App& app, Request& req)
 {
     CLI::App* sub = app.add_subcommand("stats", "Show a controller's I/O counters");
     sub->add_option("name", req.name, "Controller name, e.g. rblk0")->required();
-    sub->add_flag("--json", req.json, "Print JSON (with --watch: one object a line)");
+    add_json_options(sub, req.json, "Print JSON (with --watch: one object a line)");
     sub->add_option("-w,--watch", req.watch_interval,
                     "Every SECONDS, print IOPS, MiB/s, in-flight, errors and reconnects "
                     "until interrupted")

@@ -26,6 +26,8 @@ void add_discover(CLI::App& app, Request& req);    // cmd_discover.cpp: discover
 void add_address_options(CLI::App* sub, rblk::ConnectOptions& o, bool traddr_required);  // -t -a -s
 void add_host_options(CLI::App* sub, rblk::ConnectOptions& o);  // -q -I -w -T
 void add_io_options(CLI::App* sub, rblk::ConnectOptions& o);    // -i -W -P -Q -k -c -l --fast-io-fail-tmo
+// --json and nvme-cli's -o/--output-format normal|json, setting `json`.
+void add_json_options(CLI::App* sub, bool& json, const std::string& help);
 // o.validate(), its message as a CLI11 ValidationError.
 void check_options(const rblk::ConnectOptions& o);
 

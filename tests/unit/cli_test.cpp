@@ -113,8 +113,8 @@ TEST(CliConnect, BadValuesGetSpecificMessages)
 {
     EXPECT_EQ(parse_error(connect_with({"-t", "tcp"})),
               "transport 'tcp' is not supported (only 'rdma')");
-    EXPECT_EQ(parse_error({"connect", "-a", "host", "-n", "nqn.sub"}),
-              "traddr 'host' is not an IPv4 or IPv6 address literal");
+    EXPECT_EQ(parse_error({"connect", "-a", "bad_host", "-n", "nqn.sub"}),
+              "traddr 'bad_host' is not an IPv4 or IPv6 address or a host name");
     EXPECT_EQ(parse_error(connect_with({"-s", "0"})), "trsvcid 0 is out of range (1..65535)");
     EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1", "-n", ""}), "subnqn is required");
     EXPECT_EQ(parse_error(connect_with({"-q", ""})), "hostnqn is empty");

@@ -76,12 +76,16 @@ INSTANTIATE_TEST_SUITE_P(
         Rule{"transport", [](auto& o) { o.transport = "tcp"; },
              "transport 'tcp' is not supported (only 'rdma')"},
         Rule{"traddr_missing", [](auto& o) { o.traddr = ""; }, "traddr is required"},
-        Rule{"traddr_hostname", [](auto& o) { o.traddr = "target.example"; },
-             "traddr 'target.example' is not an IPv4 or IPv6 address literal"},
+        Rule{"traddr_bad_name", [](auto& o) { o.traddr = "target_1.example"; },
+             "traddr 'target_1.example' is not an IPv4 or IPv6 address or a host name"},
         Rule{"traddr_short_ipv4", [](auto& o) { o.traddr = "10.1.2"; },
-             "traddr '10.1.2' is not an IPv4 or IPv6 address literal"},
+             "traddr '10.1.2' is not an IPv4 or IPv6 address or a host name"},
         Rule{"traddr_bad_ipv6", [](auto& o) { o.traddr = "fe80::1::2"; },
-             "traddr 'fe80::1::2' is not an IPv4 or IPv6 address literal"},
+             "traddr 'fe80::1::2' is not an IPv4 or IPv6 address or a host name"},
+        Rule{"traddr_scope_not_link_local", [](auto& o) { o.traddr = "fd00::1%eth0"; },
+             "traddr 'fd00::1%eth0' is not an IPv4 or IPv6 address or a host name"},
+        Rule{"traddr_empty_scope", [](auto& o) { o.traddr = "fe80::1%"; },
+             "traddr 'fe80::1%' is not an IPv4 or IPv6 address or a host name"},
         Rule{"trsvcid_zero", [](auto& o) { o.trsvcid = 0; },
              "trsvcid 0 is out of range (1..65535)"},
         Rule{"trsvcid_big", [](auto& o) { o.trsvcid = 65536; },
@@ -217,3 +221,32 @@ TEST(HostIdentity, AbsentFilesLeaveFieldsUnsetForTheKernelDefault)
 
 }  // namespace
 }  // namespace rblk
+
+// What nvme connect takes besides literals: host names (resolved before the
+// connect) and IPv6 link-local addresses with their interface.
+TEST(ConnectOptionsAddress, HostNamesAndLinkLocalScopesAreAccepted)
+{
+    for (const char* a : {"target.example", "array-1", "fe80::1%eth0", "fe80::1%2", "10.0.0.1",
+                          "fd00::1"}) {
+        rblk::ConnectOptions o;
+        o.traddr = a;
+        o.subnqn = "nqn.sub";
+        EXPECT_NO_THROW(o.validate()) << a;
+    }
+}
+
+TEST(ConnectOptionsAddress, ResolveKeepsLiteralsAndResolvesNames)
+{
+    rblk::ConnectOptions o;
+    o.subnqn = "nqn.sub";
+    for (const char* a : {"10.0.0.1", "fe80::1%eth0", "fd00::1"}) {
+        o.traddr = a;
+        EXPECT_EQ(rblk::resolve_traddr(o).traddr, a);
+    }
+    // localhost is in every /etc/hosts; host-traddr's family picks the address.
+    o.traddr = "localhost";
+    o.host_traddr = "127.0.0.1";
+    const rblk::ConnectOptions r = rblk::resolve_traddr(o);
+    EXPECT_EQ(r.traddr, "127.0.0.1");
+    EXPECT_NO_THROW(r.validate());
+}

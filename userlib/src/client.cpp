@@ -35,8 +35,9 @@ void Client::request(std::uint8_t cmd, int flags, const AttrWriter& put_attrs,
     sock_.transact(msg.get(), on_reply, context);
 }
 
-ControllerInfo Client::connect(const ConnectOptions& opts)
+ControllerInfo Client::connect(const ConnectOptions& given)
 {
+    const ConnectOptions opts = resolve_traddr(given);
     opts.validate();
     std::optional<ControllerInfo> created;
     request(RBLK_CMD_CONNECT, 0, [&](nl_msg* msg) { put_connect_attrs(msg, opts); },

@@ -3,7 +3,12 @@
 #include "rblk/error.hpp"
 
 #include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <cctype>
+#include <memory>
 extern "C" {  // libnvme 1.3 headers lack C++ linkage guards
 #include <nvme/util.h>
 }
@@ -36,18 +41,52 @@ void check_nqn(const char* what, const std::string& nqn)
              " bytes long, the maximum is " + std::to_string(RBLK_NQN_MAX));
 }
 
-// AF_INET or AF_INET6 for an address literal, 0 for anything else.
+// AF_INET or AF_INET6 for an address literal as the kernel's
+// inet_pton_with_scope() takes it (an IPv6 link-local one may name its
+// interface: fe80::1%eth0 or %2), 0 for anything else.
 int ip_family(const std::string& addr)
 {
-    unsigned char buf[sizeof(struct in6_addr)];
-    if (inet_pton(AF_INET, addr.c_str(), buf) == 1)
+    in6_addr a6{};
+    if (inet_pton(AF_INET, addr.c_str(), &a6) == 1)
         return AF_INET;
-    if (inet_pton(AF_INET6, addr.c_str(), buf) == 1)
-        return AF_INET6;
-    return 0;
+    const std::size_t pct = addr.find('%');
+    if (inet_pton(AF_INET6, addr.substr(0, pct).c_str(), &a6) != 1)
+        return 0;
+    if (pct != std::string::npos && (pct + 1 == addr.size() || !IN6_IS_ADDR_LINKLOCAL(&a6)))
+        return 0;  // a scope, and only for a link-local address
+    return AF_INET6;
 }
 
 bool is_ip_literal(const std::string& addr) { return ip_family(addr) != 0; }
+
+// A DNS name as RFC 1123 spells one: labels of letters, digits and inner
+// hyphens, at most 63 bytes each and 253 in all, the last not all digits
+// (so 10.1.2 is a mistyped address, not a name that inet_aton would
+// read as 10.1.0.2).
+bool is_host_name(const std::string& name)
+{
+    if (name.empty() || name.size() > 253)
+        return false;
+    std::size_t label = 0;
+    bool digits_only = true;
+    for (std::size_t i = 0; i <= name.size(); ++i) {
+        const char c = i < name.size() ? name[i] : '.';
+        if (c == '.') {
+            if (label == 0 || label > 63 || name[i - 1] == '-')
+                return false;
+            if (i == name.size() && digits_only)
+                return false;
+            label = 0;
+            digits_only = true;
+        } else if (std::isalnum(static_cast<unsigned char>(c)) || (c == '-' && label > 0)) {
+            digits_only = digits_only && std::isdigit(static_cast<unsigned char>(c));
+            ++label;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
 
 }  // namespace
 
@@ -88,8 +127,8 @@ void ConnectOptions::validate() const
         fail("transport '" + transport + "' is not supported (only 'rdma')");
     if (traddr.empty())
         fail("traddr is required");
-    if (traddr.size() > RBLK_TRADDR_MAX || !is_ip_literal(traddr))
-        fail("traddr '" + traddr + "' is not an IPv4 or IPv6 address literal");
+    if (traddr.size() > RBLK_TRADDR_MAX || (!is_ip_literal(traddr) && !is_host_name(traddr)))
+        fail("traddr '" + traddr + "' is not an IPv4 or IPv6 address or a host name");
     check_range("trsvcid", trsvcid, 1, 65535);
     if (subnqn.empty())
         fail("subnqn is required");
@@ -102,7 +141,7 @@ void ConnectOptions::validate() const
     if (host_traddr) {
         if (host_traddr->size() > RBLK_TRADDR_MAX || !is_ip_literal(*host_traddr))
             fail("host-traddr '" + *host_traddr + "' is not an IPv4 or IPv6 address literal");
-        if (ip_family(*host_traddr) != ip_family(traddr))
+        if (is_ip_literal(traddr) && ip_family(*host_traddr) != ip_family(traddr))
             fail("host-traddr '" + *host_traddr + "' and traddr '" + traddr +
                  "' are of different address families");
     }
@@ -122,6 +161,27 @@ void ConnectOptions::validate() const
     if (loss >= 0 && delay > loss)
         fail("reconnect-delay " + std::to_string(delay) + " exceeds ctrl-loss-tmo " +
              std::to_string(loss));
+}
+
+ConnectOptions resolve_traddr(const ConnectOptions& opts)
+{
+    if (is_ip_literal(opts.traddr) || !is_host_name(opts.traddr))
+        return opts;  // an address, or validate()'s to refuse
+    addrinfo hints{};
+    hints.ai_family = opts.host_traddr ? ip_family(*opts.host_traddr) : AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* res = nullptr;
+    if (const int rc = getaddrinfo(opts.traddr.c_str(), nullptr, &hints, &res); rc != 0)
+        fail("cannot resolve traddr '" + opts.traddr + "': " + gai_strerror(rc));
+    const std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> owned(res, freeaddrinfo);
+    char host[NI_MAXHOST];
+    if (const int rc = getnameinfo(res->ai_addr, res->ai_addrlen, host, sizeof(host), nullptr,
+                                   0, NI_NUMERICHOST);
+        rc != 0)
+        fail("cannot resolve traddr '" + opts.traddr + "': " + gai_strerror(rc));
+    ConnectOptions out = opts;
+    out.traddr = host;
+    return out;
 }
 
 }  // namespace rblk

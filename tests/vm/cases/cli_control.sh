@@ -151,7 +151,7 @@ refused() {
 	vm_log "refused as expected: $out"
 }
 long_nqn=nqn.2024-01.io.rblk:$(printf 'x%.0s' {1..220})
-refused "traddr '10\.99\.0' is not an IPv4 or IPv6 address literal" connect -a 10.99.0 -n "$a"
+refused "traddr '10\.99\.0' is not an IPv4 or IPv6 address or a host name" connect -a 10.99.0 -n "$a"
 refused "subnqn is 240 bytes long, the maximum is 223" connect -a 10.99.0.1 -n "$long_nqn"
 refused "queue-size 2048 is out of range \(16\.\.1024\)" connect -a 10.99.0.1 -n "$a" -Q 2048
 refused "nr-io-queues 0 is out of range \(1\.\.128\)" connect -a 10.99.0.1 -n "$a" -i 0

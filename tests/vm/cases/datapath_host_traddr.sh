@@ -6,6 +6,7 @@
 # report them. A source address that is not ours, one on a device without
 # RDMA, one that cannot reach the target, one of the other family, a
 # malformed one and a tos beyond 255 each fail with their own message.
+# A target given by host name connects to its address.
 #
 # In this VM every address is local, so every RDMA connection is rxe0's
 # loopback (10.99.0.1 to 10.99.0.1 by default, for nvme-rdma alike): the
@@ -84,6 +85,18 @@ ports = [p for h in json.loads(os.environ["SAVED"])["hosts"] for s in h["subsyst
 got = sorted((p.get("host_traddr"), p.get("tos")) for p in ports)
 assert got == [("10.99.0.3", 32), ("10.99.0.4", None)], got
 PY
+"$RBLKCTL" disconnect --all > /dev/null || vm_fail "rblkctl disconnect --all failed"
+vm_wait_for 10 test -z "$(vm_rblk_disks)"
+
+# A host name, as nvme connect takes it (resolved with getaddrinfo), and
+# nvme-cli's spellings -F and -o json.
+cp /etc/hosts /tmp/hosts.orig
+trap 'cat /tmp/hosts.orig > /etc/hosts' EXIT
+echo "10.99.0.1 rblk-target.test" >> /etc/hosts
+out=$("$RBLKCTL" connect -a rblk-target.test -n "$nqn" -i 1 -Q 32 -F 30 -o json) ||
+	vm_fail "connect -a rblk-target.test failed: $out"
+vm_assert_eq "10.99.0.1 30" "$(python3 -c 'import json, sys; c = json.load(sys.stdin); print(c["traddr"], c["fast_io_fail_tmo"])' <<< "$out")" \
+	"traddr and fast_io_fail_tmo of a connect by host name"
 "$RBLKCTL" disconnect --all > /dev/null || vm_fail "rblkctl disconnect --all failed"
 vm_wait_for 10 test -z "$(vm_rblk_disks)"
 

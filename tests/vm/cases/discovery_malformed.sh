@@ -64,7 +64,18 @@ conn_all() {
 listed() { vm_assert_match "subnqn: *$TGT_NQN\$" "$OUT" "$1: the subsystem's entry listed"; }
 
 # --- positive control: the log is served -------------------------------------
-tgt_start none
+# Also under a unique discovery NQN: discover names it (and flags the
+# controller as one); a plain connect to it is refused with the reason.
+uniq=nqn.2024-01.io.rblk:unique-discovery
+tgt_start none --discovery-nqn "$uniq"
+OUT=$(timeout 120 "$RBLKCTL" discover -t rdma -a 10.99.0.1 -n "$uniq" 2>&1) ||
+	vm_fail "discover -n $uniq failed: $OUT"
+listed "unique NQN"
+rc=0
+out=$(timeout 120 "$RBLKCTL" connect -a 10.99.0.1 -n "$uniq" 2>&1) || rc=$?
+vm_assert_ne 0 "$rc" "exit code of a plain connect to $uniq"
+vm_assert_contains "$out" "NQN names a discovery controller" "plain connect to $uniq"
+vm_wait_for 20 vm_rblk_none
 disc none
 vm_assert_eq 0 "$RC" "none: exit code of discover"
 listed none

@@ -20,6 +20,7 @@ public:
 
     // Validates opts (InvalidOption), then creates a controller; returns it as
     // the kernel reports it, namespaces included.
+    // A traddr host name is resolved first (resolve_traddr()).
     ControllerInfo connect(const ConnectOptions& opts);
     void disconnect(const std::string& name);
     // Deletes every controller connected to subsystem `nqn`; returns the

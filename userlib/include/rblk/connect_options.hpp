@@ -38,8 +38,15 @@ struct ConnectOptions {
     bool is_discovery() const;
 
     // Throws InvalidOption naming the first bad field and the accepted range/format.
+    // traddr may be a host name here; resolve_traddr() makes it an address.
     void validate() const;
 };
+
+// The options with traddr as an address literal: a host name is resolved
+// with getaddrinfo() (of host_traddr's family when one is given), taking
+// the first address, as nvme-cli does; a literal, with an IPv6 link-local
+// one's %scope, is kept. Throws InvalidOption when the name does not resolve.
+ConnectOptions resolve_traddr(const ConnectOptions& opts);
 
 // Binary form of a UUID text "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"; nullopt if malformed.
 std::optional<std::array<std::uint8_t, RBLK_HOSTID_LEN>> parse_uuid(const std::string& text);
