@@ -51,7 +51,7 @@ TEST(CliDiscover, ConnectsSpellingsAndOutputFormat)
 TEST(CliDiscover, BadValuesAreOneLineErrors)
 {
     EXPECT_NE(parse_error({"discover"}).find("--traddr"), std::string::npos);
-    EXPECT_NE(parse_error({"discover", "-a", "nohost"}).find("not an IPv4 or IPv6"),
+    EXPECT_NE(parse_error({"discover", "-a", "no_host"}).find("not an IPv4 or IPv6"),
               std::string::npos);
     EXPECT_NE(parse_error({"discover", "-a", "10.0.0.1", "-o", "xml"}), "<parsed>");
     // An I/O option is connect-all's, not discover's.
