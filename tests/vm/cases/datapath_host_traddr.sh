@@ -95,8 +95,10 @@ trap 'cat /tmp/hosts.orig > /etc/hosts' EXIT
 echo "10.99.0.1 rblk-target.test" >> /etc/hosts
 out=$("$RBLKCTL" connect -a rblk-target.test -n "$nqn" -i 1 -Q 32 -F 30 -o json) ||
 	vm_fail "connect -a rblk-target.test failed: $out"
-vm_assert_eq "10.99.0.1 30" "$(python3 -c 'import json, sys; c = json.load(sys.stdin); print(c["traddr"], c["fast_io_fail_tmo"])' <<< "$out")" \
-	"traddr and fast_io_fail_tmo of a connect by host name"
+name=$(python3 -c 'import json, sys; c = json.load(sys.stdin); print(c["name"], c["traddr"])' <<< "$out")
+vm_assert_eq "rblk0 10.99.0.1" "$name" "name and traddr of a connect by host name"
+vm_assert_eq 30 "$("$RBLKCTL" show rblk0 -o json | python3 -c 'import json, sys; print(json.load(sys.stdin)["fast_io_fail_tmo"])')" \
+	"fast_io_fail_tmo given as -F"
 "$RBLKCTL" disconnect --all > /dev/null || vm_fail "rblkctl disconnect --all failed"
 vm_wait_for 10 test -z "$(vm_rblk_disks)"
 
