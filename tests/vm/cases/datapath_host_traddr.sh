@@ -6,7 +6,8 @@
 # report them. A source address that is not ours, one on a device without
 # RDMA, one that cannot reach the target, one of the other family, a
 # malformed one and a tos beyond 255 each fail with their own message.
-# A target given by host name connects to its address.
+# A target given by host name connects to its address; an IPv6 link-local
+# one (fe80::...%veth0) connects and carries I/O.
 #
 # In this VM every address is local, so every RDMA connection is rxe0's
 # loopback (10.99.0.1 to 10.99.0.1 by default, for nvme-rdma alike): the
@@ -99,6 +100,26 @@ name=$(python3 -c 'import json, sys; c = json.load(sys.stdin); print(c["name"], 
 vm_assert_eq "rblk0 10.99.0.1" "$name" "name and traddr of a connect by host name"
 vm_assert_eq 30 "$("$RBLKCTL" show rblk0 -o json | python3 -c 'import json, sys; print(json.load(sys.stdin)["fast_io_fail_tmo"])')" \
 	"fast_io_fail_tmo given as -F"
+"$RBLKCTL" disconnect --all > /dev/null || vm_fail "rblkctl disconnect --all failed"
+vm_wait_for 10 test -z "$(vm_rblk_disks)"
+
+# An IPv6 link-local target with its interface, as nvme connect takes it:
+# nvmet listens on veth0's fe80:: address, rblk connects and does I/O.
+ll=$(ip -6 addr show dev veth0 scope link | awk '/inet6/ { sub(/\/.*/, "", $2); print $2; exit }')
+[ -n "$ll" ] || vm_fail "veth0 has no IPv6 link-local address"
+p=$VM_NVMET/ports/2
+mkdir "$p"
+echo rdma > "$p/addr_trtype"
+echo ipv6 > "$p/addr_adrfam"
+echo "$ll%veth0" > "$p/addr_traddr"
+echo 4420 > "$p/addr_trsvcid"
+vm_nvmet_link 2 "$nqn"
+out=$("$RBLKCTL" connect -a "$ll%veth0" -n "$nqn" -i 1 -Q 32 2>&1) || vm_fail "connect -a $ll%veth0 failed: $out"
+vm_assert_eq "$ll%veth0 live" "$(cat /sys/class/rblk/rblk0/traddr) $(cat /sys/class/rblk/rblk0/state)" \
+	"traddr and state of an IPv6 link-local connect"
+head -c 65536 /dev/urandom > /tmp/ll
+vm_put /tmp/ll /dev/rblk0n1 0
+vm_assert_eq "$(sha256sum < /tmp/ll | cut -d' ' -f1)" "$(vm_sum /dev/rblk0n1 0 65536)" "I/O over IPv6 link-local"
 "$RBLKCTL" disconnect --all > /dev/null || vm_fail "rblkctl disconnect --all failed"
 vm_wait_for 10 test -z "$(vm_rblk_disks)"
 
