@@ -17,6 +17,38 @@ void throw_errno(const std::string& what)
     throw std::runtime_error(what + ": " + std::strerror(errno));
 }
 
+QueueReaper::QueueReaper() : thread_([this](std::stop_token st) { run(st); }) {}
+
+QueueReaper::~QueueReaper()
+{
+    thread_.request_stop();
+    thread_.join();
+}
+
+void QueueReaper::reap(std::unique_ptr<Queue> q)
+{
+    {
+        const std::lock_guard g(lock_);
+        dead_.push_back(std::move(q));
+    }
+    wake_.notify_one();
+}
+
+void QueueReaper::run(std::stop_token st)
+{
+    std::unique_lock g(lock_);
+    for (;;) {
+        wake_.wait(g, st, [this] { return !dead_.empty(); });
+        if (dead_.empty())
+            return;  // stop requested, nothing left
+        std::unique_ptr<Queue> q = std::move(dead_.front());
+        dead_.pop_front();
+        g.unlock();
+        q.reset();
+        g.lock();
+    }
+}
+
 Target::Target(const Options& opts)
     : opts_(opts), bad_(opts.mode, opts.after, opts.count), ns_(size_t(opts.size_mib) << 20)
 {
@@ -142,6 +174,7 @@ void Target::drop_queue(rdma_cm_id* id)
         const Queue* q = it->second.get();
         std::erase_if(held_, [q](const Held& h) { return h.q == q; });
         note_inflight(*it->second);
+        reaper_.reap(std::move(it->second));
         queues_.erase(it);
     }
 }

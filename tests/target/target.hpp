@@ -4,11 +4,14 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "disclog.hpp"
@@ -43,6 +46,27 @@ struct Controller {
     uint32_t aec = 0;        // discovery: Asynchronous Event Configuration
     uint32_t kato = 0;       // discovery: Keep Alive Timer, as set
     uint32_t aers = 0;       // AERs held (discovery: none is ever answered)
+};
+
+// Destroys dropped queues on a thread of its own, as nvmet-rdma releases
+// its queues from a work item: rdma_destroy_id() waits for the CM to let
+// go of the id, and on 6.12 with rxe a disconnect's lost MAD holds it
+// for a minute (cm_destroy_id_wait_timeout). Done inline, that stalls
+// the whole target, and every host's connect times out meanwhile.
+class QueueReaper {
+public:
+    QueueReaper();
+    ~QueueReaper();  // destroys what is still queued, then joins
+    QueueReaper(const QueueReaper&) = delete;
+    QueueReaper& operator=(const QueueReaper&) = delete;
+    void reap(std::unique_ptr<Queue> q);
+
+private:
+    void run(std::stop_token st);
+    std::mutex lock_;
+    std::condition_variable_any wake_;
+    std::deque<std::unique_ptr<Queue>> dead_;  // guarded by lock_
+    std::jthread thread_;                       // last: starts after the rest
 };
 
 class Target {
@@ -127,6 +151,8 @@ private:
     CmId listener_;
     std::map<ibv_context*, std::unique_ptr<Device>> devices_;
     std::map<rdma_cm_id*, std::unique_ptr<Queue>> queues_;
+    // Joined before devices_ go: the queues it holds use their PDs.
+    QueueReaper reaper_;
     // Queues whose Connect is answered by a disconnect (by the cm_id).
     std::map<rdma_cm_id*, bool> hang_up_;
 };
