@@ -47,7 +47,7 @@ kill_case() {
 	echo 1 > "$CG/cgroup.kill"
 	for ((i = 0; i < 100; i++)); do
 		read -r _ < "$CG/cgroup.procs" || break
-		sleep 0.1
+		vm_sleep 0.1
 	done
 	rmdir "$CG" || { log "processes of the case survive cgroup.kill: $(cat "$CG/cgroup.procs")"; return 1; }
 }
@@ -165,10 +165,10 @@ back_to_base() {
 step() {
 	local name=$1 t0 rc ms
 	shift
-	t0=$(date +%s%N)
+	t0=$(vm_now_ms)
 	"$@"
 	rc=$?
-	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	ms=$(($(vm_now_ms) - t0))
 	[ "$ms" -lt 300 ] || log "reset: $name took ${ms}ms"
 	return "$rc"
 }
@@ -246,17 +246,26 @@ for arg in "$@"; do
 	dmesg -C
 	echo "RBLK-VM-CASE-START: $name $budget" > /dev/console
 	: > "$dir/started"
-	t0=$(date +%s%N)
+	t0=$(vm_now_ms)
 	mkdir "$CG"
 	# Output straight to the share: it survives a panic.
 	(
 		echo "$BASHPID" > "$CG/cgroup.procs"
 		export RBLK_VM_OUT=$dir RBLK_VM_NAME=$name
 		cd "$RBLK_SRC_DIR" || exit 125
+		# RBLK_VM_XTRACE=1: every command of the case, and of the bash
+		# scripts it runs, with a timestamp, into xtrace.log: where a slow
+		# case spends its time.
+		if [ "${RBLK_VM_XTRACE:-0}" = 1 ]; then
+			printf '%s\n' "exec 222>>${dir@Q}/xtrace.log" 'BASH_XTRACEFD=222' \
+				'PS4='\''+${EPOCHREALTIME} ${BASH_SOURCE[0]##*/}:${LINENO} '\' 'set -x' \
+				> "$dir/xtrace.env"
+			export BASH_ENV=$dir/xtrace.env
+		fi
 		exec timeout -k 10 "$budget" /bin/bash "$case"
 	) < /dev/null > "$dir/output.log" 2>&1
 	rc=$?
-	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	ms=$(($(vm_now_ms) - t0))
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		rc=124
 		log "$name timed out after ${budget}s inside the VM" >> "$dir/output.log"

@@ -36,7 +36,7 @@ lc_fio_qd32_end() {
 	t0=$(vm_now_ms)
 	for ((i = 0; i < bound * 5; i++)); do
 		kill -0 "$LC_FIO_PID" 2> /dev/null || break
-		sleep 0.2
+		vm_sleep 0.2
 	done
 	kill -0 "$LC_FIO_PID" 2> /dev/null && vm_fail "$what: fio still running ${bound}s after the disconnect"
 	wait "$LC_FIO_PID" || rc=$?

@@ -80,7 +80,14 @@ VM_NULLB=/sys/kernel/config/nullb
 
 # --- assertions -------------------------------------------------------------
 
-vm_log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)] $*" >&2; }
+# The helpers below use bash's builtins where they can: under TCG every
+# process costs 100-300 ms (a fork, an exec, the dynamic loader), and a
+# case calls them hundreds of times.
+vm_log() {
+	local up
+	read -r up _ < /proc/uptime
+	echo "[vm $up] $*" >&2
+}
 
 vm_fail() {
 	echo "FAIL: $*" >&2
@@ -95,9 +102,13 @@ vm_assert_ne() {
 	[ "$1" != "$2" ] || vm_fail "${3:-value}: got '$2', which it must not be"
 }
 
+# Line by line, as grep -E would.
 vm_assert_match() {
-	printf '%s\n' "$2" | grep -Eq -- "$1" ||
-		vm_fail "${3:-value}: '$2' does not match /$1/"
+	local line
+	while IFS= read -r line; do
+		[[ $line =~ $1 ]] && return 0
+	done <<< "$2"
+	vm_fail "${3:-value}: '$2' does not match /$1/"
 }
 
 vm_assert_contains() {
@@ -117,13 +128,20 @@ vm_assert_fails() {
 	fi
 }
 
+# vm_sleep SECS: sleep(1) without its process: a read that times out on
+# a pipe nobody writes to.
+vm_sleep() {
+	[ -n "${VM_SLEEP_FD:-}" ] || exec {VM_SLEEP_FD}<> <(:)
+	read -rt "$1" -u "$VM_SLEEP_FD" _ || true
+}
+
 vm_wait_for() {
 	local secs=$1 deadline
 	shift
-	deadline=$(( $(date +%s) + secs ))
+	deadline=$((EPOCHSECONDS + secs))
 	until "$@"; do
-		[ "$(date +%s)" -lt "$deadline" ] || vm_fail "timed out after ${secs}s waiting for: $*"
-		sleep 0.2
+		[ "$EPOCHSECONDS" -lt "$deadline" ] || vm_fail "timed out after ${secs}s waiting for: $*"
+		vm_sleep 0.2
 	done
 }
 
@@ -142,13 +160,19 @@ vm_dmesg_clean() {
 
 # --- time -------------------------------------------------------------------
 
-vm_now_ms() { date +%s%3N; }
+vm_now_ms() {
+	local t=${EPOCHREALTIME/[.,]/}
+	echo $((t / 1000))
+}
 
 vm_ms_since() { echo $(($(vm_now_ms) - $1)); }
 
 # --- environment ------------------------------------------------------------
 
+# A module already loaded, without parameters to apply, is left as it is:
+# the fabric's and targets' stay loaded between the cases of a boot.
 vm_modprobe() {
+	[ $# -eq 1 ] && [ -e "/sys/module/${1//-/_}/initstate" ] && return 0
 	modprobe "$@" || vm_fail "modprobe $* failed"
 }
 
@@ -176,7 +200,11 @@ vm_setup_rxe() {
 	vm_wait_for 30 vm__rxe_active rxe1
 }
 
-vm__rxe_active() { rdma link show "$1/1" 2> /dev/null | grep -q 'state ACTIVE'; }
+vm__rxe_active() {
+	local st=
+	read -r _ st < "/sys/class/infiniband/$1/ports/1/state" 2> /dev/null
+	[ "$st" = ACTIVE ]
+}
 
 vm_membacked_disk() {
 	local count=$1 size_mib=$2 bs=${3:-512} discard=${4:-0} i n d
@@ -212,7 +240,7 @@ vm_slab_kib() {
 
 vm__nullb_dev() {
 	local name
-	name=$(basename "$1")
+	name=${1##*/}
 	[ -b "/dev/$name" ] || name=nullb$(cat "$1/index")
 	[ -b "/dev/$name" ] && echo "/dev/$name"
 }
@@ -316,15 +344,16 @@ vm_nvme_ref_disconnect() {
 
 # shellcheck disable=SC2120 # parameters are optional
 vm_rblk_load() {
-	local ko=${RBLK_KO:-$RBLK_BUILD_DIR/kmod/$(uname -r)/rblk.ko} dir
+	local kver=${RBLK_KVER:-$(uname -r)} ko dir
+	ko=${RBLK_KO:-$RBLK_BUILD_DIR/kmod/$kver/rblk.ko}
 	vm_require "$ko"
-	dir=/lib/modules/$(uname -r)/updates
+	dir=/lib/modules/$kver/updates
 	mkdir -p "$dir"
 	cp "$ko" "$dir/rblk.ko"
 	# What `depmod -a` writes, computed by run-in-vm.sh on the host: here
 	# it reads every module over 9p and takes minutes.
 	if cmp -s "$ko" "$RBLK_VM_DEPMOD/rblk.ko"; then
-		cp "$RBLK_VM_DEPMOD"/modules.* "/lib/modules/$(uname -r)/"
+		cp "$RBLK_VM_DEPMOD"/modules.* "/lib/modules/$kver/"
 	else
 		vm_log "no host-side module index for $ko: running depmod -a (slow)"
 		depmod -a
@@ -338,7 +367,14 @@ vm_rblk_unload() {
 	vm_assert_not_exists /sys/module/rblk
 }
 
-vm_rblk_ctrls() { find /sys/class/rblk -mindepth 1 -maxdepth 1 -printf '%f\n' 2> /dev/null | sort; }
+# Globs come sorted, in sort(1)'s order for this locale.
+vm_rblk_ctrls() {
+	local c
+	for c in /sys/class/rblk/*; do
+		[ -e "$c" ] && echo "${c##*/}"
+	done
+	return 0
+}
 
 vm_rblk_none() { [ -z "$(vm_rblk_ctrls)" ] && [ -z "$(vm_rblk_disks)" ]; }
 
@@ -374,7 +410,13 @@ vm_rblk_connect() {
 	echo "$out"
 }
 
-vm_rblk_disks() { find /dev -maxdepth 1 -name 'rblk*' -type b | sort; }
+vm_rblk_disks() {
+	local d
+	for d in /dev/rblk*; do
+		[ -b "$d" ] && echo "$d"
+	done
+	return 0
+}
 
 vm_sum() {
 	dd if="$1" bs=1M iflag=direct,skip_bytes,count_bytes skip="$2" count="$3" \

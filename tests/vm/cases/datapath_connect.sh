@@ -126,7 +126,7 @@ connect_dup
 vm_wait_for 10 test -z "$(vm_rblk_disks)"
 
 # --- 20 cycles ----------------------------------------------------------------------
-start=$(date +%s)
+start=$EPOCHSECONDS
 for ((i = 1; i <= 20; i++)); do
 	out=$(vm_rblk_connect "$nqn" -i 2 -Q 32)
 	vm_assert_eq $'rblk0\n/dev/rblk0n1' "$out" "cycle $i: connect"
@@ -137,7 +137,7 @@ for ((i = 1; i <= 20; i++)); do
 	vm_wait_for 10 test -z "$(vm_rblk_disks)"
 	vm_assert_eq "" "$(ls /sys/class/rblk)" "cycle $i: controllers left"
 done
-vm_log "20 connect/disconnect cycles in $(( $(date +%s) - start ))s"
+vm_log "20 connect/disconnect cycles in $(( $EPOCHSECONDS - start ))s"
 vm_assert_eq '{"controllers": []}' "$("$RBLKCTL" list --json | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)))')" \
 	"rblkctl list --json at the end"
 

@@ -74,12 +74,12 @@ timeout -k 5 120 fio --name=bg --filename=/dev/rblk1n1 --ioengine=io_uring --dir
 fio_pid=$!
 # Under way: fio itself has done some reads.
 vm_wait_for 30 reads_over $((r0 + 200))
-t0=$(date +%s)
+t0=$EPOCHSECONDS
 out=$(timeout 30 "$RBLKCTL" disconnect rblk1 2>&1) || vm_fail "disconnect rblk1 under I/O failed or hung: $out"
-t1=$(date +%s)
+t1=$EPOCHSECONDS
 rc=0
 wait "$fio_pid" || rc=$?
-t2=$(date +%s)
+t2=$EPOCHSECONDS
 vm_log "disconnect under QD32 took $((t1 - t0))s, fio ended $((t2 - t1))s later (exit $rc)," \
 	"its errors:"$'\n'"$(sed -n 's/.*error on file [^:]*: \([^:]*\):.*/\1/p' /tmp/bg.err | sort | uniq -c)"
 case $rc in
@@ -97,9 +97,9 @@ vm_assert_eq 0 "$(cat /sys/class/rblk/rblk0/errors)" "rblk0's errors"
 # --- rmmod with live controllers ---------------------------------------------------
 vm_rblk_connect "$nqn_b" > /dev/null
 vm_assert_eq 3 "$(vm_rblk_disks | wc -l)" "disks before rmmod"
-t0=$(date +%s)
+t0=$EPOCHSECONDS
 timeout 60 rmmod rblk || vm_fail "rmmod rblk with two live controllers failed or hung"
-vm_log "rmmod with 2 live controllers took $(( $(date +%s) - t0 ))s"
+vm_log "rmmod with 2 live controllers took $(( $EPOCHSECONDS - t0 ))s"
 vm_assert_not_exists /sys/module/rblk
 vm_assert_eq "" "$(vm_rblk_disks)" "disks after rmmod"
 vm_assert_not_exists /sys/class/rblk

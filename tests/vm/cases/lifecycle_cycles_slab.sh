@@ -36,14 +36,14 @@ echo "RESULT: slab of one live controller (2 I/O queues x 128, target side inclu
 slabinfo() { awk 'NR > 2 { printf "%s %d\n", $1, $2 * $4 / 1024 }' /proc/slabinfo | sort; }
 slabinfo > /tmp/slab.before
 
-t0=$(date +%s)
+t0=$EPOCHSECONDS
 for ((i = 1; i <= cycles; i++)); do
 	connect
 	vm_assert_exists /dev/rblk0n1
 	disconnect "$i"
 	[ ! -e /sys/class/rblk/rblk0 ] || vm_fail "/sys/class/rblk/rblk0 left after cycle $i"
 done
-elapsed=$(($(date +%s) - t0))
+elapsed=$(($EPOCHSECONDS - t0))
 after=$(vm_slab_kib)
 delta=$((after - base))
 slabinfo > /tmp/slab.after

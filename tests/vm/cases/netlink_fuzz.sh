@@ -33,12 +33,12 @@ fuzz() {
 		shift
 	done
 	shift
-	start=$(date +%s)
+	start=$EPOCHSECONDS
 	"${pre[@]}" "$nlfuzz" --label "$label" "$@" > "$log" 2>&1 &
 	pid=$!
 	for ((i = 0; i < 900; i++)); do
 		kill -0 "$pid" 2> /dev/null || break
-		sleep 0.2
+		vm_sleep 0.2
 	done
 	if kill -0 "$pid" 2> /dev/null; then
 		vm_log "rblk_nlfuzz ($label) stalled: $(grep State /proc/"$pid"/status) wchan=$(cat /proc/"$pid"/wchan)"
@@ -48,7 +48,7 @@ fuzz() {
 	fi
 	wait "$pid" || rc=$?
 	grep '^RESULT:' "$log" || true
-	echo "RESULT: nlfuzz[$label] wall_s=$(( $(date +%s) - start ))"
+	echo "RESULT: nlfuzz[$label] wall_s=$(( $EPOCHSECONDS - start ))"
 	[ "$rc" -eq 0 ] || vm_fail "rblk_nlfuzz ($label) exited $rc: $(grep -E '^(FAIL|rblk_nlfuzz):' "$log" | head -n 20)"
 }
 

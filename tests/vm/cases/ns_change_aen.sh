@@ -64,12 +64,12 @@ ref_disk() {
 # both_ms T0 CHECK_RBLK CHECK_REF: "rblk_ms ref_ms", the time since T0 at
 # which each check first passed (polled together; the case fails after 20 s).
 both_ms() {
-	local t0=$1 a="" b="" deadline=$(($(date +%s) + 20))
+	local t0=$1 a="" b="" deadline=$(($EPOCHSECONDS + 20))
 	while [ -z "$a" ] || [ -z "$b" ]; do
-		[ "$(date +%s)" -lt "$deadline" ] || vm_fail "timed out: $2 -> ${a:-no}, $3 -> ${b:-no}"
+		[ "$EPOCHSECONDS" -lt "$deadline" ] || vm_fail "timed out: $2 -> ${a:-no}, $3 -> ${b:-no}"
 		[ -z "$a" ] && "$2" && a=$(vm_ms_since "$t0")
 		[ -z "$b" ] && "$3" && b=$(vm_ms_since "$t0")
-		sleep 0.1
+		vm_sleep 0.1
 	done
 	echo "$a $b"
 }

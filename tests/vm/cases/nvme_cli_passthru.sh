@@ -143,9 +143,9 @@ vm_wait_for 30 test "$(cat /sys/class/rblk/rblk0/state)" = live
 
 # NVME_IOCTL_RESET: a new association, live again, I/O works.
 before=$(cat /sys/class/rblk/rblk0/reconnects)
-start=$(date +%s%N)
+start=$(vm_now_ms)
 nvme reset "$ctrl" || vm_fail "nvme reset $ctrl failed"
-vm_log "nvme reset returned after $(( ($(date +%s%N) - start) / 1000000 )) ms"
+vm_log "nvme reset returned after $(vm_ms_since "$start") ms"
 vm_assert_eq live "$(cat /sys/class/rblk/rblk0/state)" "state after nvme reset"
 vm_assert_eq $((before + 1)) "$(cat /sys/class/rblk/rblk0/reconnects)" "reconnects after nvme reset"
 vm_put /tmp/blk "$ns" $((200 * 512))

@@ -25,9 +25,9 @@ vm_require "$RBLKCTL"
 # fio_wait PID SECS WHEN: wait for fio, its exit code in fio_rc; fail (with
 # the stacks of where it sits) unless it ends within SECS.
 fio_wait() {
-	local end=$(( $(date +%s) + $2 ))
-	while kill -0 "$1" 2> /dev/null && [ "$(date +%s)" -lt "$end" ]; do
-		sleep 0.5
+	local end=$(( $EPOCHSECONDS + $2 ))
+	while kill -0 "$1" 2> /dev/null && [ "$EPOCHSECONDS" -lt "$end" ]; do
+		vm_sleep 0.5
 	done
 	if kill -0 "$1" 2> /dev/null; then
 		flap_stacks "fio still running"
@@ -65,21 +65,21 @@ fio --name=flap --filename="$dev" --ioengine=libaio --direct=1 \
 	--output-format=json --output=/tmp/fio.json &
 fio_pid=$!
 fio_writing 40
-t_down=$(date +%s.%N)
+t_down=$EPOCHREALTIME
 flap_link 5
-t_up=$(date +%s.%N)
+t_up=$EPOCHREALTIME
 echo "RESULT: link down for $(echo "$t_up - $t_down" | bc) s (guest clock)"
 
 # Time from link-up until the controller is live again after a reconnect.
 live_s=""
-deadline=$(( $(date +%s) + 120 ))
-while [ -d "$sys" ] && [ "$(date +%s)" -lt "$deadline" ]; do
+deadline=$(( $EPOCHSECONDS + 120 ))
+while [ -d "$sys" ] && [ "$EPOCHSECONDS" -lt "$deadline" ]; do
 	if [ "$(cat "$sys/reconnects" 2> /dev/null)" != "$rc0" ] &&
 		[ "$(cat "$sys/state" 2> /dev/null)" = live ]; then
-		live_s=$(echo "$(date +%s.%N) - $t_up" | bc)
+		live_s=$(echo "$EPOCHREALTIME - $t_up" | bc)
 		break
 	fi
-	sleep 0.2
+	vm_sleep 0.2
 done
 echo "RESULT: link up -> live again: ${live_s:-never} s, reconnects $rc0 -> $(cat "$sys/reconnects" 2> /dev/null)"
 
@@ -97,9 +97,9 @@ vm_assert_eq 0 "$fio_err" "fio error"
 vm_assert_eq 512 "$reads" "blocks read back and verified"
 [ -n "$live_s" ] || vm_fail "controller did not reconnect after the link came back"
 
-t0=$(date +%s.%N)
+t0=$EPOCHREALTIME
 timeout 60 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed or hung"
-echo "RESULT: disconnect took $(echo "$(date +%s.%N) - $t0" | bc) s"
+echo "RESULT: disconnect took $(echo "$EPOCHREALTIME - $t0" | bc) s"
 
 # Disconnect while the link is down, under I/O: rblk holds its DREQs back
 # for one kato (10 s here), then tears down anyway; nothing may hang and
@@ -111,10 +111,10 @@ fio --name=down --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite \
 fio_pid=$!
 fio_writing 40
 ip link set veth0 down
-t0=$(date +%s.%N)
+t0=$EPOCHREALTIME
 timeout 60 "$RBLKCTL" disconnect rblk0 > /dev/null ||
 	vm_fail "rblkctl disconnect rblk0 with the link down failed or hung"
-echo "RESULT: disconnect with the link down took $(echo "$(date +%s.%N) - $t0" | bc) s"
+echo "RESULT: disconnect with the link down took $(echo "$EPOCHREALTIME - $t0" | bc) s"
 fio_wait "$fio_pid" 30 "of the disconnect"
 rc=$fio_rc
 vm_assert_ne 0 "$rc" "fio exit code once its disk is gone"

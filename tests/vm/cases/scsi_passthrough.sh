@@ -38,8 +38,10 @@ dev=/dev/rblk0n1 dev2=/dev/rblk0n2 q=/sys/block/rblk0n1/queue
 
 # --- helpers ------------------------------------------------------------------
 
-# load FILE: its bytes into B (decimal), for be/hexat.
-load() { read -r -a B <<< "$(od -An -v -tu1 "$1" | tr -s ' \n' '  ')"; }
+# The helpers stay in bash where they can: each process costs 100-300 ms
+# under TCG, and this case calls them hundreds of times.
+# load FILE: its bytes into B (decimal), for be/hexat; ${#B[@]} is its size.
+load() { read -r -d '' -a B < <(od -An -v -tu1 "$1") || true; }
 # be OFF LEN: the big-endian number in B[OFF..OFF+LEN-1].
 be() {
 	local v=0 i
@@ -56,8 +58,20 @@ hexat() {
 	echo "${h[*]}"
 }
 # hexof STRING: its bytes as "xx xx ..."; hexnum N LEN: N as LEN bytes, BE.
-hexof() { printf '%s' "$1" | od -An -v -tx1 | tr -s ' \n' '  ' | sed 's/^ //; s/ $//'; }
-hexnum() { printf "%0$(($2 * 2))x" "$1" | sed 's/../& /g; s/ $//'; }
+hexof() {
+	local i x h=() LC_ALL=C
+	for ((i = 0; i < ${#1}; i++)); do
+		printf -v x %02x "'${1:i:1}"
+		h+=("$x")
+	done
+	echo "${h[*]}"
+}
+hexnum() {
+	local n i h=()
+	printf -v n "%0$(($2 * 2))x" "$1"
+	for ((i = 0; i < ${#n}; i += 2)); do h+=("${n:i:2}"); done
+	echo "${h[*]}"
+}
 
 # run_ok WHAT CMD...: CMD must exit 0; its stdout+stderr in $out.
 run_ok() {
@@ -91,7 +105,7 @@ major_hint() {
 vpd() {
 	raw_to "$3" "VPD page $2 of $1" sg_inq -p "$2" -r "$1"
 	vm_assert_eq "$(printf %02x "$2")" "$(hexat 1 1)" "page code in VPD page $2"
-	vm_assert_eq $((4 + $(be 2 2))) "$(stat -c %s "$3")" "VPD page $2: length field vs bytes returned"
+	vm_assert_eq $((4 + $(be 2 2))) "${#B[@]}" "VPD page $2: length field vs bytes returned"
 }
 
 # sg_check RC KEY ASC SKS DEV CDB: sg_raw sends CDB ("xx xx ...") and gets CHECK
@@ -325,11 +339,11 @@ check_mode() {
 	local f=$1 hdr=$2 bdl off
 	load "$f"
 	if [ "$hdr" -eq 8 ]; then
-		vm_assert_eq $(($(stat -c %s "$f") - 2)) "$(be 0 2)" "MODE SENSE(10) mode data length"
+		vm_assert_eq $((${#B[@]} - 2)) "$(be 0 2)" "MODE SENSE(10) mode data length"
 		vm_assert_eq $((ro * 0x80 | 0x10)) "${B[3]}" "WP, DPOFUA"
 		bdl=$(be 6 2)
 	else
-		vm_assert_eq $(($(stat -c %s "$f") - 1)) "${B[0]}" "MODE SENSE(6) mode data length"
+		vm_assert_eq $((${#B[@]} - 1)) "${B[0]}" "MODE SENSE(6) mode data length"
 		vm_assert_eq $((ro * 0x80 | 0x10)) "${B[2]}" "WP, DPOFUA"
 		bdl=${B[3]}
 	fi
