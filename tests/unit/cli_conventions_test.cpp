@@ -1,0 +1,187 @@
+// The conventions rblkctl shares with nvme-cli, lsblk and systemctl (issue
+// #15): stable exit codes and typo hints.
+#include "cli_parse.hpp"
+#include "exit_codes.hpp"
+#include "suggest.hpp"
+
+#include <rblk/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <stdexcept>
+
+namespace rblkctl {
+namespace {
+
+using test::parse_error;
+
+struct Outcome {
+    int code;
+    std::string out, err;
+};
+
+// run_main() of argv (program name added) with `runner` in place of run().
+Outcome run_with(std::vector<std::string> args, const Runner& runner)
+{
+    args.insert(args.begin(), "rblkctl");
+    std::ostringstream out, err;
+    const int code = run_main(args, out, err, runner);
+    return {code, out.str(), err.str()};
+}
+
+int succeeds(const Request&, std::ostream& out)
+{
+    out << "ran\n";
+    return kExitOk;
+}
+
+// ---- 1. exit codes -------------------------------------------------------------
+
+TEST(ExitCodes, AreDistinctAndDocumentedInHelp)
+{
+    EXPECT_EQ(kExitOk, 0);
+    EXPECT_EQ(kExitFailure, 1);
+    EXPECT_EQ(kExitUsage, 2);
+    EXPECT_EQ(kExitModuleNotLoaded, 3);
+    const Outcome help = run_with({"--help"}, succeeds);
+    EXPECT_EQ(help.code, kExitOk);
+    EXPECT_EQ(help.err, "");
+    EXPECT_NE(help.out.find("Exit status: 0 success, 1 failure, 2 usage error, 3 rblk module not "
+                            "loaded"),
+              std::string::npos)
+        << help.out;
+}
+
+TEST(ExitCodes, SuccessRunsTheRequest)
+{
+    const Outcome o = run_with({"list"}, succeeds);
+    EXPECT_EQ(o.code, kExitOk);
+    EXPECT_EQ(o.out, "ran\n");
+    EXPECT_EQ(o.err, "");
+    EXPECT_EQ(run_with({"--version"}, succeeds).code, kExitOk);
+}
+
+TEST(ExitCodes, EveryParseErrorIsAUsageError)
+{
+    // CLI11's own numbers (105 ValidationError, 106 RequiredError, 108
+    // ExcludesError, 109 ExtrasError ...) never leak.
+    const std::vector<std::vector<std::string>> bad = {
+        {},                                                       // no subcommand
+        {"lsit"},                                                 // unknown subcommand
+        {"connect", "-a", "10.0.0.1"},                            // required option missing
+        {"connect", "-a", "10.0.0.1", "-n", "nqn.x", "-Q", "big"},  // not a number
+        {"connect", "-a", "10.0.0.1", "-n", "nqn.x", "-Q", "2048"}, // out of range
+        {"connect", "-a", "10.0.0.1", "-n", "nqn.x", "--bogus"},  // unknown option
+        {"disconnect", "rblk0", "--all"},                         // excludes
+        {"stats", "rblk0", "--watch", "0"},                       // CLI11 validator
+    };
+    for (const auto& args : bad) {
+        bool ran = false;
+        const Outcome o = run_with(args, [&ran](const Request&, std::ostream&) {
+            ran = true;
+            return kExitOk;
+        });
+        std::string line;
+        for (const auto& a : args)
+            line += " " + a;
+        EXPECT_EQ(o.code, kExitUsage) << line;
+        EXPECT_FALSE(ran) << line;
+        EXPECT_EQ(o.out, "") << line;
+        // Exactly one line, prefixed.
+        EXPECT_EQ(o.err.rfind("rblkctl: ", 0), 0u) << line << ": " << o.err;
+        EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << line << ": " << o.err;
+    }
+}
+
+TEST(ExitCodes, RuntimeFailureIsOne)
+{
+    const Outcome o = run_with({"list"}, [](const Request&, std::ostream& out) -> int {
+        out << "partial\n";
+        throw rblk::KernelError(ENOENT, "no controller with that name", "ctrl_name");
+    });
+    EXPECT_EQ(o.code, kExitFailure);
+    EXPECT_EQ(o.out, "partial\n");
+    EXPECT_EQ(o.err, "rblkctl: no controller with that name (attribute: ctrl_name)\n");
+    EXPECT_EQ(run_with({"list"}, [](const Request&, std::ostream&) -> int {
+                  throw std::runtime_error("apply: 1 of 3 sessions failed");
+              }).code,
+              kExitFailure);
+    // A command's own failure status passes through.
+    EXPECT_EQ(run_with({"list"}, [](const Request&, std::ostream&) { return kExitFailure; }).code,
+              kExitFailure);
+}
+
+TEST(ExitCodes, ModuleNotLoadedHasItsOwnCode)
+{
+    const Outcome o = run_with({"list"}, [](const Request&, std::ostream&) -> int {
+        throw rblk::ModuleNotLoaded();
+    });
+    EXPECT_EQ(o.code, kExitModuleNotLoaded);
+    EXPECT_EQ(o.err, "rblkctl: rblk kernel module is not loaded; run: modprobe rblk\n");
+}
+
+// ---- 2. typos ------------------------------------------------------------------
+
+TEST(Suggest, EditDistanceCountsTranspositionsOnce)
+{
+    EXPECT_EQ(edit_distance("list", "list"), 0u);
+    EXPECT_EQ(edit_distance("lsit", "list"), 1u);  // one transposition
+    EXPECT_EQ(edit_distance("lst", "list"), 1u);
+    EXPECT_EQ(edit_distance("lisst", "list"), 1u);
+    EXPECT_EQ(edit_distance("shwo", "show"), 1u);
+    EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+    EXPECT_EQ(edit_distance("", "abc"), 3u);
+    EXPECT_EQ(edit_distance("abc", ""), 3u);
+}
+
+TEST(Suggest, ClosestWithinTwoEditsOrNothing)
+{
+    const std::vector<std::string> subs = {"connect", "disconnect", "list", "show", "stats"};
+    EXPECT_EQ(closest("lsit", subs), "list");
+    EXPECT_EQ(closest("disconect", subs), "disconnect");
+    EXPECT_EQ(closest("stat", subs), "stats");
+    EXPECT_EQ(closest("frobnicate", subs), std::nullopt);
+    EXPECT_EQ(closest("x", subs), std::nullopt);  // fewer edits than it has letters
+}
+
+TEST(Typos, UnknownCommandGetsOneLineWithAHint)
+{
+    EXPECT_EQ(parse_error({"lsit"}), "unknown command 'lsit'; did you mean 'list'?");
+    EXPECT_EQ(parse_error({"disconect"}), "unknown command 'disconect'; did you mean 'disconnect'?");
+    EXPECT_EQ(parse_error({"frobnicate"}), "unknown command 'frobnicate'");
+    EXPECT_EQ(parse_error({"lsit", "--json"}),
+              "unknown command 'lsit'; did you mean 'list'? (not expected either: --json)");
+    const Outcome o = run_with({"lsit"}, succeeds);
+    EXPECT_EQ(o.code, kExitUsage);
+    EXPECT_EQ(o.err, "rblkctl: unknown command 'lsit'; did you mean 'list'?\n");
+}
+
+TEST(Typos, UnknownOptionGetsAHintFromItsSubcommand)
+{
+    // Before "--nqn is required": the typo is what the user needs to see.
+    EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1", "--nqm", "nqn.x"}),
+              "unknown option '--nqm'; did you mean '--nqn'?");
+    EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1", "--nqm=nqn.x"}),
+              "unknown option '--nqm'; did you mean '--nqn'?");
+    EXPECT_EQ(parse_error({"stats", "rblk0", "--wacth"}),
+              "unknown option '--wacth'; did you mean '--watch'?");
+    EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1", "-n", "nqn.x", "--bogus"}),
+              "unknown option '--bogus'");
+    EXPECT_EQ(parse_error({"list", "-x"}), "unknown option '-x'");
+    EXPECT_EQ(parse_error({"--verison"}), "unknown option '--verison'; did you mean '--version'?");
+    EXPECT_EQ(parse_error({"show", "rblk0", "rblk1"}), "unexpected argument 'rblk1'");
+}
+
+TEST(Typos, SeveralUnknownArgumentsKeepTheOrderTyped)
+{
+    // CLI11's ExtrasError lists them in reverse.
+    EXPECT_EQ(parse_error({"list", "--first", "--second", "-t", "fourth"}),
+              "unknown option '--first' (not expected either: --second -t fourth)");
+    // A word after an unknown long option is taken as its value.
+    EXPECT_EQ(parse_error({"list", "--first", "1", "--second=2", "third"}),
+              "unknown option '--first' (not expected either: --second=2 third)");
+}
+
+}  // namespace
+}  // namespace rblkctl
