@@ -6,6 +6,8 @@
 #include <rblk/host_identity.hpp>
 #include <rblk/json.hpp>
 
+#include <algorithm>
+
 namespace rblkctl {
 
 void add_address_options(CLI::App* sub, rblk::ConnectOptions& o, bool traddr_required)
@@ -54,12 +56,68 @@ void add_json_options(CLI::App* sub, bool& json, const std::string& help)
         ->check(CLI::IsMember({"normal", "json"}));
 }
 
-void check_options(const rblk::ConnectOptions& o)
+namespace {
+
+bool is_integer(const std::string& word)
+{
+    const std::size_t digits = word.starts_with('-') ? 1 : 0;
+    return word.size() > digits &&
+           word.find_first_not_of("0123456789", digits) == std::string::npos;
+}
+
+}  // namespace
+
+std::string in_option_spelling(const std::string& message, const CLI::App& sub)
+{
+    // validate() names the fields as the options are spelled, but for the
+    // subsystem NQN (-n, --nqn).
+    const auto option_of = [&sub](const std::string& field) -> const CLI::Option* {
+        const std::string lname = field == "subnqn" ? "nqn" : field;
+        for (const CLI::Option* opt : sub.get_options())
+            for (const std::string& l : opt->get_lnames())
+                if (l == lname)
+                    return opt;
+        return nullptr;
+    };
+    // Words between spaces; a quoted value ('bad host') is the user's text
+    // and left alone, whatever it says.
+    std::vector<std::string> words;
+    for (std::size_t pos = 0, end; pos <= message.size(); pos = end + 1) {
+        end = std::min(message.find(' ', pos), message.size());
+        words.push_back(message.substr(pos, end - pos));
+    }
+    bool quoted = false;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        std::string& w = words[i];
+        if (quoted) {  // until the word with the closing quote
+            quoted = w.find('\'') == std::string::npos;
+            continue;
+        }
+        if (w.starts_with('\'')) {
+            quoted = w.find('\'', 1) == std::string::npos;
+            continue;
+        }
+        const CLI::Option* opt = option_of(w);
+        if (!opt)
+            continue;
+        w = "--" + opt->get_lnames().front();
+        // The number as typed: CLI11 clamps what int64 cannot hold
+        // (999999999999999999999 arrives as 9223372036854775807).
+        if (i + 1 < words.size() && is_integer(words[i + 1]) && opt->count() > 0)
+            words[i + 1] = opt->results().back();
+    }
+    std::string out;
+    for (const std::string& w : words)
+        out += (out.empty() ? "" : " ") + w;
+    return out;
+}
+
+void check_options(const CLI::App& sub, const rblk::ConnectOptions& o)
 {
     try {
         o.validate();
     } catch (const rblk::InvalidOption& e) {
-        throw CLI::ValidationError(e.what());
+        throw CLI::ValidationError(in_option_spelling(e.what(), sub));
     }
 }
 
@@ -74,9 +132,9 @@ void add_connect(CLI::App& app, Request& req)
     sub->add_flag("-D,--duplicate-connect", o.duplicate_connect,
                   "Allow a second identical connection");
     add_json_options(sub, req.json, "Print the controller as JSON");
-    sub->callback([&req] {
+    sub->callback([&req, sub] {
         req.command = Command::Connect;
-        check_options(req.connect);
+        check_options(*sub, req.connect);
     });
 }
 

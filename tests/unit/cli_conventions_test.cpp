@@ -1,6 +1,8 @@
 // The conventions rblkctl shares with nvme-cli, lsblk and systemctl (issue
-// #15): stable exit codes and typo hints.
+// #15): stable exit codes, typo hints, errors in the user's own terms and
+// the names show/stats/disconnect accept.
 #include "cli_parse.hpp"
+#include "commands.hpp"
 #include "exit_codes.hpp"
 #include "suggest.hpp"
 
@@ -14,6 +16,8 @@
 namespace rblkctl {
 namespace {
 
+using test::connect_with;
+using test::parse;
 using test::parse_error;
 
 struct Outcome {
@@ -75,6 +79,7 @@ TEST(ExitCodes, EveryParseErrorIsAUsageError)
         {"connect", "-a", "10.0.0.1", "-n", "nqn.x", "--bogus"},  // unknown option
         {"disconnect", "rblk0", "--all"},                         // excludes
         {"stats", "rblk0", "--watch", "0"},                       // CLI11 validator
+        {"show", "sda"},                                          // not an rblk name
     };
     for (const auto& args : bad) {
         bool ran = false;
@@ -181,6 +186,89 @@ TEST(Typos, SeveralUnknownArgumentsKeepTheOrderTyped)
     // A word after an unknown long option is taken as its value.
     EXPECT_EQ(parse_error({"list", "--first", "1", "--second=2", "third"}),
               "unknown option '--first' (not expected either: --second=2 third)");
+}
+
+// ---- 3. errors name what the user typed ----------------------------------------
+
+// Each field of validate() as its option: cli_test.cpp's BadValuesGetSpecificMessages.
+TEST(TheirTerms, FieldsAreSpelledAsTheOptions)
+{
+    EXPECT_EQ(parse_error(connect_with({"-T", "300"})),
+              "--tos 300 is out of range (-1..255, -1 = the transport's default)");
+    EXPECT_EQ(parse_error(connect_with({"-c", "20", "-l", "10"})),
+              "--reconnect-delay 20 exceeds --ctrl-loss-tmo 10");
+    // Only the default of the other one: printed as a number, not an option's text.
+    EXPECT_EQ(parse_error(connect_with({"-c", "700"})),
+              "--reconnect-delay 700 exceeds --ctrl-loss-tmo 600");
+    EXPECT_EQ(parse_error(connect_with({"-w", "10.0.0.9 tos"})),
+              "--host-traddr '10.0.0.9 tos' is not an IPv4 or IPv6 address literal");
+}
+
+TEST(TheirTerms, NumbersAsTypedNotClamped)
+{
+    EXPECT_EQ(parse_error(connect_with({"-i", "999999999999999999999"})),
+              "--nr-io-queues 999999999999999999999 is out of range (1..128)");
+    EXPECT_EQ(parse_error(connect_with({"-s", "-99999999999999999999"})),
+              "--trsvcid -99999999999999999999 is out of range (1..65535)");
+    EXPECT_EQ(parse_error(connect_with({"--queue-size", "0x800"})),
+              "--queue-size 0x800 is out of range (16..1024)");
+}
+
+TEST(TheirTerms, InDiscoverAndMonitorToo)
+{
+    EXPECT_EQ(parse_error({"discover", "-a", "10.0.0.1", "-s", "70000"}),
+              "--trsvcid 70000 is out of range (1..65535)");
+    EXPECT_EQ(parse_error({"monitor", "-Q", "1"}), "--queue-size 1 is out of range (16..1024)");
+}
+
+TEST(TheirTerms, WatchRangeIsWords)
+{
+    EXPECT_EQ(parse_error({"stats", "rblk0", "--watch", "0"}),
+              "--watch: 0 is out of range (must be greater than 0)");
+    EXPECT_EQ(parse_error({"stats", "rblk0", "--watch", "-2"}),
+              "--watch: -2 is out of range (must be greater than 0)");
+    EXPECT_EQ(parse_error({"stats", "rblk0", "--watch", "soon"}),
+              "--watch: 'soon' is not a number of seconds");
+    EXPECT_EQ(parse_error({"stats", "rblk0", "--watch", "inf"}),
+              "--watch: inf is out of range (must be greater than 0)");
+}
+
+// ---- 6. names --------------------------------------------------------------------
+
+TEST(Names, ControllerDiskOrDevPath)
+{
+    EXPECT_EQ(controller_name("rblk0"), "rblk0");
+    EXPECT_EQ(controller_name("rblk12"), "rblk12");
+    EXPECT_EQ(controller_name("rblk0n1"), "rblk0");
+    EXPECT_EQ(controller_name("rblk3n15p2"), "rblk3");
+    EXPECT_EQ(controller_name("/dev/rblk0n1"), "rblk0");
+    EXPECT_EQ(controller_name("/dev/rblk7"), "rblk7");
+    EXPECT_EQ(controller_name("/dev/./rblk2n1"), "rblk2");
+    for (const char* bad : {"", "rblk", "rblkX", "rblk0n", "rblk0x1", "nvme0n1", "sda", "rblk0n1 ",
+                            "/tmp/rblk0n1", "/dev/sda", "/dev/../etc/rblk0", "dev/rblk0",
+                            "/dev/disk/rblk0n1"})
+        EXPECT_EQ(controller_name(bad), std::nullopt) << bad;
+}
+
+TEST(Names, ShowStatsAndDisconnectMapADiskToItsController)
+{
+    EXPECT_EQ(parse({"show", "rblk0n1"})->request().name, "rblk0");
+    EXPECT_EQ(parse({"stats", "/dev/rblk4n2"})->request().name, "rblk4");
+    EXPECT_EQ(parse({"disconnect", "rblk1n1"})->request().name, "rblk1");
+    EXPECT_EQ(parse({"show", "rblk2"})->request().name, "rblk2");
+}
+
+TEST(Names, AnythingElseIsAClearUsageError)
+{
+    const std::string why =
+        "name: 'sda' is not a controller (rblk0), a disk (rblk0n1) or a /dev path of one";
+    EXPECT_EQ(parse_error({"show", "sda"}), why);
+    EXPECT_EQ(parse_error({"stats", "/tmp/rblk0"}),
+              "name: '/tmp/rblk0' is not a controller (rblk0), a disk (rblk0n1) or a /dev path "
+              "of one");
+    EXPECT_EQ(parse_error({"disconnect", "nvme0n1"}),
+              "name: 'nvme0n1' is not a controller (rblk0), a disk (rblk0n1) or a /dev path of "
+              "one");
 }
 
 }  // namespace
