@@ -21,30 +21,48 @@ void add_address_options(CLI::App* sub, rblk::ConnectOptions& o, bool traddr_req
     sub->add_option("-s,--trsvcid", o.trsvcid, "Target port")->capture_default_str();
 }
 
+namespace {
+
+// Shown in --help as "INT=128": the kernel's default for an option not
+// given (uapi/rblk.h), without making CLI11 send it (the option stays unset).
+std::string kernel_default(std::int64_t v) { return std::to_string(v); }
+
+}  // namespace
+
 void add_host_options(CLI::App* sub, rblk::ConnectOptions& o)
 {
     sub->add_option("-q,--hostnqn", o.hostnqn, "Host NQN (default: /etc/nvme/hostnqn)");
     sub->add_option("-I,--hostid", o.hostid, "Host UUID (default: /etc/nvme/hostid)");
     sub->add_option("-w,--host-traddr", o.host_traddr,
-                    "Source address to connect from (IPv4 or IPv6 literal)");
-    sub->add_option("-T,--tos", o.tos, "RDMA type of service 0..255 (-1: the default)");
+                    "Source address to connect from (IPv4 or IPv6 literal; default: the "
+                    "route's)");
+    sub->add_option("-T,--tos", o.tos, "RDMA type of service 0..255 (-1: the default)")
+        ->default_str(kernel_default(-1));
 }
 
 void add_io_options(CLI::App* sub, rblk::ConnectOptions& o)
 {
-    sub->add_option("-i,--nr-io-queues", o.nr_io_queues, "Number of I/O queues");
+    sub->add_option("-i,--nr-io-queues", o.nr_io_queues, "Number of I/O queues")
+        ->default_str("one per CPU");
     sub->add_option("-W,--nr-write-queues", o.nr_write_queues,
-                    "Number of write queues (the I/O queues then carry reads)");
+                    "Number of write queues (the I/O queues then carry reads)")
+        ->default_str(kernel_default(0));
     sub->add_option("-P,--nr-poll-queues", o.nr_poll_queues,
-                    "Number of poll queues (polled I/O only: io_uring IOPOLL, RWF_HIPRI)");
-    sub->add_option("-Q,--queue-size", o.queue_size, "I/O queue depth");
-    sub->add_option("-k,--keep-alive-tmo", o.kato, "Keep-alive timeout, seconds (0: off)");
-    sub->add_option("-c,--reconnect-delay", o.reconnect_delay, "Seconds between reconnects");
+                    "Number of poll queues (polled I/O only: io_uring IOPOLL, RWF_HIPRI)")
+        ->default_str(kernel_default(0));
+    sub->add_option("-Q,--queue-size", o.queue_size, "I/O queue depth")
+        ->default_str(kernel_default(RBLK_DEFAULT_QUEUE_SIZE));
+    sub->add_option("-k,--keep-alive-tmo", o.kato, "Keep-alive timeout, seconds (0: off)")
+        ->default_str(kernel_default(RBLK_DEFAULT_KATO));
+    sub->add_option("-c,--reconnect-delay", o.reconnect_delay, "Seconds between reconnects")
+        ->default_str(kernel_default(RBLK_DEFAULT_RECONNECT_DELAY));
     sub->add_option("-l,--ctrl-loss-tmo", o.ctrl_loss_tmo,
-                    "Seconds to keep reconnecting (-1: forever)");
+                    "Seconds to keep reconnecting (-1: forever)")
+        ->default_str(kernel_default(RBLK_DEFAULT_CTRL_LOSS_TMO));
     // nvme-cli spells this one -F, --fast_io_fail_tmo.
     sub->add_option("-F,--fast-io-fail-tmo,--fast_io_fail_tmo", o.fast_io_fail_tmo,
-                    "Seconds after which I/O fails while reconnecting (-1: off)");
+                    "Seconds after which I/O fails while reconnecting (-1: off)")
+        ->default_str(kernel_default(RBLK_DEFAULT_FAST_IO_FAIL_TMO));
 }
 
 void add_json_options(CLI::App* sub, bool& json, const std::string& help)

@@ -1,6 +1,6 @@
 // The conventions rblkctl shares with nvme-cli, lsblk and systemctl (issue
-// #15): stable exit codes, typo hints, errors in the user's own terms and
-// the names show/stats/disconnect accept.
+// #15): stable exit codes, typo hints, errors in the user's own terms,
+// defaults in --help and the names show/stats/disconnect accept.
 #include "cli_parse.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
@@ -17,6 +17,7 @@ namespace rblkctl {
 namespace {
 
 using test::connect_with;
+using test::kConnect;
 using test::parse;
 using test::parse_error;
 
@@ -231,6 +232,36 @@ TEST(TheirTerms, WatchRangeIsWords)
               "--watch: 'soon' is not a number of seconds");
     EXPECT_EQ(parse_error({"stats", "rblk0", "--watch", "inf"}),
               "--watch: inf is out of range (must be greater than 0)");
+}
+
+// ---- 4. help shows every default -----------------------------------------------
+
+std::string help_of(const std::string& sub)
+{
+    const Outcome o = run_with({sub, "--help"}, succeeds);
+    EXPECT_EQ(o.code, kExitOk);
+    return o.out;
+}
+
+TEST(Help, ConnectShowsEveryDefault)
+{
+    const std::string h = help_of("connect");
+    for (const char* d : {"--transport TEXT=rdma", "--trsvcid INT=4420",
+                          "--nr-io-queues INT=one per CPU", "--nr-write-queues INT=0",
+                          "--nr-poll-queues INT=0", "--queue-size INT=128",
+                          "--keep-alive-tmo INT=5", "--reconnect-delay INT=10",
+                          "--ctrl-loss-tmo INT=600", "--fast_io_fail_tmo INT=-1", "--tos INT=-1",
+                          "default: /etc/nvme/hostnqn", "default: /etc/nvme/hostid"})
+        EXPECT_NE(h.find(d), std::string::npos) << d << " in\n" << h;
+}
+
+TEST(Help, DefaultsAreNotSent)
+{
+    // Shown, not applied: unset options leave the kernel's defaults.
+    auto cli = parse(kConnect);
+    EXPECT_FALSE(cli->request().connect.queue_size.has_value());
+    EXPECT_FALSE(cli->request().connect.nr_io_queues.has_value());
+    EXPECT_FALSE(cli->request().connect.tos.has_value());
 }
 
 // ---- 6. names --------------------------------------------------------------------
