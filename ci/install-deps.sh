@@ -18,8 +18,9 @@ packages=(
 	# inside the VM: soft-RoCE, the reference target/initiator, workloads
 	rdma-core ibverbs-utils perftest nvme-cli fio iproute2 e2fsprogs
 	sg3-utils util-linux coreutils python3
-	# the CLI's completion test sources bash-completion's own helpers
-	bash-completion
+	# the CLI's completion tests source bash-completion's own helpers and
+	# check the zsh script with zsh -n
+	bash-completion zsh
 )
 
 # The two kernels the module is built for and the VM boots, pinned so that a

@@ -124,7 +124,7 @@ void add_bench_command(CLI::App& app, Request& req)
         try {
             (void)rb::parse_options(req.bench);
         } catch (const std::exception& e) {
-            throw CLI::RuntimeError(e.what(), 1);
+            throw CLI::ValidationError(e.what());
         }
     });
 }

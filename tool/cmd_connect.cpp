@@ -6,6 +6,8 @@
 #include <rblk/host_identity.hpp>
 #include <rblk/json.hpp>
 
+#include <algorithm>
+
 namespace rblkctl {
 
 void add_address_options(CLI::App* sub, rblk::ConnectOptions& o, bool traddr_required)
@@ -19,30 +21,48 @@ void add_address_options(CLI::App* sub, rblk::ConnectOptions& o, bool traddr_req
     sub->add_option("-s,--trsvcid", o.trsvcid, "Target port")->capture_default_str();
 }
 
+namespace {
+
+// Shown in --help as "INT=128": the kernel's default for an option not
+// given (uapi/rblk.h), without making CLI11 send it (the option stays unset).
+std::string kernel_default(std::int64_t v) { return std::to_string(v); }
+
+}  // namespace
+
 void add_host_options(CLI::App* sub, rblk::ConnectOptions& o)
 {
     sub->add_option("-q,--hostnqn", o.hostnqn, "Host NQN (default: /etc/nvme/hostnqn)");
     sub->add_option("-I,--hostid", o.hostid, "Host UUID (default: /etc/nvme/hostid)");
     sub->add_option("-w,--host-traddr", o.host_traddr,
-                    "Source address to connect from (IPv4 or IPv6 literal)");
-    sub->add_option("-T,--tos", o.tos, "RDMA type of service 0..255 (-1: the default)");
+                    "Source address to connect from (IPv4 or IPv6 literal; default: the "
+                    "route's)");
+    sub->add_option("-T,--tos", o.tos, "RDMA type of service 0..255 (-1: the default)")
+        ->default_str(kernel_default(-1));
 }
 
 void add_io_options(CLI::App* sub, rblk::ConnectOptions& o)
 {
-    sub->add_option("-i,--nr-io-queues", o.nr_io_queues, "Number of I/O queues");
+    sub->add_option("-i,--nr-io-queues", o.nr_io_queues, "Number of I/O queues")
+        ->default_str("one per CPU");
     sub->add_option("-W,--nr-write-queues", o.nr_write_queues,
-                    "Number of write queues (the I/O queues then carry reads)");
+                    "Number of write queues (the I/O queues then carry reads)")
+        ->default_str(kernel_default(0));
     sub->add_option("-P,--nr-poll-queues", o.nr_poll_queues,
-                    "Number of poll queues (polled I/O only: io_uring IOPOLL, RWF_HIPRI)");
-    sub->add_option("-Q,--queue-size", o.queue_size, "I/O queue depth");
-    sub->add_option("-k,--keep-alive-tmo", o.kato, "Keep-alive timeout, seconds (0: off)");
-    sub->add_option("-c,--reconnect-delay", o.reconnect_delay, "Seconds between reconnects");
+                    "Number of poll queues (polled I/O only: io_uring IOPOLL, RWF_HIPRI)")
+        ->default_str(kernel_default(0));
+    sub->add_option("-Q,--queue-size", o.queue_size, "I/O queue depth")
+        ->default_str(kernel_default(RBLK_DEFAULT_QUEUE_SIZE));
+    sub->add_option("-k,--keep-alive-tmo", o.kato, "Keep-alive timeout, seconds (0: off)")
+        ->default_str(kernel_default(RBLK_DEFAULT_KATO));
+    sub->add_option("-c,--reconnect-delay", o.reconnect_delay, "Seconds between reconnects")
+        ->default_str(kernel_default(RBLK_DEFAULT_RECONNECT_DELAY));
     sub->add_option("-l,--ctrl-loss-tmo", o.ctrl_loss_tmo,
-                    "Seconds to keep reconnecting (-1: forever)");
+                    "Seconds to keep reconnecting (-1: forever)")
+        ->default_str(kernel_default(RBLK_DEFAULT_CTRL_LOSS_TMO));
     // nvme-cli spells this one -F, --fast_io_fail_tmo.
     sub->add_option("-F,--fast-io-fail-tmo,--fast_io_fail_tmo", o.fast_io_fail_tmo,
-                    "Seconds after which I/O fails while reconnecting (-1: off)");
+                    "Seconds after which I/O fails while reconnecting (-1: off)")
+        ->default_str(kernel_default(RBLK_DEFAULT_FAST_IO_FAIL_TMO));
 }
 
 void add_json_options(CLI::App* sub, bool& json, const std::string& help)
@@ -54,12 +74,68 @@ void add_json_options(CLI::App* sub, bool& json, const std::string& help)
         ->check(CLI::IsMember({"normal", "json"}));
 }
 
-void check_options(const rblk::ConnectOptions& o)
+namespace {
+
+bool is_integer(const std::string& word)
+{
+    const std::size_t digits = word.starts_with('-') ? 1 : 0;
+    return word.size() > digits &&
+           word.find_first_not_of("0123456789", digits) == std::string::npos;
+}
+
+}  // namespace
+
+std::string in_option_spelling(const std::string& message, const CLI::App& sub)
+{
+    // validate() names the fields as the options are spelled, but for the
+    // subsystem NQN (-n, --nqn).
+    const auto option_of = [&sub](const std::string& field) -> const CLI::Option* {
+        const std::string lname = field == "subnqn" ? "nqn" : field;
+        for (const CLI::Option* opt : sub.get_options())
+            for (const std::string& l : opt->get_lnames())
+                if (l == lname)
+                    return opt;
+        return nullptr;
+    };
+    // Words between spaces; a quoted value ('bad host') is the user's text
+    // and left alone, whatever it says.
+    std::vector<std::string> words;
+    for (std::size_t pos = 0, end; pos <= message.size(); pos = end + 1) {
+        end = std::min(message.find(' ', pos), message.size());
+        words.push_back(message.substr(pos, end - pos));
+    }
+    bool quoted = false;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        std::string& w = words[i];
+        if (quoted) {  // until the word with the closing quote
+            quoted = w.find('\'') == std::string::npos;
+            continue;
+        }
+        if (w.starts_with('\'')) {
+            quoted = w.find('\'', 1) == std::string::npos;
+            continue;
+        }
+        const CLI::Option* opt = option_of(w);
+        if (!opt)
+            continue;
+        w = "--" + opt->get_lnames().front();
+        // The number as typed: CLI11 clamps what int64 cannot hold
+        // (999999999999999999999 arrives as 9223372036854775807).
+        if (i + 1 < words.size() && is_integer(words[i + 1]) && opt->count() > 0)
+            words[i + 1] = opt->results().back();
+    }
+    std::string out;
+    for (const std::string& w : words)
+        out += (out.empty() ? "" : " ") + w;
+    return out;
+}
+
+void check_options(const CLI::App& sub, const rblk::ConnectOptions& o)
 {
     try {
         o.validate();
     } catch (const rblk::InvalidOption& e) {
-        throw CLI::ValidationError(e.what());
+        throw CLI::ValidationError(in_option_spelling(e.what(), sub));
     }
 }
 
@@ -74,9 +150,9 @@ void add_connect(CLI::App& app, Request& req)
     sub->add_flag("-D,--duplicate-connect", o.duplicate_connect,
                   "Allow a second identical connection");
     add_json_options(sub, req.json, "Print the controller as JSON");
-    sub->callback([&req] {
+    sub->callback([&req, sub] {
         req.command = Command::Connect;
-        check_options(req.connect);
+        check_options(*sub, req.connect);
     });
 }
 

@@ -8,7 +8,7 @@ namespace rblkctl {
 void add_disconnect(CLI::App& app, Request& req)
 {
     CLI::App* sub = app.add_subcommand("disconnect", "Delete controllers");
-    CLI::Option* name = sub->add_option("name", req.name, "Controller name, e.g. rblk0");
+    CLI::Option* name = add_name_argument(sub, req);
     CLI::Option* nqn = sub->add_option("-n,--nqn", req.nqn, "Every controller of this subsystem");
     CLI::Option* all = sub->add_flag("-A,--all", req.all, "Every controller");
     add_json_options(sub, req.json, "Print {\"disconnected\": [names]}");

@@ -1,6 +1,7 @@
 // rblkctl discover / connect-all: a discovery controller's log (nvme-cli's
 // output and JSON), and connecting what it lists, referrals followed.
 #include "cmd_discover.hpp"
+#include "cli.hpp"
 #include "commands.hpp"
 #include "format.hpp"
 
@@ -29,9 +30,9 @@ void add_discovery_target(CLI::App* sub, rblk::ConnectOptions& o, Request& req, 
     add_json_options(sub, req.json, "Print JSON (nvme-cli's shape)");
 }
 
-void check_discovery(const rblk::ConnectOptions& o)
+void check_discovery(const CLI::App& sub, const rblk::ConnectOptions& o)
 {
-    check_options(rblk::discovery_connect_options(o, false));
+    check_options(sub, rblk::discovery_connect_options(o, false));
 }
 
 // The discovery controllers of this connect-all: -a, else discovery.conf.
@@ -106,9 +107,9 @@ std::vector<rblk::ConnectOptions> discovery_conf_starts(std::istream& in,
             std::vector<std::string> args(line.args.rbegin(), line.args.rend());  // CLI11 pops the back
             app.parse(args);
             o.discovery = true;
-            check_options(o);
+            check_options(app, o);
         } catch (const CLI::ParseError& e) {
-            throw rblk::InvalidOption(at + e.what());
+            throw rblk::InvalidOption(at + usage_message(app, e));
         }
         starts.push_back(std::move(o));
     }
@@ -121,12 +122,12 @@ void add_discover(CLI::App& app, Request& req)
     CLI::App* discover = app.add_subcommand(
         "discover", "Read a discovery controller's log (connects and disconnects it)");
     add_discovery_target(discover, o, req, true);
-    discover->callback([&req] {
+    discover->callback([&req, discover] {
         req.command = Command::Discover;
         if (req.connect.subnqn.empty())
             req.connect.subnqn = RBLK_DISC_SUBNQN;
         req.connect.discovery = true;
-        check_discovery(req.connect);
+        check_discovery(*discover, req.connect);
     });
 
     CLI::App* all = app.add_subcommand(
@@ -139,7 +140,7 @@ void add_discover(CLI::App& app, Request& req)
     all->add_option("--config", req.config,
                     "Discovery controllers when no --traddr is given, one a line")
         ->capture_default_str();
-    all->callback([&req] {
+    all->callback([&req, all] {
         req.command = Command::ConnectAll;
         if (req.connect.subnqn.empty())
             req.connect.subnqn = RBLK_DISC_SUBNQN;
@@ -149,7 +150,7 @@ void add_discover(CLI::App& app, Request& req)
         rblk::ConnectOptions o = req.connect;
         if (o.traddr.empty())
             o.traddr = "127.0.0.1";
-        check_options(o);
+        check_options(*all, o);
     });
 }
 

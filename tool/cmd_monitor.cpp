@@ -71,13 +71,13 @@ void add_monitor(CLI::App& app, Request& req)
     // The options of the controllers --connect-new connects, as connect's.
     add_host_options(sub, req.connect);
     add_io_options(sub, req.connect);
-    sub->callback([&req] {
+    sub->callback([&req, sub] {
         req.command = Command::Monitor;
         rblk::ConnectOptions o = req.connect;  // only the options matter here
         o.traddr = o.host_traddr && o.host_traddr->find(':') != std::string::npos ? "::1"
                                                                                   : "127.0.0.1";
         o.subnqn = RBLK_DISC_SUBNQN;
-        check_options(o);
+        check_options(*sub, o);
     });
 }
 

@@ -7,6 +7,7 @@
 #include <rblk/stats_rate.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 namespace rblkctl {
@@ -14,14 +15,24 @@ namespace rblkctl {
 void add_stats(CLI::App& app, Request& req)
 {
     CLI::App* sub = app.add_subcommand("stats", "Show a controller's I/O counters");
-    sub->add_option("name", req.name, "Controller name, e.g. rblk0")->required();
+    add_name_argument(sub, req)->required();
     add_json_options(sub, req.json, "Print JSON (with --watch: one object a line)");
     sub->add_option("-w,--watch", req.watch_interval,
                     "Every SECONDS, print IOPS, MiB/s, in-flight, errors and reconnects "
                     "until interrupted")
         ->expected(0, 1)
         ->default_str("1")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Validator(
+            [](const std::string& s) {
+                // CLI::PositiveNumber would print its range, 2.2e-308 to 1.8e+308.
+                double v = 0;
+                if (!CLI::detail::lexical_cast(s, v))
+                    return "'" + s + "' is not a number of seconds";
+                if (!(v > 0) || !std::isfinite(v))
+                    return s + " is out of range (must be greater than 0)";
+                return std::string();
+            },
+            "SECONDS>0"));
     sub->callback([&req, sub] {
         if (sub->count("--watch") && req.watch_interval <= 0)
             req.watch_interval = 1;

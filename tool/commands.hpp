@@ -8,7 +8,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <ostream>
+#include <string>
 #include <vector>
 
 namespace rblkctl {
@@ -28,8 +30,22 @@ void add_host_options(CLI::App* sub, rblk::ConnectOptions& o);  // -q -I -w -T
 void add_io_options(CLI::App* sub, rblk::ConnectOptions& o);    // -i -W -P -Q -k -c -l --fast-io-fail-tmo
 // --json and nvme-cli's -o/--output-format normal|json, setting `json`.
 void add_json_options(CLI::App* sub, bool& json, const std::string& help);
-// o.validate(), its message as a CLI11 ValidationError.
-void check_options(const rblk::ConnectOptions& o);
+// The NAME positional of show, stats and disconnect, into req.name: a
+// controller (rblk0), one of its disks (rblk0n1, rblk0n1p2) or their /dev
+// path, always stored as the controller's name (cmd_list.cpp).
+CLI::Option* add_name_argument(CLI::App* sub, Request& req);
+// controller_name()'s rules: "rblk0" for "rblk0", "rblk0n1", "/dev/rblk0n1"
+// (a symlink under /dev, e.g. /dev/disk/by-id/..., is followed first);
+// nullopt for anything else.
+std::optional<std::string> controller_name(const std::string& given);
+// o.validate(), its message as a CLI11 ValidationError in_option_spelling()
+// of `sub`, the (sub)command whose options filled `o`.
+void check_options(const CLI::App& sub, const rblk::ConnectOptions& o);
+// A validate() message in the terms of the command line: each field that is
+// an option of `sub` spelled as the option ("subnqn" as --nqn), and its
+// number as typed rather than as CLI11 converted it:
+// "--nr-io-queues 999999999999999999999 is out of range (1..128)".
+std::string in_option_spelling(const std::string& message, const CLI::App& sub);
 
 int run_connect(const Request& req, rblk::Client& client, std::ostream& out);
 int run_disconnect(const Request& req, rblk::Client& client, std::ostream& out);

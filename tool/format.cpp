@@ -9,6 +9,7 @@ extern "C" {  // libnvme 1.3 headers lack C++ linkage guards
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <sstream>
 
 namespace rblkctl {
@@ -45,7 +46,51 @@ std::string queues(const rblk::ControllerInfo& c)
     return s + ")";
 }
 
+// A timeout in seconds, negative (or 0 for keep-alive) meaning none.
+std::string seconds_or_off(std::int64_t s, bool zero_is_off = false)
+{
+    return s < 0 || (zero_is_off && s == 0) ? "off" : std::to_string(s) + " s";
+}
+
+// The kernel's milliseconds as seconds, one decimal: "in 4.2 s", "12.3 s ago".
+std::string ms_as_seconds(const std::optional<std::uint64_t>& ms, const char* before,
+                          const char* after)
+{
+    if (!ms)
+        return "-";
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%s%.1f s%s", before, static_cast<double>(*ms) / 1000.0,
+                  after);
+    return buf;
+}
+
+// The sizes of a controller's disks, in its DEVICES order.
+std::string sizes(const rblk::ControllerInfo& c)
+{
+    std::string s;
+    for (const rblk::NamespaceInfo& ns : c.namespaces)
+        s += (s.empty() ? "" : ",") + human_size(ns.size_bytes);
+    return s.empty() ? "-" : s;
+}
+
 }  // namespace
+
+std::string human_size(std::uint64_t bytes)
+{
+    static constexpr const char* kUnits = "BKMGTPE";
+    if (bytes < 1024)
+        return std::to_string(bytes) + "B";
+    double v = static_cast<double>(bytes);
+    std::size_t unit = 0;
+    // Step up also when one decimal would round to 1024.0 of this unit.
+    while (v >= 1023.95 && unit + 1 < std::char_traits<char>::length(kUnits)) {
+        v /= 1024.0;
+        ++unit;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.1f%c", v, kUnits[unit]);
+    return buf;
+}
 
 std::string align_table(const std::vector<std::vector<std::string>>& rows)
 {
@@ -72,11 +117,11 @@ std::string format_list(const std::vector<rblk::ControllerInfo>& controllers)
 {
     std::vector<std::vector<std::string>> rows = {
         {"NAME", "STATE", "TRANSPORT", "TRADDR", "TRSVCID", "QUEUES", "QSIZE", "SUBNQN",
-         "DEVICES"}};
+         "DEVICES", "SIZE"}};
     for (const rblk::ControllerInfo& c : controllers)
         rows.push_back({c.name, rblk::state_name(c.state), c.transport, c.traddr,
                         std::to_string(c.trsvcid), queues(c),
-                        std::to_string(c.queue_size), subnqn_of(c), devices(c)});
+                        std::to_string(c.queue_size), subnqn_of(c), devices(c), sizes(c)});
     return align_table(rows);
 }
 
@@ -90,14 +135,11 @@ std::string format_connected(const rblk::ControllerInfo& c)
 
 std::string format_show(const rblk::ControllerInfo& c)
 {
-    const auto opt_ms = [](const std::optional<std::uint64_t>& v) {
-        return v ? std::to_string(*v) + " ms" : std::string("-");
-    };
     std::vector<std::vector<std::string>> rows = {
         {"name:", c.name},
         {"id:", std::to_string(c.id)},
         {"state:", rblk::state_name(c.state)},
-        {"state since:", opt_ms(c.state_since_ms)},
+        {"state since:", ms_as_seconds(c.state_since_ms, "", " ago")},
         {"transport:", c.transport},
         {"traddr:", c.traddr},
         {"trsvcid:", std::to_string(c.trsvcid)},
@@ -115,12 +157,12 @@ std::string format_show(const rblk::ControllerInfo& c)
         {"nr_write_queues:", std::to_string(c.nr_write_queues)},
         {"nr_poll_queues:", std::to_string(c.nr_poll_queues)},
         {"queue_size:", std::to_string(c.queue_size)},
-        {"kato:", std::to_string(c.kato) + " s"},
-        {"reconnect_delay:", std::to_string(c.reconnect_delay) + " s"},
-        {"ctrl_loss_tmo:", std::to_string(c.ctrl_loss_tmo) + " s"},
-        {"fast_io_fail_tmo:", std::to_string(c.fast_io_fail_tmo) + " s"},
-        {"next reconnect:", opt_ms(c.next_reconnect_ms)},
-        {"loss deadline:", opt_ms(c.loss_deadline_ms)},
+        {"kato:", seconds_or_off(c.kato, true)},
+        {"reconnect_delay:", seconds_or_off(c.reconnect_delay)},
+        {"ctrl_loss_tmo:", seconds_or_off(c.ctrl_loss_tmo)},
+        {"fast_io_fail_tmo:", seconds_or_off(c.fast_io_fail_tmo)},
+        {"next reconnect:", ms_as_seconds(c.next_reconnect_ms, "in ", "")},
+        {"loss deadline:", ms_as_seconds(c.loss_deadline_ms, "in ", "")},
     };
     std::string s = align_table(rows);
     std::vector<std::vector<std::string>> ns_rows = {{"NSID", "DEVICE", "SIZE_BYTES", "LBA_SIZE"}};

@@ -7,6 +7,7 @@
 #include <rblk/family_notice.hpp>
 #include <rblk/stats_rate.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,11 +16,18 @@ namespace rblkctl {
 // Columns padded to their widest cell, two spaces apart, one row a line.
 std::string align_table(const std::vector<std::vector<std::string>>& rows);
 
-// `list`: a header and one row per controller.
+// A size as lsblk prints one, powers of 1024 with one decimal: "512B",
+// "32.0M", "1.0G".
+std::string human_size(std::uint64_t bytes);
+
+// `list`: a header and one row per controller, SIZE the human_size() of
+// each of its DEVICES.
 std::string format_list(const std::vector<rblk::ControllerInfo>& controllers);
 // `connect`: the controller name, then one device path a line.
 std::string format_connected(const rblk::ControllerInfo& c);
-// `show`: "key: value" lines, then the namespace table.
+// `show`: "key: value" lines, then the namespace table. Timeouts in
+// seconds or "off", the state's age and the next deadlines in seconds
+// ("12.3 s ago", "in 4.2 s"); the JSON form keeps the kernel's numbers.
 std::string format_show(const rblk::ControllerInfo& c);
 // `stats`: "counter: value" lines.
 std::string format_stats(const rblk::ControllerInfo& c);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What `cmake --install` puts where, staged under a DESTDIR with prefix
-# /usr as a package build does: rblkctl, its bash completion, the udev
+# /usr as a package build does: rblkctl, its bash and zsh completion, the udev
 # rules and the boot unit (which systemd-analyze verifies), librblk with
 # its headers and rblk.pc (a program builds and links against the staged
 # tree through pkg-config alone), rblk.ko in each kernel's updates/ with no
@@ -36,6 +36,7 @@ src=usr/src/rblk-$version
 want=(
 	usr/bin/rblkctl
 	usr/share/bash-completion/completions/rblkctl
+	usr/share/zsh/vendor-completions/_rblkctl
 	"$libdir/librblk.a" "$libdir/pkgconfig/rblk.pc"
 	usr/include/rblk/client.hpp usr/include/rblk/uapi/rblk.h
 	lib/udev/rules.d/60-rblk.rules lib/systemd/system/rblk-autoconnect.service

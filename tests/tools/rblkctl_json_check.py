@@ -179,7 +179,7 @@ def k_table(nrows):
     expect(len(lines), 1 + int(nrows), "table lines")
     starts = [m.start() for m in re.finditer(r"\S+", lines[0])]
     expect(lines[0].split(), ["NAME", "STATE", "TRANSPORT", "TRADDR", "TRSVCID", "QUEUES",
-                              "QSIZE", "SUBNQN", "DEVICES"], "list header")
+                              "QSIZE", "SUBNQN", "DEVICES", "SIZE"], "list header")
     for row in lines[1:]:
         expect([m.start() for m in re.finditer(r"\S+", row)], starts, f"columns of {row!r}")
 

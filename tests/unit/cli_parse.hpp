@@ -1,5 +1,5 @@
-// Parsing rblkctl argv vectors in tests: a fresh Cli each, and the one-line
-// message a bad command line produces.
+// Parsing rblkctl argv vectors in tests: a fresh Cli each, the one-line
+// message a bad command line produces, and a connect line to vary.
 #pragma once
 
 #include "cli.hpp"
@@ -31,6 +31,16 @@ inline std::string parse_error(std::vector<std::string> args)
         return e.what();
     }
     return "<parsed>";
+}
+
+// A connect command line that parses, and that line with `extra` appended.
+inline const std::vector<std::string> kConnect = {"connect", "-a", "10.99.0.1", "-n", "nqn.sub"};
+
+inline std::vector<std::string> connect_with(const std::vector<std::string>& extra)
+{
+    std::vector<std::string> args = kConnect;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
 }
 
 }  // namespace rblkctl::test

@@ -8,17 +8,10 @@
 namespace rblkctl {
 namespace {
 
+using test::connect_with;
+using test::kConnect;
 using test::parse;
 using test::parse_error;
-
-const std::vector<std::string> kConnect = {"connect", "-a", "10.99.0.1", "-n", "nqn.sub"};
-
-std::vector<std::string> connect_with(std::vector<std::string> extra)
-{
-    std::vector<std::string> args = kConnect;
-    args.insert(args.end(), extra.begin(), extra.end());
-    return args;
-}
 
 TEST(CliConnect, RequiredOptionsAndDefaults)
 {
@@ -112,31 +105,31 @@ TEST(CliConnect, FreeFormNqnIsAccepted)
 TEST(CliConnect, BadValuesGetSpecificMessages)
 {
     EXPECT_EQ(parse_error(connect_with({"-t", "tcp"})),
-              "transport 'tcp' is not supported (only 'rdma')");
+              "--transport 'tcp' is not supported (only 'rdma')");
     EXPECT_EQ(parse_error({"connect", "-a", "bad_host", "-n", "nqn.sub"}),
-              "traddr 'bad_host' is not an IPv4 or IPv6 address or a host name");
-    EXPECT_EQ(parse_error(connect_with({"-s", "0"})), "trsvcid 0 is out of range (1..65535)");
-    EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1", "-n", ""}), "subnqn is required");
-    EXPECT_EQ(parse_error(connect_with({"-q", ""})), "hostnqn is empty");
+              "--traddr 'bad_host' is not an IPv4 or IPv6 address or a host name");
+    EXPECT_EQ(parse_error(connect_with({"-s", "0"})), "--trsvcid 0 is out of range (1..65535)");
+    EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1", "-n", ""}), "--nqn is required");
+    EXPECT_EQ(parse_error(connect_with({"-q", ""})), "--hostnqn is empty");
     EXPECT_EQ(parse_error({"connect", "-a", "10.0.0.1", "-n", std::string(224, 'n')}),
-              "subnqn is 224 bytes long, the maximum is 223");
+              "--nqn is 224 bytes long, the maximum is 223");
     EXPECT_EQ(parse_error(connect_with({"-I", "xyz"})),
-              "hostid 'xyz' is not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
-    EXPECT_EQ(parse_error(connect_with({"-i", "0"})), "nr-io-queues 0 is out of range (1..128)");
+              "--hostid 'xyz' is not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
+    EXPECT_EQ(parse_error(connect_with({"-i", "0"})), "--nr-io-queues 0 is out of range (1..128)");
     EXPECT_EQ(parse_error(connect_with({"-W", "129"})),
-              "nr-write-queues 129 is out of range (0..128)");
+              "--nr-write-queues 129 is out of range (0..128)");
     EXPECT_EQ(parse_error(connect_with({"--nr-poll-queues", "-1"})),
-              "nr-poll-queues -1 is out of range (0..128)");
+              "--nr-poll-queues -1 is out of range (0..128)");
     EXPECT_EQ(parse_error(connect_with({"-Q", "2048"})),
-              "queue-size 2048 is out of range (16..1024)");
+              "--queue-size 2048 is out of range (16..1024)");
     EXPECT_EQ(parse_error(connect_with({"-k", "-5"})),
-              "keep-alive-tmo -5 is out of range (0..3600, 0 = off)");
+              "--keep-alive-tmo -5 is out of range (0..3600, 0 = off)");
     EXPECT_EQ(parse_error(connect_with({"-c", "0"})),
-              "reconnect-delay 0 is out of range (1..3600)");
+              "--reconnect-delay 0 is out of range (1..3600)");
     EXPECT_EQ(parse_error(connect_with({"-l", "-7"})),
-              "ctrl-loss-tmo -7 is out of range (-1..31536000, -1 = forever)");
+              "--ctrl-loss-tmo -7 is out of range (-1..31536000, -1 = forever)");
     EXPECT_EQ(parse_error(connect_with({"--fast-io-fail-tmo", "-3"})),
-              "fast-io-fail-tmo -3 is out of range (-1..31536000, -1 = off)");
+              "--fast-io-fail-tmo -3 is out of range (-1..31536000, -1 = off)");
 }
 
 TEST(CliConnect, NonNumbersAreRejected)
@@ -197,7 +190,8 @@ TEST(CliStats, WatchDefaultsToOneSecond)
 {
     EXPECT_EQ(parse({"stats", "rblk0", "--watch"})->request().watch_interval, 1);
     EXPECT_EQ(parse({"stats", "rblk0", "--watch", "2.5"})->request().watch_interval, 2.5);
-    EXPECT_NE(parse_error({"stats", "rblk0", "--watch", "-1"}), "<parsed>");
+    EXPECT_EQ(parse_error({"stats", "rblk0", "--watch", "-1"}),
+              "--watch: -1 is out of range (must be greater than 0)");
 }
 
 TEST(CliMonitor, JsonLines)
@@ -225,7 +219,7 @@ TEST(CliSession, ApplyAndSaveDefaultToTheSystemFile)
 TEST(Cli, SubcommandIsRequired)
 {
     EXPECT_EQ(parse_error({}), "A subcommand is required");
-    EXPECT_NE(parse_error({"frobnicate"}), "<parsed>");
+    EXPECT_EQ(parse_error({"frobnicate"}), "unknown command 'frobnicate'");
 }
 
 TEST(Cli, VersionFlag)

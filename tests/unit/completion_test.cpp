@@ -1,5 +1,6 @@
-// rblkctl's bash completion (completion.hpp): generated from the app, so
-// every subcommand and option is in it; and it completes when bash runs it.
+// rblkctl's bash and zsh completion (completion.hpp): generated from the
+// app, so every subcommand and option is in them; bash's completes when
+// bash runs it, zsh's is valid zsh that registers itself.
 #include "cli.hpp"
 #include "commands.hpp"
 #include "completion.hpp"
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <utility>
 #include <unistd.h>
 
 namespace rblkctl {
@@ -22,6 +24,20 @@ std::string script()
 {
     Cli cli;
     return bash_completion(cli.app());
+}
+
+// What `sh -c cmd` prints on stdout; its wait status in *status.
+std::string output_of(const std::string& cmd, int* status = nullptr)
+{
+    std::unique_ptr<FILE, int (*)(FILE*)> p(::popen(cmd.c_str(), "r"), ::pclose);
+    std::string out;
+    char buf[256];
+    while (p && std::fgets(buf, sizeof(buf), p.get()))
+        out += buf;
+    const int rc = p ? ::pclose(p.release()) : -1;
+    if (status)
+        *status = rc;
+    return out;
 }
 
 bool has_word(const std::string& text, const std::string& word)
@@ -60,7 +76,7 @@ TEST(Completion, EverySubcommandAndOptionIsInTheScript)
     EXPECT_NE(s.find("complete -F _rblkctl rblkctl"), std::string::npos);
 }
 
-TEST(Completion, PrintedByTheHiddenSubcommandWithoutAKernel)
+TEST(Completion, PrintedByTheSubcommandWithoutAKernel)
 {
     Cli cli;
     cli.parse({"rblkctl", "completion", "bash"});
@@ -68,10 +84,15 @@ TEST(Completion, PrintedByTheHiddenSubcommandWithoutAKernel)
     std::ostringstream out;
     EXPECT_EQ(run(cli.request(), out), 0);
     EXPECT_EQ(out.str(), script());
-    // Hidden from --help, and only bash is known.
+    // Listed in --help; bash and zsh are known.
     Cli fresh;
-    EXPECT_EQ(fresh.app().help().find("completion"), std::string::npos);
-    EXPECT_THROW(fresh.parse({"rblkctl", "completion", "zsh"}), CLI::ValidationError);
+    EXPECT_NE(fresh.app().help().find("completion"), std::string::npos);
+    EXPECT_THROW(fresh.parse({"rblkctl", "completion", "fish"}), CLI::ValidationError);
+    Cli zsh;
+    zsh.parse({"rblkctl", "completion", "zsh"});
+    std::ostringstream zsh_out;
+    EXPECT_EQ(run(zsh.request(), zsh_out), 0);
+    EXPECT_EQ(zsh_out.str(), zsh_completion(zsh.app()));
 }
 
 constexpr const char* kBashCompletion = "/usr/share/bash-completion/bash_completion";
@@ -117,15 +138,8 @@ protected:
                                  "cd \"$3\"\n"
                                  "_rblkctl\n"
                                  "printf '%s\\n' \"${COMPREPLY[@]}\" | LC_ALL=C sort\n";
-        const std::string cmd = "bash '" + driver.string() + "' '" +
-                                (dir_ / "rblkctl.bash").string() + "' '" + line + "' '" +
-                                dir_.string() + "'";
-        std::unique_ptr<FILE, int (*)(FILE*)> p(::popen(cmd.c_str(), "r"), ::pclose);
-        std::string out;
-        char buf[256];
-        while (p && std::fgets(buf, sizeof(buf), p.get()))
-            out += buf;
-        return out;
+        return output_of("bash '" + driver.string() + "' '" + (dir_ / "rblkctl.bash").string() +
+                         "' '" + line + "' '" + dir_.string() + "'");
     }
 
     fs::path dir_;
@@ -138,7 +152,7 @@ TEST_F(CompletionInBash, Subcommands)
     for (const char* sub : {"apply", "bench", "connect", "connect-all", "disconnect", "discover",
                             "list", "monitor", "save", "show", "stats"})
         EXPECT_TRUE(has_word(all, sub)) << sub << " in\n" << all;
-    EXPECT_FALSE(has_word(all, "completion")) << all;  // hidden
+    EXPECT_TRUE(has_word(all, "completion")) << all;  // listed in --help, so offered
     EXPECT_EQ(complete("rblkctl --v"), "--version\n");
 }
 
@@ -165,7 +179,7 @@ TEST_F(CompletionInBash, Values)
     // Files for a sessions file; nothing to offer for a free value.
     EXPECT_EQ(complete("rblkctl apply sess"), "sessions.json\n");
     EXPECT_EQ(complete("rblkctl connect -a "), "\n");
-    EXPECT_EQ(complete("rblkctl completion "), "bash\n");
+    EXPECT_EQ(complete("rblkctl completion "), "bash\nzsh\n");
 }
 
 TEST_F(CompletionInBash, OptionEqualsValue)
@@ -188,6 +202,84 @@ TEST_F(CompletionInBash, WithTheBashCompletionPackage)
     EXPECT_EQ(complete("rblkctl disconnect --nqn nqn.2024-01.io.x:", true), "a\nb\n");
     EXPECT_EQ(complete("rblkctl disconnect --nqn nqn", true),
               "nqn.2024-01.io.x:a\nnqn.2024-01.io.x:b\n");
+}
+
+}  // namespace
+}  // namespace rblkctl
+
+// The zsh script, from the same app: every subcommand and option in it,
+// valid zsh, and registered for rblkctl when sourced after compinit.
+namespace rblkctl {
+namespace {
+
+std::string zsh_script()
+{
+    Cli cli;
+    return zsh_completion(cli.app());
+}
+
+// Runs `zsh -f -c SCRIPT` with $1 the zsh completion in a file; its output
+// and exit status.
+std::pair<std::string, int> in_zsh(const std::string& script)
+{
+    const fs::path dir = fs::temp_directory_path() /
+                         ("rblk-zsh-test-" + std::to_string(::getpid()) + "-" +
+                          testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir);
+    std::ofstream(dir / "_rblkctl") << zsh_script();
+    int status = -1;
+    const std::string out = output_of("cd '" + dir.string() + "' && zsh -f -c '" + script +
+                                          "' zsh '" + (dir / "_rblkctl").string() + "' 2>&1",
+                                      &status);
+    fs::remove_all(dir);
+    return {out, status};
+}
+
+constexpr const char* kZsh = "/usr/bin/zsh";
+
+TEST(ZshCompletion, EverySubcommandAndOptionIsInTheScript)
+{
+    Cli cli;
+    const std::string s = zsh_completion(cli.app());
+    EXPECT_EQ(s.rfind("#compdef rblkctl\n", 0), 0u);
+    std::size_t subcommands = 0;
+    for (const CLI::App* sub : cli.app().get_subcommands([](const CLI::App*) { return true; })) {
+        ++subcommands;
+        EXPECT_NE(s.find("\t\t\t'" + sub->get_name() + ":"), std::string::npos) << sub->get_name();
+        EXPECT_NE(s.find("\t\t" + sub->get_name() + ")\n"), std::string::npos) << sub->get_name();
+        for (const CLI::Option* opt : sub->get_options())
+            for (const std::string& l : opt->get_lnames())
+                EXPECT_NE(s.find("--" + l), std::string::npos) << sub->get_name() << " --" << l;
+    }
+    EXPECT_GE(subcommands, 12u);
+    // The value sources bash has, in zsh's words.
+    EXPECT_NE(s.find("'1:name:_rblkctl_controllers'"), std::string::npos);
+    EXPECT_NE(s.find("[Transport type]:transport:(rdma)'"), std::string::npos);
+    EXPECT_NE(s.find(":rw:(read write randread randwrite randrw)'"), std::string::npos);
+    EXPECT_NE(s.find("'1:shell:(bash zsh)'"), std::string::npos);
+    EXPECT_NE(s.find("--watch=-}'[") , std::string::npos);  // its value is optional
+}
+
+TEST(ZshCompletion, IsValidZsh)
+{
+    // ci/install-deps.sh installs zsh: a missing one fails, never skips.
+    ASSERT_TRUE(fs::exists(kZsh)) << kZsh << " is missing: apt-get install zsh";
+    const auto [out, status] = in_zsh("zsh -n \"$1\"");
+    EXPECT_EQ(status, 0) << out;
+    EXPECT_EQ(out, "");
+    // A broken script is caught: the check can fail.
+    const auto [bad_out, bad_status] = in_zsh("print \"_x() {\" > bad && zsh -n bad");
+    EXPECT_NE(bad_status, 0) << bad_out;
+}
+
+TEST(ZshCompletion, SourcedItRegistersForRblkctl)
+{
+    ASSERT_TRUE(fs::exists(kZsh)) << kZsh << " is missing: apt-get install zsh";
+    const auto [out, status] = in_zsh(
+        "autoload -Uz compinit && compinit -u -D && source \"$1\" && "
+        "print -r -- $_comps[rblkctl] && whence -w _rblkctl_controllers");
+    EXPECT_EQ(status, 0) << out;
+    EXPECT_EQ(out, "_rblkctl\n_rblkctl_controllers: function\n");
 }
 
 }  // namespace

@@ -32,12 +32,37 @@ TEST(Format, AlignTablePadsColumnsToTheWidestCell)
 TEST(Format, ListHasAHeaderAndOneRowPerController)
 {
     EXPECT_EQ(format_list({}),
-              "NAME  STATE  TRANSPORT  TRADDR  TRSVCID  QUEUES  QSIZE  SUBNQN  DEVICES\n");
+              "NAME  STATE  TRANSPORT  TRADDR  TRSVCID  QUEUES  QSIZE  SUBNQN  DEVICES  SIZE\n");
     const std::string out = format_list({sample()});
     EXPECT_EQ(out,
-              "NAME   STATE  TRANSPORT  TRADDR     TRSVCID  QUEUES  QSIZE  SUBNQN   DEVICES\n"
+              "NAME   STATE  TRANSPORT  TRADDR     TRSVCID  QUEUES  QSIZE  SUBNQN   "
+              "DEVICES                    SIZE\n"
               "rblk0  live   rdma       10.99.0.1  4420     2       128    nqn.sub  "
-              "/dev/rblk0n1,/dev/rblk0n2\n");
+              "/dev/rblk0n1,/dev/rblk0n2  1.0M,2.0M\n");
+}
+
+TEST(Format, ListSizeIsADashWithoutDisks)
+{
+    rblk::ControllerInfo disc = sample();
+    disc.discovery = true;
+    disc.namespaces.clear();
+    const std::string out = format_list({disc});
+    EXPECT_NE(out.find("nqn.sub (discovery)  -        -\n"), std::string::npos) << out;
+}
+
+TEST(Format, HumanSizeIsLsblkLike)
+{
+    EXPECT_EQ(human_size(0), "0B");
+    EXPECT_EQ(human_size(512), "512B");
+    EXPECT_EQ(human_size(1023), "1023B");
+    EXPECT_EQ(human_size(1024), "1.0K");
+    EXPECT_EQ(human_size(1536), "1.5K");
+    EXPECT_EQ(human_size(16ull << 20), "16.0M");
+    EXPECT_EQ(human_size(32ull << 20), "32.0M");
+    EXPECT_EQ(human_size(1ull << 30), "1.0G");
+    EXPECT_EQ(human_size((1ull << 30) - 1), "1.0G");  // not "1024.0M"
+    EXPECT_EQ(human_size(3ull << 40), "3.0T");
+    EXPECT_EQ(human_size(~0ull), "16.0E");
 }
 
 TEST(Format, ListSplitsTheQueuesWhenThereAreWriteOrPollQueues)
@@ -50,13 +75,14 @@ TEST(Format, ListSplitsTheQueuesWhenThereAreWriteOrPollQueues)
     poll.name = "rblk2";
     poll.nr_poll_queues = 12;
     EXPECT_EQ(format_list({sample(), both, poll}),
-              "NAME   STATE  TRANSPORT  TRADDR     TRSVCID  QUEUES       QSIZE  SUBNQN   DEVICES\n"
+              "NAME   STATE  TRANSPORT  TRADDR     TRSVCID  QUEUES       QSIZE  SUBNQN   "
+              "DEVICES                    SIZE\n"
               "rblk0  live   rdma       10.99.0.1  4420     2            128    nqn.sub  "
-              "/dev/rblk0n1,/dev/rblk0n2\n"
+              "/dev/rblk0n1,/dev/rblk0n2  1.0M,2.0M\n"
               "rblk1  live   rdma       10.99.0.1  4420     4 (2+1w+1p)  128    nqn.sub  "
-              "/dev/rblk0n1,/dev/rblk0n2\n"
+              "/dev/rblk0n1,/dev/rblk0n2  1.0M,2.0M\n"
               "rblk2  live   rdma       10.99.0.1  4420     14 (2+12p)   128    nqn.sub  "
-              "/dev/rblk0n1,/dev/rblk0n2\n");
+              "/dev/rblk0n1,/dev/rblk0n2  1.0M,2.0M\n");
 }
 
 TEST(Format, ConnectedPrintsNameThenDevices)
@@ -84,6 +110,35 @@ TEST(Format, ShowListsFieldsAndNamespaces)
         << with;
     EXPECT_NE(out.find("NSID  DEVICE        SIZE_BYTES  LBA_SIZE\n"), std::string::npos) << out;
     EXPECT_NE(out.find("2     /dev/rblk0n2  2097152     4096\n"), std::string::npos) << out;
+}
+
+TEST(Format, ShowTimesHaveUnitsAndOff)
+{
+    rblk::ControllerInfo c = sample();
+    c.kato = 5;
+    c.reconnect_delay = 10;
+    c.ctrl_loss_tmo = 600;
+    c.fast_io_fail_tmo = -1;
+    c.state_since_ms = 12345;
+    c.next_reconnect_ms = 4200;
+    c.loss_deadline_ms = 587000;
+    const std::string out = format_show(c);
+    for (const char* line : {"kato:              5 s\n", "reconnect_delay:   10 s\n",
+                             "ctrl_loss_tmo:     600 s\n", "fast_io_fail_tmo:  off\n",
+                             "state since:       12.3 s ago\n", "next reconnect:    in 4.2 s\n",
+                             "loss deadline:     in 587.0 s\n"})
+        EXPECT_NE(out.find(line), std::string::npos) << line << " in\n" << out;
+
+    rblk::ControllerInfo forever = sample();
+    forever.kato = 0;  // discovery controllers: no keep-alive
+    forever.ctrl_loss_tmo = -1;
+    forever.fast_io_fail_tmo = 30;
+    const std::string f = format_show(forever);
+    for (const char* line : {"kato:              off\n", "ctrl_loss_tmo:     off\n",
+                             "fast_io_fail_tmo:  30 s\n", "state since:       -\n",
+                             "next reconnect:    -\n", "loss deadline:     -\n"})
+        EXPECT_NE(f.find(line), std::string::npos) << line << " in\n" << f;
+    EXPECT_EQ(f.find("-1"), std::string::npos) << f;
 }
 
 TEST(Format, StatsShowsEveryCounter)

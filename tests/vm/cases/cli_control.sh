@@ -5,8 +5,8 @@
 # (keys and types); counters move with I/O; stats --watch prints rates;
 # monitor --json sees every state change; save -> disconnect --all -> apply
 # restores the same sessions and a second apply changes nothing; disconnect
-# by name, --nqn and --all; bad input gets one specific line, a non-zero exit
-# and changes nothing.
+# by name, --nqn and --all; bad input gets one specific line, the exit code
+# of its kind (2 usage, 1 failure) and changes nothing.
 # A busy host stretches it to ~430 s (measured): the budget allows that.
 # Newest kernel only: it checks rblkctl; netlink_control covers the
 # kernel's side of the same commands on both.
@@ -73,7 +73,7 @@ vm_assert_exists /dev/rblk1n1
 
 ctl list > "$work/list.txt"
 python3 "$schema" table 2 < "$work/list.txt" || vm_fail "rblkctl list table: $(cat "$work/list.txt")"
-vm_assert_match '^rblk0 +live +rdma +10\.99\.0\.1 +4420 +1 +32 +nqn\.2024-01\.io\.rblk:cli-a +/dev/rblk0n1$' \
+vm_assert_match '^rblk0 +live +rdma +10\.99\.0\.1 +4420 +1 +32 +nqn\.2024-01\.io\.rblk:cli-a +/dev/rblk0n1 +32\.0M$' \
 	"$(sed -n 2p "$work/list.txt")" "rblkctl list row of rblk0"
 ctl list --json | check list "$a" "$b"
 ctl show rblk0 --json | check show rblk0 "$a" 10
@@ -81,6 +81,9 @@ out=$(ctl show rblk1)
 vm_assert_match '^state: +live$' "$(grep '^state:' <<< "$out")" "rblkctl show: state"
 vm_assert_match '^ctrl_loss_tmo: +60 s$' "$(grep '^ctrl_loss_tmo:' <<< "$out")" "rblkctl show: ctrl_loss_tmo"
 vm_assert_match '^1 +/dev/rblk1n1 +33554432 +512$' "$(tail -n 1 <<< "$out")" "rblkctl show: namespace row"
+# A disk, or its /dev path, names its controller.
+vm_assert_eq "$out" "$(ctl show rblk1n1)" "rblkctl show DISK"
+vm_assert_eq "$out" "$(ctl show /dev/rblk1n1)" "rblkctl show /dev/DISK"
 
 # --- stats ---------------------------------------------------------------------------
 ctl stats rblk0 --json > "$work/stats0.json"
@@ -139,14 +142,15 @@ ctl list --json | check same_list "$work/list-before-reapply.json"
 vm_assert_eq "$n" "$(event_count)" "monitor events after a no-op apply"
 vm_assert_eq $'/dev/rblk0n1\n/dev/rblk1n1' "$(vm_rblk_disks)" "disks after a no-op apply"
 
-# --- bad input: one specific line, non-zero exit, nothing changed --------------------------
-# refused MESSAGE_ERE RBLKCTL_ARGS...
+# --- bad input: one specific line, its exit code, nothing changed --------------------------
+# refused EXIT_CODE MESSAGE_ERE RBLKCTL_ARGS...: 2 for a usage error, 1 for
+# a failure (README.md, "Exit status").
 refused() {
-	local msg=$1 out rc=0 n
-	shift
+	local want=$1 msg=$2 out rc=0 n
+	shift 2
 	n=$(event_count)
 	out=$("$RBLKCTL" "$@" 2>&1) || rc=$?
-	vm_assert_ne 0 "$rc" "exit code of rblkctl $*"
+	vm_assert_eq "$want" "$rc" "exit code of rblkctl $*"
 	vm_assert_eq 1 "$(wc -l <<< "$out")" "lines printed by rblkctl $*: $out"
 	vm_assert_match "^rblkctl: $msg\$" "$out" "rblkctl $*"
 	ctl list --json | check same_list "$work/list-before-reapply.json"
@@ -154,22 +158,25 @@ refused() {
 	vm_log "refused as expected: $out"
 }
 long_nqn=nqn.2024-01.io.rblk:$(printf 'x%.0s' {1..220})
-refused "traddr '10\.99\.0' is not an IPv4 or IPv6 address or a host name" connect -a 10.99.0 -n "$a"
-refused "subnqn is 240 bytes long, the maximum is 223" connect -a 10.99.0.1 -n "$long_nqn"
-refused "queue-size 2048 is out of range \(16\.\.1024\)" connect -a 10.99.0.1 -n "$a" -Q 2048
-refused "nr-io-queues 0 is out of range \(1\.\.128\)" connect -a 10.99.0.1 -n "$a" -i 0
-refused "The following argument was not expected: --bogus" connect -a 10.99.0.1 -n "$a" --bogus
-refused "a controller for this traddr, trsvcid, subnqn and hostnqn already exists" \
+refused 2 "--traddr '10\.99\.0' is not an IPv4 or IPv6 address or a host name" connect -a 10.99.0 -n "$a"
+refused 2 "--nqn is 240 bytes long, the maximum is 223" connect -a 10.99.0.1 -n "$long_nqn"
+refused 2 "--queue-size 2048 is out of range \(16\.\.1024\)" connect -a 10.99.0.1 -n "$a" -Q 2048
+refused 2 "--nr-io-queues 0 is out of range \(1\.\.128\)" connect -a 10.99.0.1 -n "$a" -i 0
+refused 2 "unknown option '--bogus'" connect -a 10.99.0.1 -n "$a" --bogus
+refused 2 "unknown option '--nqm'; did you mean '--nqn'\?" connect -a 10.99.0.1 --nqm="$a"
+refused 2 "unknown command 'lsit'; did you mean 'list'\?" lsit
+refused 2 "name: 'sda' is not a controller \(rblk0\), a disk \(rblk0n1\) or a /dev path of one" show sda
+refused 1 "a controller for this traddr, trsvcid, subnqn and hostnqn already exists" \
 	connect -a 10.99.0.1 -n "$a"
-refused "$work/absent\.json: No such file or directory" apply "$work/absent.json"
+refused 1 "$work/absent\.json: No such file or directory" apply "$work/absent.json"
 printf '{\n  "hosts": [\n    {"subsystems": [}\n  ]\n}\n' > "$work/bad.json"
-refused "$work/bad\.json: not valid JSON: line 3, column 21: syntax error .*" apply "$work/bad.json"
+refused 1 "$work/bad\.json: not valid JSON: line 3, column 21: syntax error .*" apply "$work/bad.json"
 sed 's/"queue_size": 32/"queue_size": 5000/' "$sessions" > "$work/badq.json"
-refused "$work/badq\.json: hosts\[0\]\.subsystems\[[01]\]\.ports\[0\]: queue-size 5000 is out of range \(16\.\.1024\)" \
+refused 1 "$work/badq\.json: hosts\[0\]\.subsystems\[[01]\]\.ports\[0\]: queue-size 5000 is out of range \(16\.\.1024\)" \
 	apply "$work/badq.json"
-refused "no controller with that name \(attribute: ctrl_name\)" show rblk9
-refused "no controller with that name \(attribute: ctrl_name\)" stats rblk9
-refused "no controller is connected to that subnqn" disconnect --nqn nqn.2024-01.io.rblk:none
+refused 1 "no controller with that name \(attribute: ctrl_name\)" show rblk9
+refused 1 "no controller with that name \(attribute: ctrl_name\)" stats rblk9n1
+refused 1 "no controller is connected to that subnqn" disconnect --nqn nqn.2024-01.io.rblk:none
 
 # A failed apply reports each session's outcome and leaves no controller
 # for the one that failed (nobody listens on 4422).

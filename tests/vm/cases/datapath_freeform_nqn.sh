@@ -46,8 +46,8 @@ vm_assert_eq "$long" "$(cat /sys/class/rblk/rblk0/subnqn)" "223-byte subnqn"
 for bad in "" "$(printf 'x%.0s' {1..224})"; do
 	rc=0
 	out=$("$RBLKCTL" connect -a 10.99.0.1 -n "$bad" 2>&1) || rc=$?
-	vm_assert_ne 0 "$rc" "exit code of connect -n '<${#bad} bytes>'"
-	vm_assert_match '^rblkctl: subnqn (is required|is 224 bytes long, the maximum is 223)$' \
+	vm_assert_eq 2 "$rc" "exit code of connect -n '<${#bad} bytes>' (a usage error)"
+	vm_assert_match '^rblkctl: --nqn (is required|is 224 bytes long, the maximum is 223)$' \
 		"$out" "connect -n '<${#bad} bytes>'"
 done
 vm_assert_eq "" "$(ls /sys/class/rblk)" "controllers left"

@@ -37,7 +37,7 @@ trap 'rm -f /etc/modprobe.d/rblk-test-noauto.conf' EXIT
 rc=0
 out=$("$RBLKCTL" list 2>&1) || rc=$?
 rm /etc/modprobe.d/rblk-test-noauto.conf
-vm_assert_ne 0 "$rc" "exit code of rblkctl list without the module"
+vm_assert_eq 3 "$rc" "exit code of rblkctl list without the module (README.md: 3)"
 vm_assert_contains "$out" "rblk kernel module is not loaded; run: modprobe rblk" "rblkctl list without the module"
 
 vm_rblk_load

@@ -53,12 +53,12 @@ vm_wait_for 60 show_connecting
 # The table, likewise between two attempts ("next reconnect: -" during one).
 show_text() {
 	text=$("$RBLKCTL" show rblk0) || vm_fail "rblkctl show rblk0 failed"
-	grep -Eq '^next reconnect: +[0-9]+ ms$' <<< "$text"
+	grep -Eq '^next reconnect: +in [0-9]+\.[0-9] s$' <<< "$text"
 }
 vm_wait_for 60 show_text
 vm_assert_match '^state: +connecting$' "$(grep '^state:' <<< "$text")" "show: state"
-vm_assert_match '^state since: +[0-9]+ ms$' "$(grep '^state since:' <<< "$text")" "show: since"
-vm_assert_match '^loss deadline: +[0-9]+ ms$' "$(grep '^loss deadline:' <<< "$text")" "show: deadline"
+vm_assert_match '^state since: +[0-9]+\.[0-9] s ago$' "$(grep '^state since:' <<< "$text")" "show: since"
+vm_assert_match '^loss deadline: +in [0-9]+\.[0-9] s$' "$(grep '^loss deadline:' <<< "$text")" "show: deadline"
 
 # Let a few attempts fail against the missing port, then restore it.
 sleep $((3 * delay))
