@@ -11,8 +11,9 @@ packages=(
 	bc flex bison
 	# static checks: checkpatch comes from the kernel source tarball
 	sparse linux-source-6.1 perl xz-utils shellcheck
-	# packaging: DKMS rebuilds the module for later kernels
-	dkms
+	# packaging: DKMS rebuilds the module for later kernels; CPack's .debs
+	# (dpkg-shlibdeps); the manual pages are rendered by the tests
+	dkms dpkg-dev file man-db groff-base
 	# the VM harness: qemu (TCG), the kernel it boots, the initramfs
 	qemu-system-x86 busybox-static cpio gzip kmod
 	# inside the VM: soft-RoCE, the reference target/initiator, workloads
