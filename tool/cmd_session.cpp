@@ -30,7 +30,7 @@ std::vector<rblk::ConnectOptions> load_sessions(const Request& req)
 {
     std::vector<rblk::ConnectOptions> sessions =
         rblk::load_sessions_file(req.file);
-    const rblk::HostIdentity host = rblk::read_host_identity();
+    const rblk::HostIdentity host = host_identity();
     for (rblk::ConnectOptions& o : sessions) {
         rblk::apply_host_identity(o, host);
         // Host names as addresses, so "already connected" compares alike.

@@ -5,6 +5,7 @@
 #include "request.hpp"
 
 #include <rblk/client.hpp>
+#include <rblk/host_identity.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -28,6 +29,9 @@ void add_host_options(CLI::App* sub, rblk::ConnectOptions& o);  // -q -I -w -T
 void add_io_options(CLI::App* sub, rblk::ConnectOptions& o);    // -i -W -P -Q -k -c -l --fast-io-fail-tmo
 // --json and nvme-cli's -o/--output-format normal|json, setting `json`.
 void add_json_options(CLI::App* sub, bool& json, const std::string& help);
+// rblk::load_host_identity() of /etc/nvme, its warning (a generated
+// identity that could not be stored) printed on stderr.
+rblk::HostIdentity host_identity();
 // o.validate(), its message as a CLI11 ValidationError.
 void check_options(const rblk::ConnectOptions& o);
 
