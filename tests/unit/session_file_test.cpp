@@ -148,7 +148,9 @@ TEST_F(SessionFile, LoadNamesTheFileThenTheJsonPath)
         load_sessions_file(path);
         FAIL() << "no exception";
     } catch (const InvalidOption& e) {
-        EXPECT_EQ(std::string(e.what()), path + ": expected an object");
+        EXPECT_EQ(std::string(e.what()),
+                  path + ": expected an object (a list of hosts is libnvme's config.json: "
+                         "--format libnvme)");
     }
     std::ofstream(path) << R"({"hosts": [{"subsystems": [{"nqn": "nqn.s",
                               "ports": [{"traddr": "10.0.0.1"}]}]}]})";
