@@ -336,6 +336,14 @@ static int rblk_nl_put_ctrl_attrs(struct sk_buff *msg, struct rblk_ctrl *ctrl)
 		return -EMSGSIZE;
 	if (opts->discovery && nla_put_flag(msg, RBLK_ATTR_DISCOVERY))
 		return -EMSGSIZE;
+	/* What was asked for: a smaller grant must not become the request. */
+	if (nla_put_u32(msg, RBLK_ATTR_REQ_NR_IO_QUEUES, opts->nr_io_queues) ||
+	    nla_put_u32(msg, RBLK_ATTR_REQ_NR_WRITE_QUEUES,
+			opts->nr_write_queues) ||
+	    nla_put_u32(msg, RBLK_ATTR_REQ_NR_POLL_QUEUES,
+			opts->nr_poll_queues) ||
+	    nla_put_u32(msg, RBLK_ATTR_REQ_QUEUE_SIZE, opts->queue_size))
+		return -EMSGSIZE;
 	return rblk_nl_put_times(msg, &info) ?:
 	       rblk_nl_put_namespaces(msg, ctrl) ?:
 	       rblk_stats_nl_put(msg, ctrl);

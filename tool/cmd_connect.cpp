@@ -7,6 +7,7 @@
 #include <rblk/json.hpp>
 
 #include <algorithm>
+#include <iostream>
 
 namespace rblkctl {
 
@@ -139,6 +140,14 @@ void check_options(const CLI::App& sub, const rblk::ConnectOptions& o)
     }
 }
 
+rblk::HostIdentity host_identity()
+{
+    rblk::HostIdentity host = rblk::load_host_identity();
+    if (host.warning)
+        std::cerr << "rblkctl: warning: " << *host.warning << '\n';
+    return host;
+}
+
 void add_connect(CLI::App& app, Request& req)
 {
     rblk::ConnectOptions& o = req.connect;
@@ -159,7 +168,7 @@ void add_connect(CLI::App& app, Request& req)
 int run_connect(const Request& req, rblk::Client& client, std::ostream& out)
 {
     rblk::ConnectOptions opts = req.connect;
-    rblk::apply_host_identity(opts, rblk::read_host_identity());
+    rblk::apply_host_identity(opts, host_identity());
     const rblk::ControllerInfo c = client.connect(opts);
     if (req.json)
         out << rblk::controller_json(c).dump(2) << '\n';

@@ -54,7 +54,7 @@ std::vector<rblk::ConnectOptions> connect_all_starts(const Request& req,
 rblk::ConnectOptions with_host_identity(const rblk::ConnectOptions& o)
 {
     rblk::ConnectOptions out = o;
-    rblk::apply_host_identity(out, rblk::read_host_identity());
+    rblk::apply_host_identity(out, host_identity());
     return out;
 }
 

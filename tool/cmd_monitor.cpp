@@ -37,7 +37,7 @@ void connect_new(const rblk::AenEvent& e, const Request& req, rblk::Client& clie
 {
     const std::vector<rblk::ControllerInfo> existing = client.list();
     rblk::ConnectOptions tmpl = req.connect;
-    rblk::apply_host_identity(tmpl, rblk::read_host_identity());
+    rblk::apply_host_identity(tmpl, host_identity());
     const rblk::ControllerInfo self = client.show(e.name);
     const rblk::DiscoveryWalk walk = rblk::walk_discovery(
         {start_of(self, tmpl)}, existing, [&](const rblk::ConnectOptions& disc, int depth) {

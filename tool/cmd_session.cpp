@@ -1,4 +1,5 @@
-// rblkctl apply [FILE] / save [FILE]: persistent sessions (rblk/session_config.hpp).
+// rblkctl apply [FILE] / save [FILE]: persistent sessions (rblk/session_config.hpp),
+// in rblk's sessions file or, with --format libnvme, libnvme's config.json.
 #include "commands.hpp"
 #include "format.hpp"
 
@@ -7,30 +8,59 @@
 #include <rblk/session_config.hpp>
 #include <rblk/session_file.hpp>
 
+#include <iostream>
 #include <stdexcept>
 
 namespace rblkctl {
 
+namespace {
+
+// --format, and the file it implies when none is given; then `command`.
+void add_format(CLI::App* sub, CLI::Option* file, Request& req, Command command)
+{
+    sub->add_option_function<std::string>(
+           "-f,--format",
+           [&req](const std::string& f) {
+               req.format = f == "libnvme" ? rblk::SessionFormat::Libnvme
+                                           : rblk::SessionFormat::Rblk;
+           },
+           std::string("File format: rblk (") + rblk::kDefaultSessionsFile + ") or libnvme (" +
+               rblk::kLibnvmeConfigFile + ", as nvme config --dump writes it)")
+        ->check(CLI::IsMember({"rblk", "libnvme"}));
+    sub->callback([&req, file, command] {
+        req.command = command;
+        if (req.format == rblk::SessionFormat::Libnvme && file->count() == 0)
+            req.file = rblk::kLibnvmeConfigFile;
+    });
+}
+
+}  // namespace
+
 void add_session(CLI::App& app, Request& req)
 {
     const std::string where = std::string("Sessions file (default ") +
-                              rblk::kDefaultSessionsFile + ", '-': stdin/stdout)";
+                              rblk::kDefaultSessionsFile + ", with --format libnvme " +
+                              rblk::kLibnvmeConfigFile + "; '-': stdin/stdout)";
     CLI::App* apply = app.add_subcommand("apply", "Connect every session of a sessions file "
                                                   "that is not connected yet");
-    apply->add_option("file", req.file, where);
+    add_format(apply, apply->add_option("file", req.file, where), req, Command::Apply);
     add_json_options(apply, req.json, "Print the outcome as JSON");
-    apply->callback([&req] { req.command = Command::Apply; });
 
     CLI::App* save = app.add_subcommand("save", "Write the current controllers as a sessions file");
-    save->add_option("file", req.file, where);
-    save->callback([&req] { req.command = Command::Save; });
+    add_format(save, save->add_option("file", req.file, where), req, Command::Save);
 }
 
 std::vector<rblk::ConnectOptions> load_sessions(const Request& req)
 {
-    std::vector<rblk::ConnectOptions> sessions =
-        rblk::load_sessions_file(req.file);
-    const rblk::HostIdentity host = rblk::read_host_identity();
+    rblk::SessionsRead read;
+    if (req.format == rblk::SessionFormat::Libnvme)
+        read = rblk::load_libnvme_config_file(req.file);
+    else
+        read.sessions = rblk::load_sessions_file(req.file);
+    for (const std::string& w : read.warnings)
+        std::cerr << "rblkctl: warning: " << w << '\n';
+    std::vector<rblk::ConnectOptions>& sessions = read.sessions;
+    const rblk::HostIdentity host = host_identity();
     for (rblk::ConnectOptions& o : sessions) {
         rblk::apply_host_identity(o, host);
         // Host names as addresses, so "already connected" compares alike.
@@ -79,7 +109,10 @@ int run_apply(const Request& req, const std::vector<rblk::ConnectOptions>& sessi
 
 int run_save(const Request& req, rblk::Client& client, std::ostream& out)
 {
-    const nlohmann::json config = rblk::sessions_json(client.list());
+    const std::vector<rblk::ControllerInfo> controllers = client.list();
+    const nlohmann::json config = req.format == rblk::SessionFormat::Libnvme
+                                      ? rblk::libnvme_config_json(controllers)
+                                      : rblk::sessions_json(controllers);
     if (req.file == "-")
         out << config.dump(2) << '\n';
     else

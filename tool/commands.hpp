@@ -5,6 +5,7 @@
 #include "request.hpp"
 
 #include <rblk/client.hpp>
+#include <rblk/host_identity.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -46,6 +47,9 @@ void check_options(const CLI::App& sub, const rblk::ConnectOptions& o);
 // number as typed rather than as CLI11 converted it:
 // "--nr-io-queues 999999999999999999999 is out of range (1..128)".
 std::string in_option_spelling(const std::string& message, const CLI::App& sub);
+// rblk::load_host_identity() of /etc/nvme, its warning (a generated
+// identity that could not be stored) printed on stderr.
+rblk::HostIdentity host_identity();
 
 int run_connect(const Request& req, rblk::Client& client, std::ostream& out);
 int run_disconnect(const Request& req, rblk::Client& client, std::ostream& out);

@@ -24,6 +24,7 @@ struct Request {
     bool all = false;  // disconnect --all
     double watch_interval = 0;  // stats --watch: seconds between samples, 0 = once
     std::string file = rblk::kDefaultSessionsFile;  // apply/save; "-" = stdin/stdout
+    rblk::SessionFormat format = rblk::SessionFormat::Rblk;  // apply/save --format
     std::string shell;   // completion
     std::string output;  // completion: the script to print
     rblk::bench::BenchArgs bench;  // bench: its options, as given

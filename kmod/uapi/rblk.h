@@ -125,6 +125,19 @@ enum rblk_attr {
 	 */
 	RBLK_ATTR_DISCOVERY,
 	RBLK_ATTR_AEN_RESULT,		/* u32: in AEN, the event's completion dword 0 */
+	/*
+	 * Get only, u32: what connect asked for, where NR_IO_QUEUES,
+	 * NR_WRITE_QUEUES, NR_POLL_QUEUES and QUEUE_SIZE tell what the
+	 * target granted, which may be less. REQ_NR_IO_QUEUES is the
+	 * number of online CPUs (at most RBLK_NR_IO_QUEUES_MAX) when
+	 * connect gave none; REQ_NR_WRITE_QUEUES and REQ_NR_POLL_QUEUES
+	 * are 0 for none. Not taken by connect (strict validation refuses
+	 * them there, as every attribute outside its policy).
+	 */
+	RBLK_ATTR_REQ_NR_IO_QUEUES,
+	RBLK_ATTR_REQ_NR_WRITE_QUEUES,
+	RBLK_ATTR_REQ_NR_POLL_QUEUES,
+	RBLK_ATTR_REQ_QUEUE_SIZE,
 	__RBLK_ATTR_MAX,
 };
 

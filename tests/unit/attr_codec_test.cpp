@@ -233,6 +233,26 @@ TEST(ControllerAttrs, WriteAndPollQueuesDecode)
     EXPECT_THROW(parse_controller(nlmsg_hdr(narrow.get())), Error);
 }
 
+TEST(ControllerAttrs, RequestedQueuesDecodeBesideTheGrantedOnes)
+{
+    // From a module before RBLK_ATTR_REQ_*: nothing requested is known.
+    EXPECT_EQ(parse_controller(nlmsg_hdr(kernel_controller_msg().get())).requested,
+              QueueRequest{});
+
+    auto msg = kernel_controller_msg();  // granted: 2 I/O queues of 128
+    EXPECT_EQ(nla_put_u32(msg.get(), RBLK_ATTR_REQ_NR_IO_QUEUES, 8), 0);
+    EXPECT_EQ(nla_put_u32(msg.get(), RBLK_ATTR_REQ_NR_WRITE_QUEUES, 0), 0);
+    EXPECT_EQ(nla_put_u32(msg.get(), RBLK_ATTR_REQ_NR_POLL_QUEUES, 1), 0);
+    EXPECT_EQ(nla_put_u32(msg.get(), RBLK_ATTR_REQ_QUEUE_SIZE, 1024), 0);
+    const ControllerInfo c = parse_controller(nlmsg_hdr(msg.get()));
+    EXPECT_EQ(c.nr_io_queues, 2u);
+    EXPECT_EQ(c.queue_size, 128u);
+    EXPECT_EQ(c.requested.nr_io_queues, 8u);
+    EXPECT_EQ(c.requested.nr_write_queues, 0u);
+    EXPECT_EQ(c.requested.nr_poll_queues, 1u);
+    EXPECT_EQ(c.requested.queue_size, 1024u);
+}
+
 TEST(NamespaceAttrs, PadsAndForeignTypesBetweenEntriesAreSkipped)
 {
     auto msg = genl_msg(RBLK_CMD_GET_CTRL);

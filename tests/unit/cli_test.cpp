@@ -216,6 +216,24 @@ TEST(CliSession, ApplyAndSaveDefaultToTheSystemFile)
     EXPECT_EQ(parse({"save", "-"})->request().file, "-");
 }
 
+TEST(CliSession, FormatLibnvmeDefaultsToNvmesConfigJson)
+{
+    EXPECT_EQ(parse({"apply"})->request().format, rblk::SessionFormat::Rblk);
+    auto apply = parse({"apply", "--format", "libnvme"});
+    EXPECT_EQ(apply->request().command, Command::Apply);
+    EXPECT_EQ(apply->request().format, rblk::SessionFormat::Libnvme);
+    EXPECT_EQ(apply->request().file, "/etc/nvme/config.json");
+    EXPECT_EQ(parse({"apply", "-f", "libnvme", "my.json"})->request().file, "my.json");
+
+    auto save = parse({"save", "--format", "libnvme"});
+    EXPECT_EQ(save->request().command, Command::Save);
+    EXPECT_EQ(save->request().format, rblk::SessionFormat::Libnvme);
+    EXPECT_EQ(save->request().file, "/etc/nvme/config.json");
+    EXPECT_EQ(parse({"save", "-f", "libnvme", "-"})->request().file, "-");
+    EXPECT_EQ(parse({"save", "--format", "rblk"})->request().file, "/etc/rblk/sessions.json");
+    EXPECT_NE(parse_error({"save", "--format", "json"}), "<parsed>");
+}
+
 TEST(Cli, SubcommandIsRequired)
 {
     EXPECT_EQ(parse_error({}), "A subcommand is required");

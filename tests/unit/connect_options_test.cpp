@@ -211,7 +211,7 @@ TEST(HostIdentity, FillsOnlyUnsetFields)
     EXPECT_EQ(given.hostid, "11111111-2222-3333-4444-555555555555");
 }
 
-TEST(HostIdentity, AbsentFilesLeaveFieldsUnsetForTheKernelDefault)
+TEST(HostIdentity, EmptyIdentityLeavesFieldsUnset)
 {
     ConnectOptions o = valid();
     apply_host_identity(o, HostIdentity{});

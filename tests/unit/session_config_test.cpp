@@ -3,6 +3,8 @@
 #include <rblk/error.hpp>
 #include <rblk/session_config.hpp>
 
+#include "session_controller.hpp"
+
 #include <gtest/gtest.h>
 
 namespace rblk {
@@ -71,7 +73,9 @@ std::string error_of(const char* text)
 
 TEST(Sessions, ErrorsNameTheJsonPath)
 {
-    EXPECT_EQ(error_of("[]"), "expected an object");
+    EXPECT_EQ(error_of("[]"),
+              "expected an object (a list of hosts is libnvme's config.json: --format libnvme)");
+    EXPECT_EQ(error_of("1"), "expected an object");
     EXPECT_EQ(error_of("{}"), "missing 'hosts'");
     EXPECT_EQ(error_of(R"({"hosts": {}})"), "hosts: expected an array");
     EXPECT_EQ(error_of(R"({"hosts": [], "extra": 1})"), "unknown key 'extra'");
@@ -151,21 +155,7 @@ TEST(Sessions, HostTraddrAndTosRoundTrip)
 ControllerInfo controller(const char* name, const char* hostnqn, const char* subnqn,
                           const char* traddr, std::uint16_t port)
 {
-    ControllerInfo c;
-    c.name = name;
-    c.transport = "rdma";
-    c.hostnqn = hostnqn;
-    c.hostid = "11111111-2222-3333-4444-555555555555";
-    c.subnqn = subnqn;
-    c.traddr = traddr;
-    c.trsvcid = port;
-    c.nr_io_queues = 2;
-    c.queue_size = 128;
-    c.kato = 5;
-    c.reconnect_delay = 10;
-    c.ctrl_loss_tmo = 600;
-    c.fast_io_fail_tmo = -1;
-    return c;
+    return test::session_controller(name, hostnqn, subnqn, traddr, port);
 }
 
 TEST(Sessions, SaveLeavesDiscoveryControllersOut)
@@ -237,6 +227,60 @@ TEST(Sessions, WriteAndPollQueuesRoundTrip)
     EXPECT_EQ(back[0].nr_poll_queues, 1);
     // The queue split does not make another path: the controller serves the session.
     EXPECT_TRUE(serves(c, s[2]));
+}
+
+TEST(Sessions, SaveWritesTheRequestedQueuesNotTheGrantedOnes)
+{
+    // Asked for 8 + 2 write + 1 poll queues of 1024; the target granted
+    // 2 read + 2 write queues of 128 and no poll queue.
+    ControllerInfo c = controller("rblk0", "nqn.h1", "nqn.s1", "10.0.0.1", 4420);
+    c.nr_io_queues = 2;
+    c.nr_write_queues = 2;
+    c.nr_poll_queues = 0;
+    c.queue_size = 128;
+    c.requested = {8, 2, 1, 1024};
+    const SavedQueues q = saved_queues(c);
+    EXPECT_EQ(q.nr_io_queues, 8u);
+    EXPECT_EQ(q.nr_write_queues, 2u);
+    EXPECT_EQ(q.nr_poll_queues, 1u);
+    EXPECT_EQ(q.queue_size, 1024u);
+
+    const json port = sessions_json({c})["hosts"][0]["subsystems"][0]["ports"][0];
+    EXPECT_EQ(port["nr_io_queues"], 8);
+    EXPECT_EQ(port["nr_write_queues"], 2);
+    EXPECT_EQ(port["nr_poll_queues"], 1);  // none granted, but asked for
+    EXPECT_EQ(port["queue_size"], 1024);
+    const json nvme = libnvme_config_json({c})[0]["subsystems"][0]["ports"][0];
+    EXPECT_EQ(nvme["nr_io_queues"], 8);
+    EXPECT_EQ(nvme["nr_poll_queues"], 1);
+    EXPECT_EQ(nvme["queue_size"], 1024);
+    const auto back = parse_sessions(sessions_json({c}));
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(back[0].nr_io_queues, 8);
+    EXPECT_EQ(back[0].queue_size, 1024);
+}
+
+TEST(Sessions, SaveFallsBackToTheGrantWhereTheModuleSaysNoRequest)
+{
+    ControllerInfo c = controller("rblk0", "nqn.h1", "nqn.s1", "10.0.0.1", 4420);
+    c.nr_io_queues = 2;
+    c.nr_poll_queues = 1;
+    c.queue_size = 128;
+    // An old module reports none; a partial report takes each value it has.
+    SavedQueues q = saved_queues(c);
+    EXPECT_EQ(q.nr_io_queues, 2u);
+    EXPECT_EQ(q.nr_write_queues, 0u);
+    EXPECT_EQ(q.nr_poll_queues, 1u);
+    EXPECT_EQ(q.queue_size, 128u);
+    c.requested.queue_size = 256;
+    q = saved_queues(c);
+    EXPECT_EQ(q.nr_io_queues, 2u);
+    EXPECT_EQ(q.queue_size, 256u);
+    // A request of none is none, whatever was granted.
+    c.requested.nr_poll_queues = 0;
+    EXPECT_EQ(saved_queues(c).nr_poll_queues, 0u);
+    EXPECT_FALSE(sessions_json({c})["hosts"][0]["subsystems"][0]["ports"][0].contains(
+        "nr_poll_queues"));
 }
 
 TEST(Sessions, SavedFileAppliesBackToTheSameSessions)

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace rblk {
 namespace {
@@ -46,6 +47,44 @@ TEST_F(SessionFile, OverwriteReplacesTheContent)
     write_json_file(path, {{"a", 1}});
     write_json_file(path, {{"b", 2}});
     EXPECT_EQ(read_json_file(path), (nlohmann::json{{"b", 2}}));
+}
+
+TEST_F(SessionFile, WriteFileKeepLeavesAnExistingFileAlone)
+{
+    const std::string path = (dir_ / "hostnqn").string();
+    EXPECT_TRUE(write_file(path, "first\n", 0644, Existing::Keep));
+    // The loser of a race: its content does not replace the winner's.
+    EXPECT_FALSE(write_file(path, "second\n", 0644, Existing::Keep));
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "first");
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+TEST_F(SessionFile, WriteFileSetsTheModeWhateverTheUmask)
+{
+    const std::string path = (dir_ / "f").string();
+    const mode_t old_umask = ::umask(0277);
+    write_file(path, "x", 0644);
+    ::umask(old_umask);
+    EXPECT_EQ(fs::status(path).permissions(),
+              fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                  fs::perms::others_read);
+}
+
+TEST_F(SessionFile, WriteFileFailureNamesThePathAndErrno)
+{
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "plain");  // a file where a directory should be
+    try {
+        write_file((dir_ / "plain" / "x").string(), "x");
+        FAIL() << "no exception";
+    } catch (const std::system_error& e) {
+        EXPECT_EQ(e.code().value(), ENOTDIR);
+        EXPECT_NE(std::string(e.what()).find((dir_ / "plain").string()), std::string::npos)
+            << e.what();
+    }
 }
 
 TEST_F(SessionFile, MissingFileSaysSo)
@@ -109,7 +148,9 @@ TEST_F(SessionFile, LoadNamesTheFileThenTheJsonPath)
         load_sessions_file(path);
         FAIL() << "no exception";
     } catch (const InvalidOption& e) {
-        EXPECT_EQ(std::string(e.what()), path + ": expected an object");
+        EXPECT_EQ(std::string(e.what()),
+                  path + ": expected an object (a list of hosts is libnvme's config.json: "
+                         "--format libnvme)");
     }
     std::ofstream(path) << R"({"hosts": [{"subsystems": [{"nqn": "nqn.s",
                               "ports": [{"traddr": "10.0.0.1"}]}]}]})";

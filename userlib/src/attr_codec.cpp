@@ -30,7 +30,9 @@ const nla_policy* ctrl_policy()
         for (int a : {RBLK_ATTR_CTRL_ID, RBLK_ATTR_NR_IO_QUEUES, RBLK_ATTR_QUEUE_SIZE,
                       RBLK_ATTR_KATO, RBLK_ATTR_RECONNECT_DELAY, RBLK_ATTR_CTRL_LOSS_TMO,
                       RBLK_ATTR_FAST_IO_FAIL_TMO, RBLK_ATTR_NR_WRITE_QUEUES,
-                      RBLK_ATTR_NR_POLL_QUEUES, RBLK_ATTR_AEN_RESULT})
+                      RBLK_ATTR_NR_POLL_QUEUES, RBLK_ATTR_AEN_RESULT,
+                      RBLK_ATTR_REQ_NR_IO_QUEUES, RBLK_ATTR_REQ_NR_WRITE_QUEUES,
+                      RBLK_ATTR_REQ_NR_POLL_QUEUES, RBLK_ATTR_REQ_QUEUE_SIZE})
             t[a].type = NLA_U32;
         for (int a : {RBLK_ATTR_CTRL_NAME, RBLK_ATTR_TRANSPORT, RBLK_ATTR_TRADDR,
                       RBLK_ATTR_SUBNQN, RBLK_ATTR_HOSTNQN, RBLK_ATTR_MODEL, RBLK_ATTR_SERIAL,
@@ -69,6 +71,11 @@ T get_or(nlattr* a, Get get, T fallback = {})
 std::optional<std::uint64_t> get_opt_u64(nlattr* a)
 {
     return a ? std::optional<std::uint64_t>(nla_get_u64(a)) : std::nullopt;
+}
+
+std::optional<std::uint32_t> get_opt_u32(nlattr* a)
+{
+    return a ? std::optional<std::uint32_t>(nla_get_u32(a)) : std::nullopt;
 }
 
 const nla_policy* ns_policy()
@@ -200,6 +207,11 @@ ControllerInfo parse_controller(nlmsghdr* hdr)
     c.nr_write_queues = get_or<std::uint32_t>(tb[RBLK_ATTR_NR_WRITE_QUEUES], nla_get_u32);
     c.nr_poll_queues = get_or<std::uint32_t>(tb[RBLK_ATTR_NR_POLL_QUEUES], nla_get_u32);
     c.queue_size = get_or<std::uint32_t>(tb[RBLK_ATTR_QUEUE_SIZE], nla_get_u32);
+    // Absent from a module before them: unset, and save falls back to the grant.
+    c.requested.nr_io_queues = get_opt_u32(tb[RBLK_ATTR_REQ_NR_IO_QUEUES]);
+    c.requested.nr_write_queues = get_opt_u32(tb[RBLK_ATTR_REQ_NR_WRITE_QUEUES]);
+    c.requested.nr_poll_queues = get_opt_u32(tb[RBLK_ATTR_REQ_NR_POLL_QUEUES]);
+    c.requested.queue_size = get_opt_u32(tb[RBLK_ATTR_REQ_QUEUE_SIZE]);
     c.kato = get_or<std::uint32_t>(tb[RBLK_ATTR_KATO], nla_get_u32);
     c.reconnect_delay = get_or<std::uint32_t>(tb[RBLK_ATTR_RECONNECT_DELAY], nla_get_u32);
     c.ctrl_loss_tmo = get_or<std::int32_t>(tb[RBLK_ATTR_CTRL_LOSS_TMO], nla_get_s32);

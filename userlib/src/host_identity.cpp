@@ -1,28 +1,120 @@
 #include "rblk/host_identity.hpp"
 
+#include "rblk/error.hpp"
+#include "rblk/session_file.hpp"
+
 extern "C" {  // libnvme 1.3 headers lack C++ linkage guards
 #include <nvme/fabrics.h>
+#include <nvme/types.h>
+#include <nvme/util.h>
 }
 
+#include <array>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <memory>
+#include <system_error>
 
 namespace rblk {
 namespace {
 
-std::optional<std::string> take(char* s)
+namespace fs = std::filesystem;
+
+// As libnvme's nvmf_read_file(): the first line, at most max bytes; an
+// empty one counts as no file.
+std::optional<std::string> read_first_line(const fs::path& path, std::size_t max)
 {
-    std::unique_ptr<char, decltype(&std::free)> owned(s, &std::free);
-    if (!owned || !*owned)
+    std::ifstream in(path);
+    std::string line;
+    if (!in || !std::getline(in, line))
         return std::nullopt;
-    return std::string(owned.get());
+    if (line.size() > max)
+        line.resize(max);
+    if (line.empty())
+        return std::nullopt;
+    return line;
+}
+
+constexpr std::size_t kHostNqnMax = NVMF_NQN_SIZE - 1;
+constexpr std::size_t kHostIdMax = NVME_UUID_LEN_STRING - 1;
+
+std::string generate_hostnqn(const std::optional<std::string>& hostid)
+{
+    // The hostid there already decides the UUID, as nvme-cli keeps the two.
+    if (hostid && parse_uuid(*hostid))
+        return kUuidHostNqnPrefix + *hostid;
+    const std::unique_ptr<char, decltype(&std::free)> nqn(nvmf_hostnqn_generate(), &std::free);
+    if (!nqn)
+        throw Error(ENOMEM, "cannot generate a host NQN");
+    std::string s(nqn.get());
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+        s.pop_back();
+    return s;
+}
+
+std::string generate_hostid(const std::string& hostnqn)
+{
+    if (auto uuid = hostnqn_uuid(hostnqn))
+        return *uuid;
+    // A host NQN of another form says nothing about the hostid.
+    std::array<std::uint8_t, RBLK_HOSTID_LEN> uuid{};
+    if (nvme_uuid_random(uuid.data()) < 0)
+        throw Error(errno, "cannot generate a host ID");
+    return format_uuid(uuid);
+}
+
+// What `path` holds once `generated` is offered: ours, or what another
+// process stored first. When it cannot be stored: ours, and the reason in
+// `warning` (only the first failure, so one line for the pair).
+std::string store(const fs::path& path, const std::string& generated, std::size_t max,
+                  std::optional<std::string>& warning)
+{
+    if (warning)
+        return generated;
+    try {
+        if (write_file(path, generated + '\n', 0644, Existing::Keep))
+            return generated;
+        if (auto theirs = read_first_line(path, max))
+            return *theirs;
+        // An empty file: libnvme reads nothing from it either.
+        write_file(path, generated + '\n', 0644, Existing::Replace);
+    } catch (const std::system_error& e) {
+        const int err = e.code().value();
+        const char* name = strerrorname_np(err);
+        warning = "cannot store the generated host identity in " + path.string() + ": " +
+                  e.code().message() + " (" + (name ? name : std::to_string(err)) +
+                  "); it holds for this run only";
+    }
+    return generated;
 }
 
 }  // namespace
 
-HostIdentity read_host_identity()
+std::optional<std::string> hostnqn_uuid(const std::string& hostnqn)
 {
-    return {take(nvmf_hostnqn_from_file()), take(nvmf_hostid_from_file())};
+    const std::string_view prefix = kUuidHostNqnPrefix;
+    if (!hostnqn.starts_with(prefix))
+        return std::nullopt;
+    std::string uuid = hostnqn.substr(prefix.size());
+    if (!parse_uuid(uuid))
+        return std::nullopt;
+    return uuid;
+}
+
+HostIdentity load_host_identity(const fs::path& dir)
+{
+    HostIdentity host{read_first_line(dir / "hostnqn", kHostNqnMax),
+                      read_first_line(dir / "hostid", kHostIdMax)};
+    // The NQN first: a hostid generated after it is its UUID.
+    if (!host.hostnqn)
+        host.hostnqn =
+            store(dir / "hostnqn", generate_hostnqn(host.hostid), kHostNqnMax, host.warning);
+    if (!host.hostid)
+        host.hostid =
+            store(dir / "hostid", generate_hostid(*host.hostnqn), kHostIdMax, host.warning);
+    return host;
 }
 
 void apply_host_identity(ConnectOptions& opts, const HostIdentity& host)

@@ -1,6 +1,7 @@
 #include "rblk/session_file.hpp"
 
 #include "rblk/error.hpp"
+#include "rblk/unique_fd.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -9,6 +10,8 @@
 #include <iostream>
 #include <string_view>
 #include <system_error>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace rblk {
@@ -47,28 +50,57 @@ nlohmann::json read_json_file(const std::string& path)
 
 void write_json_file(const std::string& path, const nlohmann::json& content)
 {
+    write_file(path, content.dump(2) + '\n');
+}
+
+bool write_file(const std::string& path, std::string_view content, mode_t mode,
+                Existing existing)
+{
     namespace fs = std::filesystem;
     const fs::path target(path);
-    if (target.has_parent_path())
-        fs::create_directories(target.parent_path());
-    // Same directory, so the rename is atomic: readers see the old or the new file.
-    const fs::path tmp = target.string() + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        out << content.dump(2) << '\n';
-        out.flush();
-        if (!out) {
-            const std::error_code ec(errno, std::generic_category());
-            fs::remove(tmp);
-            throw std::system_error(ec, tmp.string());
-        }
+    if (target.has_parent_path()) {
+        std::error_code ec;
+        fs::create_directories(target.parent_path(), ec);
+        if (ec)
+            throw std::system_error(ec, target.parent_path().string());
     }
-    std::error_code ec;
-    fs::rename(tmp, target, ec);
-    if (ec) {
-        fs::remove(tmp);
-        throw std::system_error(ec, path);
+    const auto fail = [](const std::string& what) {
+        throw std::system_error(errno, std::generic_category(), what);
+    };
+    // Same directory, so the rename (or link) is atomic.
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    const UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
+    if (!fd)
+        fail(tmp);
+    // The temporary goes on every way out (after a rename it is already gone).
+    struct Unlink {
+        const std::string& path;
+        ~Unlink() { ::unlink(path.c_str()); }
+    } const cleanup{tmp};
+    // The mode asked for, not what the umask leaves of it.
+    if (::fchmod(fd.get(), mode) < 0)
+        fail(tmp);
+    for (std::string_view rest = content; !rest.empty();) {
+        const ssize_t n = ::write(fd.get(), rest.data(), rest.size());
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            fail(tmp);
+        rest.remove_prefix(static_cast<std::size_t>(n));
     }
+    if (::fsync(fd.get()) < 0)
+        fail(tmp);
+    if (existing == Existing::Keep) {
+        // link() fails with EEXIST where rename() would replace.
+        if (::link(tmp.c_str(), path.c_str()) == 0)
+            return true;
+        if (errno == EEXIST)
+            return false;
+        fail(path);
+    }
+    if (::rename(tmp.c_str(), path.c_str()) < 0)
+        fail(path);
+    return true;
 }
 
 }  // namespace rblk

@@ -93,6 +93,17 @@ constexpr bool every_stat_attr_has_a_row()
 static_assert(every_stat_attr_has_a_row(),
               "every counter of enum rblk_stat_attr needs exactly one row in kCtrlStatFields");
 
+// What connect asked for (RBLK_ATTR_REQ_*), as opposed to what the target
+// granted; unset when the module does not report it.
+struct QueueRequest {
+    std::optional<std::uint32_t> nr_io_queues;  // the CPU count when connect named none
+    std::optional<std::uint32_t> nr_write_queues;
+    std::optional<std::uint32_t> nr_poll_queues;
+    std::optional<std::uint32_t> queue_size;
+
+    bool operator==(const QueueRequest&) const = default;
+};
+
 struct ControllerInfo {
     std::uint32_t id = 0;
     std::string name;  // "rblk0"
@@ -107,6 +118,7 @@ struct ControllerInfo {
     std::uint32_t nr_write_queues = 0;  // 0: none (or a module without them)
     std::uint32_t nr_poll_queues = 0;
     std::uint32_t queue_size = 0;
+    QueueRequest requested;  // what the granted counts above were asked as
     std::uint32_t kato = 0;
     std::uint32_t reconnect_delay = 0;
     std::int32_t ctrl_loss_tmo = 0;

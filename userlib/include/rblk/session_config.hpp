@@ -27,7 +27,18 @@
 // as libnvme writes it) to 4420, the rest to the kernel's defaults. `save`
 // writes host_traddr, tos, nr_write_queues and nr_poll_queues only when the
 // controller has them (a source address, a tos, queues of that type granted).
-// Unknown keys are errors, so a typo is not silently ignored.
+// Unknown keys are errors, so a typo is not silently ignored. The queue
+// counts and depth `save` writes are those connect asked for, not what the
+// target granted (saved_queues()).
+//
+// libnvme's config.json (/etc/nvme/config.json: what `nvme config --dump`
+// writes and `nvme connect-all` reads) has the same hosts -> subsystems ->
+// ports tree with these differences: the document is the list of hosts
+// itself (no "hosts" object), trsvcid is a string, a value at its default
+// is left out (0 for the counts and timeouts, 600 for ctrl_loss_tmo, -1
+// for tos, false for flags), every port names its "transport", and it
+// holds keys rblk does not take (host_iface, dhchap_key, tls, ...), which
+// are accepted there: parse_libnvme_config() says which it ignores.
 #pragma once
 
 #include "rblk/connect_options.hpp"
@@ -42,6 +53,16 @@
 namespace rblk {
 
 inline constexpr const char* kDefaultSessionsFile = "/etc/rblk/sessions.json";
+inline constexpr const char* kLibnvmeConfigFile = "/etc/nvme/config.json";
+
+// The two files apply reads and save writes.
+enum class SessionFormat { Rblk, Libnvme };
+
+// Sessions and what reading them left out or changed, one line each.
+struct SessionsRead {
+    std::vector<ConnectOptions> sessions;
+    std::vector<std::string> warnings;
+};
 
 // Every port of every subsystem of every host, as validated ConnectOptions.
 // Throws InvalidOption naming the JSON path: "hosts[0].subsystems[1].ports[0]: ...".
@@ -50,10 +71,38 @@ std::vector<ConnectOptions> parse_sessions(const nlohmann::json& config);
 // ("/etc/rblk/sessions.json: hosts[0]...: ...", "stdin: ..." for "-").
 std::vector<ConnectOptions> load_sessions_file(const std::string& path);
 
+// libnvme's config.json as sessions. Its rdma ports are sessions; a port
+// of another transport, or a discovery controller, is skipped with a
+// warning. Keys rblk honours map to ConnectOptions as libnvme reads them
+// (0 and tos -1 are "not set"); keys that would change what the connect
+// means but rblk cannot do (DH-HMAC-CHAP and TLS keys, host_iface) are
+// warnings; the rest of libnvme's (hdr_digest, persistent, hostsymname,
+// ...) and unknown ones are ignored, as libnvme ignores what it does not
+// know. Malformed values are InvalidOption naming the JSON path ("[0].
+// subsystems[1].ports[0]: ..."), as for the sessions file.
+SessionsRead parse_libnvme_config(const nlohmann::json& config);
+// read_json_file + parse_libnvme_config; messages and warnings start with the file.
+SessionsRead load_libnvme_config_file(const std::string& path);
+
 // The sessions file for the controllers that exist now (what `save` writes):
 // grouped by host identity, then subsystem, ports in controller order.
 // Discovery controllers are left out (connect-all re-creates those).
 nlohmann::json sessions_json(const std::vector<ControllerInfo>& controllers);
+// The same controllers as libnvme's config.json, as libnvme writes it
+// (defaults left out, trsvcid a string), for `nvme connect-all` to read.
+nlohmann::json libnvme_config_json(const std::vector<ControllerInfo>& controllers);
+
+// The queues a saved session asks for: what connect asked for
+// (ControllerInfo::requested), so that a target that once granted fewer
+// or smaller queues does not lower the request for good; each value the
+// module does not report (one from before RBLK_ATTR_REQ_*) is the granted one.
+struct SavedQueues {
+    std::uint32_t nr_io_queues = 0;
+    std::uint32_t nr_write_queues = 0;
+    std::uint32_t nr_poll_queues = 0;
+    std::uint32_t queue_size = 0;
+};
+SavedQueues saved_queues(const ControllerInfo& c);
 
 // True when controller c already serves session o (same transport, address,
 // port, subsystem and, when o names one, host NQN).

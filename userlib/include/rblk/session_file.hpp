@@ -1,9 +1,12 @@
-// Reading and writing the sessions file (format: session_config.hpp).
+// Reading and writing the sessions file (format: session_config.hpp), and
+// the atomic file write it and the host identity files share.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
+#include <sys/types.h>
 
 namespace rblk {
 
@@ -14,5 +17,16 @@ nlohmann::json read_json_file(const std::string& path);
 // Writes atomically (temporary file in the same directory, then rename),
 // creating the parent directory if needed. Throws std::system_error.
 void write_json_file(const std::string& path, const nlohmann::json& content);
+
+// How write_file() treats a file that is already there.
+enum class Existing { Replace, Keep };
+
+// Writes `content` to a temporary file in path's directory (created if
+// needed) with exactly `mode` (no umask), flushed to disk, then moves it to
+// `path`: readers see the whole old file or the whole new one. With
+// Existing::Keep a file already there (another writer won a race) is left
+// alone and false is returned. Throws std::system_error naming the path.
+bool write_file(const std::string& path, std::string_view content, mode_t mode = 0644,
+                Existing existing = Existing::Replace);
 
 }  // namespace rblk

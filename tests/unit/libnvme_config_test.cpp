@@ -1,0 +1,313 @@
+// libnvme's config.json (rblk/session_config.hpp): reading the file
+// `nvme config --dump` writes, with the keys rblk honours, warns about or
+// ignores, and writing it as libnvme does.
+#include <rblk/error.hpp>
+#include <rblk/session_config.hpp>
+
+#include "session_controller.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace rblk {
+namespace {
+
+using nlohmann::json;
+
+// As libnvme's json_update_config() writes it (json-c's pretty print):
+// a list of hosts, trsvcid strings, values at their defaults left out,
+// and keys rblk has no use for.
+const char* const kDump = R"([
+  {
+    "hostnqn":"nqn.2014-08.org.nvmexpress:uuid:8457178b-5c03-49d3-b9b4-c86f217aa078",
+    "hostid":"8457178b-5c03-49d3-b9b4-c86f217aa078",
+    "dhchap_key":"DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:",
+    "subsystems":[
+      {
+        "nqn":"nqn.2024-01.io.example:sub1",
+        "ports":[
+          {
+            "transport":"rdma",
+            "traddr":"10.0.0.1",
+            "host_traddr":"10.0.0.2",
+            "trsvcid":"4420",
+            "nr_io_queues":4,
+            "queue_size":256,
+            "keep_alive_tmo":15,
+            "ctrl_loss_tmo":-1,
+            "tos":32,
+            "duplicate_connect":true,
+            "persistent":true
+          },
+          {
+            "transport":"tcp",
+            "traddr":"10.0.0.1",
+            "trsvcid":"4420",
+            "hdr_digest":true,
+            "data_digest":true
+          },
+          {
+            "transport":"rdma",
+            "traddr":"fd00::1",
+            "host_iface":"eth1",
+            "trsvcid":"4421",
+            "dhchap_ctrl_key":"DHHC-1:00:P7wDosaMEdMTBxsXxMgaL5mBH0ZxRyPSMh1dNAb3qm6hEtZW:",
+            "nr_write_queues":2,
+            "nr_poll_queues":1,
+            "reconnect_delay":2,
+            "fast_io_fail_tmo":10
+          }
+        ]
+      },
+      {
+        "nqn":"nqn.2024-01.io.example:fc-only",
+        "ports":[
+          {
+            "transport":"fc",
+            "traddr":"nn-0x20000090fae0b5f5:pn-0x10000090fae0b5f5",
+            "host_traddr":"nn-0x20000090fa942779:pn-0x10000090fa942779"
+          }
+        ]
+      }
+    ]
+  },
+  {
+    "hostnqn":"nqn.2014-08.org.nvmexpress:uuid:0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0",
+    "hostsymname":"array-b",
+    "persistent_discovery_ctrl":true,
+    "subsystems":[
+      {
+        "nqn":"nqn.2024-01.io.example:sub2",
+        "application":"io.example.app",
+        "ports":[
+          {
+            "transport":"rdma",
+            "traddr":"10.0.0.3",
+            "trsvcid":"4420",
+            "disable_sqflow":true
+          }
+        ]
+      },
+      {
+        "nqn":"nqn.2024-01.io.example:disc",
+        "ports":[
+          {
+            "transport":"rdma",
+            "traddr":"10.0.0.3",
+            "trsvcid":"8009",
+            "persistent":true,
+            "discovery":true
+          }
+        ]
+      }
+    ]
+  }
+]
+)";
+
+TEST(LibnvmeConfig, RdmaPortsOfADumpBecomeSessions)
+{
+    const SessionsRead r = parse_libnvme_config(json::parse(kDump));
+    ASSERT_EQ(r.sessions.size(), 3u);
+
+    const ConnectOptions& a = r.sessions[0];
+    EXPECT_EQ(a.hostnqn, "nqn.2014-08.org.nvmexpress:uuid:8457178b-5c03-49d3-b9b4-c86f217aa078");
+    EXPECT_EQ(a.hostid, "8457178b-5c03-49d3-b9b4-c86f217aa078");
+    EXPECT_EQ(a.subnqn, "nqn.2024-01.io.example:sub1");
+    EXPECT_EQ(a.transport, "rdma");
+    EXPECT_EQ(a.traddr, "10.0.0.1");
+    EXPECT_EQ(a.trsvcid, 4420);
+    EXPECT_EQ(a.host_traddr, "10.0.0.2");
+    EXPECT_EQ(a.nr_io_queues, 4);
+    EXPECT_EQ(a.queue_size, 256);
+    EXPECT_EQ(a.kato, 15);
+    EXPECT_EQ(a.ctrl_loss_tmo, -1);
+    EXPECT_EQ(a.tos, 32);
+    EXPECT_TRUE(a.duplicate_connect);
+    EXPECT_FALSE(a.reconnect_delay.has_value());  // left out: the default
+    EXPECT_FALSE(a.fast_io_fail_tmo.has_value());
+
+    const ConnectOptions& b = r.sessions[1];
+    EXPECT_EQ(b.subnqn, "nqn.2024-01.io.example:sub1");
+    EXPECT_EQ(b.traddr, "fd00::1");
+    EXPECT_EQ(b.trsvcid, 4421);
+    EXPECT_FALSE(b.host_traddr.has_value());
+    EXPECT_EQ(b.nr_write_queues, 2);
+    EXPECT_EQ(b.nr_poll_queues, 1);
+    EXPECT_EQ(b.reconnect_delay, 2);
+    EXPECT_EQ(b.fast_io_fail_tmo, 10);
+    EXPECT_FALSE(b.duplicate_connect);
+
+    const ConnectOptions& c = r.sessions[2];
+    EXPECT_EQ(c.hostnqn, "nqn.2014-08.org.nvmexpress:uuid:0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+    EXPECT_FALSE(c.hostid.has_value());  // the host default applies later
+    EXPECT_EQ(c.subnqn, "nqn.2024-01.io.example:sub2");
+    EXPECT_EQ(c.traddr, "10.0.0.3");
+    EXPECT_FALSE(c.discovery);
+}
+
+TEST(LibnvmeConfig, WhatRblkCannotDoIsOneWarningLineEach)
+{
+    const SessionsRead r = parse_libnvme_config(json::parse(kDump));
+    const std::vector<std::string> expected = {
+        "[0]: dhchap_key is not supported by rblk: connecting without it",
+        "[0].subsystems[0].ports[1]: transport 'tcp' skipped: rblk connects over rdma only",
+        "[0].subsystems[0].ports[2]: dhchap_ctrl_key is not supported by rblk: connecting "
+        "without it",
+        "[0].subsystems[0].ports[2]: host_iface is not supported by rblk: connecting without it",
+        "[0].subsystems[1].ports[0]: transport 'fc' skipped: rblk connects over rdma only",
+        "[1].subsystems[1].ports[0]: discovery controller skipped: rblkctl connect-all "
+        "--persistent keeps one",
+    };
+    EXPECT_EQ(r.warnings, expected);
+    // persistent, hdr_digest, disable_sqflow, hostsymname, application:
+    // nothing a connect over RDMA changes for, so not a word.
+    for (const std::string& w : r.warnings)
+        for (const char* quiet : {"persistent'", "digest", "sqflow", "hostsymname", "application"})
+            EXPECT_EQ(w.find(quiet), std::string::npos) << w;
+}
+
+TEST(LibnvmeConfig, ZeroAndMinusOneAreNotSetAsLibnvmeReadsThem)
+{
+    const SessionsRead r = parse_libnvme_config(json::parse(R"([{"hostnqn": "nqn.h",
+        "subsystems": [{"nqn": "nqn.s", "ports": [{"transport": "rdma", "traddr": "10.0.0.1",
+          "trsvcid": "4420", "nr_io_queues": 0, "queue_size": 0, "keep_alive_tmo": 0,
+          "reconnect_delay": 0, "fast_io_fail_tmo": 0, "tos": -1, "nr_poll_queues": 0,
+          "dhchap_key": "", "tls": false}]}]}])"));
+    ASSERT_EQ(r.sessions.size(), 1u);
+    const ConnectOptions& o = r.sessions[0];
+    EXPECT_FALSE(o.nr_io_queues.has_value());
+    EXPECT_FALSE(o.queue_size.has_value());
+    EXPECT_FALSE(o.kato.has_value());  // in the sessions file 0 is "off"; here "the default"
+    EXPECT_FALSE(o.reconnect_delay.has_value());
+    EXPECT_FALSE(o.fast_io_fail_tmo.has_value());
+    EXPECT_FALSE(o.tos.has_value());
+    EXPECT_EQ(o.nr_poll_queues, 0);
+    EXPECT_TRUE(r.warnings.empty());  // an empty key, a false flag: nothing asked
+}
+
+TEST(LibnvmeConfig, HostsWithoutSubsystemsAndPortlessSubsystemsAreEmpty)
+{
+    const SessionsRead r = parse_libnvme_config(json::parse(R"([
+        {"hostnqn": "nqn.h1"},
+        {"hostnqn": "nqn.h2", "subsystems": [{"nqn": "nqn.s"}]},
+        {"hostnqn": "nqn.h3", "subsystems": [{"nqn": "nqn.s", "ports": [{"traddr": "10.0.0.1"}]}]}
+    ])"));
+    EXPECT_TRUE(r.sessions.empty());
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_EQ(r.warnings[0], "[2].subsystems[0].ports[0]: port without a transport skipped: "
+                             "rblk connects over rdma only");
+    EXPECT_TRUE(parse_libnvme_config(json::array()).sessions.empty());
+}
+
+std::string error_of(const char* text)
+{
+    try {
+        parse_libnvme_config(json::parse(text));
+    } catch (const InvalidOption& e) {
+        return e.what();
+    }
+    return "<parsed>";
+}
+
+TEST(LibnvmeConfig, ErrorsNameTheJsonPath)
+{
+    EXPECT_EQ(error_of(R"({"hosts": []})"),
+              "expected a list of hosts (an object of \"hosts\" is rblk's sessions file: "
+              "--format rblk)");
+    EXPECT_EQ(error_of("{}"), "expected a list of hosts");
+    EXPECT_EQ(error_of("[1]"), "[0]: expected an object");
+    EXPECT_EQ(error_of(R"([{"subsystems": {}}])"), "[0].subsystems: expected an array");
+    EXPECT_EQ(error_of(R"([{"subsystems": [{"ports": []}]}])"),
+              "[0].subsystems[0]: missing 'nqn'");
+    EXPECT_EQ(error_of(R"([{"subsystems": [{"nqn": "s", "ports": [
+                           {"transport": "rdma", "traddr": "10.0.0.1", "trsvcid": "rdma"}]}]}])"),
+              "[0].subsystems[0].ports[0].trsvcid: expected a port number");
+    EXPECT_EQ(error_of(R"([{"subsystems": [{"nqn": "s", "ports": [
+                           {"transport": "rdma", "traddr": "10.0.0.1", "queue_size": 8}]}]}])"),
+              "[0].subsystems[0].ports[0]: queue-size 8 is out of range (16..1024)");
+    EXPECT_EQ(error_of(R"([{"subsystems": [{"nqn": "s", "ports": [
+                           {"transport": "rdma", "traddr": "10.0.0.1", "discovery": "yes"}]}]}])"),
+              "[0].subsystems[0].ports[0].discovery: expected true or false");
+}
+
+constexpr const char* kHostNqn =
+    "nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555";
+
+ControllerInfo controller(const char* name, const char* subnqn, const char* traddr)
+{
+    return test::session_controller(name, kHostNqn, subnqn, traddr, 4420);
+}
+
+TEST(LibnvmeConfig, SaveWritesWhatLibnvmeWrites)
+{
+    ControllerInfo tuned = controller("rblk1", "nqn.s1", "10.0.0.2");
+    tuned.host_traddr = "10.0.0.9";
+    tuned.ctrl_loss_tmo = -1;
+    tuned.fast_io_fail_tmo = 3;
+    tuned.tos = 0;
+    tuned.nr_write_queues = 1;
+    ControllerInfo disc = controller("rblk2", RBLK_DISC_SUBNQN, "10.0.0.1");
+    disc.discovery = true;
+    const json j = libnvme_config_json({controller("rblk0", "nqn.s1", "10.0.0.1"), tuned, disc});
+    EXPECT_EQ(j, json::parse(R"([{
+        "hostnqn": "nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555",
+        "hostid": "11111111-2222-3333-4444-555555555555",
+        "subsystems": [{"nqn": "nqn.s1", "ports": [
+            {"transport": "rdma", "traddr": "10.0.0.1", "trsvcid": "4420",
+             "nr_io_queues": 2, "queue_size": 128, "keep_alive_tmo": 5, "reconnect_delay": 10},
+            {"transport": "rdma", "traddr": "10.0.0.2", "trsvcid": "4420",
+             "host_traddr": "10.0.0.9", "nr_io_queues": 2, "nr_write_queues": 1,
+             "queue_size": 128, "keep_alive_tmo": 5, "reconnect_delay": 10,
+             "ctrl_loss_tmo": -1, "fast_io_fail_tmo": 3, "tos": 0}]}]}])"))
+        << j.dump(2);
+    EXPECT_EQ(libnvme_config_json({}), json::array());
+}
+
+TEST(LibnvmeConfig, SavedFileAppliesBackToTheSameSessions)
+{
+    ControllerInfo v6 = controller("rblk1", "nqn.s2", "fd00::1");
+    v6.trsvcid = 4421;
+    v6.tos = 7;
+    const std::vector<ControllerInfo> now = {controller("rblk0", "nqn.s1", "10.0.0.1"), v6};
+    const SessionsRead r = parse_libnvme_config(libnvme_config_json(now));
+    EXPECT_TRUE(r.warnings.empty());
+    ASSERT_EQ(r.sessions.size(), 2u);
+    EXPECT_EQ(r.sessions[0].hostnqn, now[0].hostnqn);
+    EXPECT_EQ(r.sessions[0].nr_io_queues, 2);
+    EXPECT_EQ(r.sessions[0].kato, 5);
+    EXPECT_FALSE(r.sessions[0].ctrl_loss_tmo.has_value());  // 600: libnvme's default
+    EXPECT_EQ(r.sessions[1].trsvcid, 4421);
+    EXPECT_EQ(r.sessions[1].tos, 7);
+    const auto plan = plan_apply(r.sessions, now);
+    ASSERT_EQ(plan.size(), 2u);
+    EXPECT_EQ(plan[0].existing, "rblk0");
+    EXPECT_EQ(plan[1].existing, "rblk1");
+}
+
+TEST(LibnvmeConfig, LoadNamesTheFileInErrorsAndWarnings)
+{
+    const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                       ("rblk-libnvme-config-" + std::to_string(::getpid()));
+    std::ofstream(path) << kDump;
+    const SessionsRead r = load_libnvme_config_file(path.string());
+    EXPECT_EQ(r.sessions.size(), 3u);
+    ASSERT_FALSE(r.warnings.empty());
+    EXPECT_EQ(r.warnings[0].rfind(path.string() + ": [0]: dhchap_key", 0), 0u) << r.warnings[0];
+
+    std::ofstream(path) << R"({"hosts": []})";
+    try {
+        load_libnvme_config_file(path.string());
+        ADD_FAILURE() << "no exception";
+    } catch (const InvalidOption& e) {
+        EXPECT_EQ(std::string(e.what()).rfind(path.string() + ": expected a list of hosts", 0),
+                  0u)
+            << e.what();
+    }
+    std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace rblk
