@@ -2,8 +2,8 @@
 # A file system on rblk: mkfs.ext4, mount, random files, umount, e2fsck -fn
 # clean, remount and the checksums match; fstrim after deleting some; then
 # the same file system checked and read through the kernel's nvme-rdma.
-# rblk's udev rules give it by-id (wwid, model_serial_nsid), by-uuid and
-# by-label links.
+# rblk's udev rules give it by-id (wwid, model_serial_nsid), by-uuid,
+# by-label and by-diskseq links.
 # A busy host stretches it to ~290 s (measured): the budget allows that.
 # vm-timeout: 900
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
@@ -34,7 +34,8 @@ rm /etc/udev/rules.d/60-rblk.rules
 c=/sys/class/rblk/rblk0
 model=$(cat "$c/model") serial=$(cat "$c/serial")
 for l in "by-id/rblk-$(cat /sys/block/rblk0n1/wwid)" "by-id/rblk-${model// /_}_${serial// /_}_1" \
-	"by-uuid/$(blkid -s UUID -o value "$dev")" by-label/rblkfs; do
+	"by-uuid/$(blkid -s UUID -o value "$dev")" by-label/rblkfs \
+	"by-diskseq/$(cat /sys/block/rblk0n1/diskseq)"; do
 	vm_assert_contains " $links " " /dev/disk/$l " "udev links of $dev"
 done
 vm_log "udev links: $links"

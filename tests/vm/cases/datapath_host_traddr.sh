@@ -146,9 +146,9 @@ out=$("$RBLKCTL" connect -a 10.99.0.1 -n "$nqn" -w 10.98.0.1 2>&1) || rc=$?
 vm_assert_ne 0 "$rc" "exit code of connect -w 10.98.0.1 (no RDMA device)"
 vm_assert_eq "rblkctl: host_traddr is not on an RDMA device" "$out" "connect -w 10.98.0.1 (no RDMA device)"
 vm_log "refused as expected: $out"
-connect_fails "host-traddr 'fd00::1' and traddr '10.99.0.1' are of different address families" -w fd00::1
-connect_fails "host-traddr '10.99.0' is not an IPv4 or IPv6 address literal" -w 10.99.0
-connect_fails "tos 256 is out of range (-1..255, -1 = the transport's default)" --tos 256
+connect_fails "--host-traddr 'fd00::1' and --traddr '10.99.0.1' are of different address families" -w fd00::1
+connect_fails "--host-traddr '10.99.0' is not an IPv4 or IPv6 address literal" -w 10.99.0
+connect_fails "--tos 256 is out of range (-1..255, -1 = the transport's default)" --tos 256
 
 vm_rblk_unload
 vm_dmesg_clean
