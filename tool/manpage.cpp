@@ -177,6 +177,9 @@ std::string main_page(const CLI::App& app, const ManMeta& meta)
       << "The host's NVMe identity, shared with nvme\\-cli.\n"
       << ".TP\n.I /etc/rblk/sessions.json\n"
       << "The sessions that\n.B rblkctl save\nwrites and\n.B rblkctl apply\nconnects.\n"
+      << ".TP\n.I /etc/nvme/config.json\n"
+      << "libnvme's configuration, which\n.B apply \\-\\-format libnvme\nreads and\n"
+      << ".B save \\-\\-format libnvme\nwrites.\n"
       << ".TP\n.I /etc/nvme/discovery.conf\n"
       << "The discovery controllers\n.B rblkctl connect\\-all\nreads when none is given.\n"
       << ".SH SEE ALSO\n";
