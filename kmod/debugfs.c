@@ -2,8 +2,11 @@
 /*
  * rblk: /sys/kernel/debug/rblk/rblkN/, what a developer or an operator
  * checks when I/O does not go where it should: "queues" lists each I/O
- * queue with its blk-mq map (default, read, poll), its size and the
- * commands posted on it. Debugfs is no ABI; sysfs and netlink are.
+ * queue with its blk-mq map (default, read, poll), its size, the commands
+ * posted on it, the signaled work requests among them and the doorbells
+ * rung (ib_post_send() calls). rblk/tune/ turns the fast path's optional
+ * steps off one by one, for tests/bench to measure each. Debugfs is no
+ * ABI; sysfs and netlink are.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -23,13 +26,16 @@ static int rblk_queues_show(struct seq_file *m, void *unused)
 	struct rblk_ctrl *ctrl = m->private;
 	u32 i, n = READ_ONCE(ctrl->nr_io_queues);
 
-	seq_puts(m, "qid map size posted\n");
+	seq_puts(m, "qid map size posted signaled doorbells\n");
 	/* nr_io_queues is set once the queue array exists, which stays. */
 	for (i = 1; i <= n && i < ctrl->max_queues; i++) {
 		struct rblk_queue *q = &ctrl->queues[i];
+		struct rblk_xprt_counts c;
 
-		seq_printf(m, "%u %s %u %lu\n", q->qid, rblk_map_names[q->map],
-			   READ_ONCE(q->size), atomic_long_read(&q->posted));
+		rblk_rdma_queue_counts(q, &c);
+		seq_printf(m, "%u %s %u %lu %lu %lu\n", q->qid,
+			   rblk_map_names[q->map], READ_ONCE(q->size), c.cmds,
+			   c.signaled, c.doorbells);
 	}
 	return 0;
 }
@@ -50,7 +56,15 @@ void rblk_debugfs_del(struct rblk_ctrl *ctrl)
 
 void rblk_debugfs_init(void)
 {
+	struct dentry *tune;
+
 	rblk_debugfs_root = debugfs_create_dir("rblk", NULL);
+	tune = debugfs_create_dir("tune", rblk_debugfs_root);
+	debugfs_create_bool("unsignaled_sends", 0600, tune,
+			    &rblk_rdma_tune.unsignaled_sends);
+	debugfs_create_bool("batch_posts", 0600, tune,
+			    &rblk_rdma_tune.batch_posts);
+	debugfs_create_bool("bh_posts", 0600, tune, &rblk_rdma_tune.bh_posts);
 }
 
 void rblk_debugfs_exit(void)

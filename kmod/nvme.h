@@ -77,7 +77,6 @@ struct rblk_queue {
 	u16			size;		/* SQ entries = posted receives */
 	u8			map;		/* HCTX_TYPE_* it serves; admin: 0 */
 	atomic_t		nr_active;	/* commands the target holds */
-	atomic_long_t		posted;		/* commands sent, ever (debugfs) */
 	unsigned long		flags;		/* enum rblk_queue_flag */
 };
 
@@ -98,7 +97,7 @@ struct rblk_req {
 	struct nvme_command	cmd;
 	struct rblk_queue	*queue;
 	unsigned long		flags;		/* enum rblk_req_flag, atomic */
-	atomic_t		pending;	/* send completion + response */
+	atomic_t		pending;	/* response (+ signaled SEND) */
 	u8			gen;
 	u8			retries;
 	bool			in_stats;	/* counted as started */
@@ -352,6 +351,7 @@ int rblk_prop_set(struct rblk_ctrl *ctrl, u32 off, u32 val);
 extern const struct blk_mq_ops rblk_admin_mq_ops;
 extern const struct blk_mq_ops rblk_io_mq_ops;
 void rblk_req_done(struct request *rq);
+void rblk_req_done_polled(struct request *rq, struct io_comp_batch *iob);
 struct request *rblk_req_from_cid(struct rblk_queue *queue, u16 cid);
 void rblk_req_expire_queue(struct rblk_queue *queue);
 void rblk_req_abort_all(struct blk_mq_tag_set *set);

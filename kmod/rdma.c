@@ -7,6 +7,16 @@
  * completes, so the target can never reach a page it no longer owns. A
  * poll queue's CQ raises no interrupt: blk-mq's ->poll and our own drain
  * reap it.
+ *
+ * The fast path costs one completion per command where it can: a SEND
+ * whose only buffer is its own SQE is posted unsignaled (the response
+ * proves the target has the capsule; a retransmission after that reads a
+ * buffer that stays mapped and is dropped as a duplicate), every
+ * sig_every-th one is signaled so the provider retires the send queue,
+ * and the SQ's occupancy is counted so it can never overflow. blk-mq's
+ * batch (bd->last, ->commit_rqs) goes out as one chain, one doorbell, and
+ * posting runs with bottom halves off so that a software provider's
+ * requester runs on our way out rather than in ksoftirqd.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,6 +40,14 @@
 #define RBLK_PORT_WAIT		(15 * HZ)	/* keep-alive off */
 /* ib_dispatch_event() drops an event it has no memory for: look again. */
 #define RBLK_PORT_RECHECK	HZ
+/* At most this many WRs (a read has 2) between two signaled ones. */
+#define RBLK_MAX_SIG_EVERY	32
+
+struct rblk_rdma_tune rblk_rdma_tune = {
+	.unsignaled_sends	= true,
+	.batch_posts		= true,
+	.bh_posts		= true,
+};
 
 /* Bumped and woken on every port event of every device we know. */
 static DECLARE_WAIT_QUEUE_HEAD(rblk_port_wq);
@@ -54,6 +72,7 @@ struct rblk_rdma_queue {
 	struct mutex		stop_lock;	/* serialises stop vs. stop */
 	/* A poll queue's reapers, one at a time, and its CQ's destruction. */
 	spinlock_t		poll_lock;
+	struct io_comp_batch	*poll_iob;	/* poll_lock: blk-mq's, while it reaps */
 	struct rdma_cm_id	*cm_id;
 	struct ib_device	*ibdev;
 	struct ib_cq		*cq;
@@ -74,6 +93,27 @@ struct rblk_rdma_queue {
 	struct ib_cqe		drain_rq_cqe;
 	struct completion	drain_sq;
 	struct completion	drain_rq;
+	/*
+	 * The send queue, under sq_lock: the chain blk-mq has not committed
+	 * yet (batch, up to *batch_tail), the WRs ever handed over including
+	 * that chain (sq_head), and the position of the last signaled one
+	 * (sq_sig). The provider retires WRs in order, up to a signaled one
+	 * when its completion is reaped: sq_done, written there (one CQ
+	 * context at a time) and read here, trails sq_head by what the SQ
+	 * holds. sig_every and sq_room are set with the QP.
+	 */
+	spinlock_t		sq_lock;
+	struct ib_send_wr	*batch;
+	struct ib_send_wr	**batch_tail;
+	u32			sq_head;
+	u32			sq_sig;
+	u32			sq_done;
+	u32			sig_every;
+	u32			sq_room;	/* WRs new commands may hold */
+	/* For debugfs, under sq_lock; they count across reconnects. */
+	unsigned long		nr_cmds;
+	unsigned long		nr_signaled;
+	unsigned long		nr_doorbells;	/* ib_post_send() calls */
 };
 
 /*
@@ -85,6 +125,10 @@ struct rblk_rdma_req {
 	struct ib_cqe		reg_cqe;
 	struct ib_cqe		inv_cqe;
 	struct ib_reg_wr	reg_wr;
+	struct ib_send_wr	send_wr;	/* may wait in the batch */
+	/* SQ positions of its signaled SEND and LOCAL_INV (sq_head's count). */
+	u32			send_seq;
+	u32			inv_seq;
 	struct ib_sge		sge[1 + RBLK_MAX_INLINE_SGE];
 	u8			num_sge;
 	struct ib_mr		*mr;
@@ -122,9 +166,17 @@ static struct rblk_rdma_queue *rblk_rdma_q(struct rblk_queue *nq)
 	return &nq->ctrl->rdma->queues[nq->qid];
 }
 
-static void rblk_req_put(struct rblk_req *req)
+/*
+ * The last reference ends the request: into blk-mq's completion batch
+ * when an io_uring poll reaps it (poll_iob), one by one otherwise.
+ */
+static void rblk_req_put(struct rblk_rdma_queue *queue, struct rblk_req *req)
 {
-	if (atomic_dec_and_test(&req->pending))
+	if (!atomic_dec_and_test(&req->pending))
+		return;
+	if (queue->poll_iob)
+		rblk_req_done_polled(blk_mq_rq_from_pdu(req), queue->poll_iob);
+	else
 		rblk_req_done(blk_mq_rq_from_pdu(req));
 }
 
@@ -171,21 +223,28 @@ static void rblk_wr_error(struct ib_cq *cq, struct ib_wc *wc, const char *op)
 	rblk_queue_lost(queue);
 }
 
+/*
+ * Only a signaled SEND succeeds here; an unsignaled one may fail here
+ * after its request was answered and reused, so a failure touches the
+ * queue only, never the request.
+ */
 static void rblk_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rblk_rdma_req *rr = container_of(wc->wr_cqe,
 						struct rblk_rdma_req, send_cqe);
-	struct rblk_req *req = rblk_rdma_to_req(rr);
+	struct rblk_rdma_queue *queue = cq->cq_context;
 
 	/* A failed request is left to error recovery to cancel. */
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		rblk_wr_error(cq, wc, "SEND");
 		return;
 	}
-	rblk_req_put(req);
+	/* Retired up to here; read by rblk_sq_admit(). */
+	WRITE_ONCE(queue->sq_done, rr->send_seq);
+	rblk_req_put(queue, rblk_rdma_to_req(rr));
 }
 
-/* REG_MR is posted unsignaled: only its failures end up here. */
+/* REG_MR is posted unsignaled: only its failures end up here (see above). */
 static void rblk_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	if (unlikely(wc->status != IB_WC_SUCCESS))
@@ -196,16 +255,87 @@ static void rblk_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rblk_rdma_req *rr = container_of(wc->wr_cqe,
 						struct rblk_rdma_req, inv_cqe);
+	struct rblk_rdma_queue *queue = cq->cq_context;
 	struct rblk_req *req = rblk_rdma_to_req(rr);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		rblk_wr_error(cq, wc, "LOCAL_INV");
 		return;
 	}
+	WRITE_ONCE(queue->sq_done, rr->inv_seq);
 	clear_bit(RBLK_REQ_MR_VALID, &req->flags);
-	rblk_req_put(req);
+	rblk_req_put(queue, req);
 }
 
+/*
+ * Posting takes sq_lock, with bottom halves off unless debugfs says
+ * otherwise: then the softirq a software provider raises to send (rxe's
+ * requester tasklet on 6.1) runs when we unlock, here, instead of waking
+ * ksoftirqd, a context switch per doorbell. Also taken from completions.
+ */
+static bool rblk_sq_lock(struct rblk_rdma_queue *queue, unsigned long *flags)
+	__acquires(&queue->sq_lock)
+{
+	if (READ_ONCE(rblk_rdma_tune.bh_posts)) {
+		spin_lock_bh(&queue->sq_lock);
+		return true;
+	}
+	spin_lock_irqsave(&queue->sq_lock, *flags);
+	return false;
+}
+
+static void rblk_sq_unlock(struct rblk_rdma_queue *queue, unsigned long flags,
+			   bool bh)
+	__releases(&queue->sq_lock)
+{
+	if (bh)
+		spin_unlock_bh(&queue->sq_lock);
+	else
+		spin_unlock_irqrestore(&queue->sq_lock, flags);
+}
+
+/*
+ * Under sq_lock: rings the doorbell for the chain. Returns whether the
+ * caller's WRs, up to @mine (NULL: none), all got onto the QP. A failed
+ * post breaks the queue; recovery ends the commands whose WRs did not.
+ */
+static bool rblk_sq_flush(struct rblk_rdma_queue *queue,
+			  const struct ib_send_wr *mine)
+{
+	const struct ib_send_wr *bad = NULL, *wr;
+	struct ib_send_wr *chain = queue->batch;
+	int ret;
+
+	if (!chain)
+		return true;
+	queue->batch = NULL;
+	queue->batch_tail = &queue->batch;
+	queue->nr_doorbells++;
+	ret = ib_post_send(queue->qp, chain, &bad);
+	if (likely(!ret))
+		return true;
+	dev_err_ratelimited(queue->ctrl->dev,
+			    "qid %u: cannot post to the send queue: %d\n",
+			    queue->qid, ret);
+	rblk_ctrl_error(queue->ctrl);
+	for (wr = chain; wr && wr != bad; wr = wr->next)
+		if (wr == mine)
+			return true;
+	return !mine;
+}
+
+/* Under sq_lock: puts first..last at the end of the chain. */
+static void rblk_sq_append(struct rblk_rdma_queue *queue,
+			   struct ib_send_wr *first, struct ib_send_wr *last,
+			   u32 nwr)
+{
+	last->next = NULL;
+	*queue->batch_tail = first;
+	queue->batch_tail = &last->next;
+	queue->sq_head += nwr;
+}
+
+/* From a completion: a LOCAL_INV goes out at once, behind the chain. */
 static int rblk_post_inv(struct rblk_rdma_queue *queue, struct rblk_req *req)
 {
 	struct rblk_rdma_req *rr = rblk_rdma_req(req);
@@ -215,9 +345,19 @@ static int rblk_post_inv(struct rblk_rdma_queue *queue, struct rblk_req *req)
 		.ex.invalidate_rkey = rr->mr->rkey,
 		.wr_cqe		    = &rr->inv_cqe,
 	};
+	unsigned long flags = 0;
+	bool bh, posted;
 
 	rr->inv_cqe.done = rblk_inv_done;
-	return ib_post_send(queue->qp, &wr, NULL);
+	bh = rblk_sq_lock(queue, &flags);
+	/* No room check: sq_room leaves one slot per command for this. */
+	rblk_sq_append(queue, &wr, &wr, 1);
+	rr->inv_seq = queue->sq_head;
+	queue->sq_sig = queue->sq_head;
+	queue->nr_signaled++;
+	posted = rblk_sq_flush(queue, &wr);
+	rblk_sq_unlock(queue, flags, bh);
+	return posted ? 0 : -EIO;
 }
 
 /* Never trusts the CQE: unknown, stale or repeated ids reset the ctrl. */
@@ -254,16 +394,14 @@ static void rblk_process_cqe(struct rblk_rdma_queue *queue,
 		}
 		clear_bit(RBLK_REQ_MR_VALID, &req->flags);
 	} else if (test_bit(RBLK_REQ_MR_VALID, &req->flags)) {
-		/* The local invalidation's completion drops this reference. */
-		if (unlikely(rblk_post_inv(queue, req))) {
-			dev_err_ratelimited(queue->ctrl->dev,
-					    "qid %u: cannot post LOCAL_INV\n",
-					    queue->qid);
-			rblk_ctrl_error(queue->ctrl);
-		}
+		/*
+		 * The local invalidation's completion drops this reference;
+		 * if it cannot be posted, recovery ends the request.
+		 */
+		rblk_post_inv(queue, req);
 		return;
 	}
-	rblk_req_put(req);
+	rblk_req_put(queue, req);
 	return;
 
 invalid:
@@ -346,7 +484,7 @@ static bool rblk_drain_wait(struct rblk_rdma_queue *queue,
 	}
 }
 
-int rblk_rdma_poll(struct rblk_queue *nq)
+int rblk_rdma_poll(struct rblk_queue *nq, struct io_comp_batch *iob)
 {
 	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 	int n = 0;
@@ -355,8 +493,11 @@ int rblk_rdma_poll(struct rblk_queue *nq)
 		return 0;
 	spin_lock(&queue->poll_lock);
 	/* Pairs with rblk_rdma_free_queue(): no CQ once ALLOCATED is clear. */
-	if (test_bit(RBLK_Q_ALLOCATED, &nq->flags))
+	if (test_bit(RBLK_Q_ALLOCATED, &nq->flags)) {
+		queue->poll_iob = iob;
 		n = rblk_reap(queue);
+		queue->poll_iob = NULL;
+	}
 	spin_unlock(&queue->poll_lock);
 	return n;
 }
@@ -386,7 +527,14 @@ static void rblk_drain_qp(struct rblk_rdma_queue *queue)
 		},
 	};
 	struct ib_recv_wr rwr = { .wr_cqe = &queue->drain_rq_cqe };
+	unsigned long flags = 0;
+	bool bh;
 	int ret;
+
+	/* What blk-mq handed us goes first: the marker must be last. */
+	bh = rblk_sq_lock(queue, &flags);
+	rblk_sq_flush(queue, NULL);
+	rblk_sq_unlock(queue, flags, bh);
 
 	if (queue->ibdev->ops.drain_sq || queue->ibdev->ops.drain_rq) {
 		ib_drain_qp(queue->qp);
@@ -625,6 +773,23 @@ static int rblk_queue_create_ib(struct rblk_rdma_queue *queue)
 		queue->cm_msg = "queue size exceeds the RDMA device's limits";
 		return -EINVAL;
 	}
+
+	/*
+	 * New commands may hold 2 WRs each of the SQ (REG_MR, SEND) and
+	 * wait there unretired, up to 2 x size; the third share is for the
+	 * LOCAL_INVs of the commands in flight, posted from completions
+	 * without a check. A signaled SEND at least every sig_every: when
+	 * the SQ is full, its command still waits for it, and its end
+	 * restarts the hardware queue.
+	 */
+	queue->sq_room = 2 * queue->nq->size;
+	queue->sig_every = clamp_t(u32, queue->nq->size / 2, 1,
+				   RBLK_MAX_SIG_EVERY);
+	queue->batch = NULL;
+	queue->batch_tail = &queue->batch;
+	queue->sq_head = 0;
+	queue->sq_sig = 0;
+	queue->sq_done = 0;
 
 	send_sge = min_t(int, attrs->max_send_sge, 1 + RBLK_MAX_INLINE_SGE);
 	queue->inline_sge = queue->inline_bytes ? send_sge - 1 : 0;
@@ -990,6 +1155,7 @@ int rblk_rdma_alloc_ctrl(struct rblk_ctrl *ctrl)
 	for (i = 0; i < ctrl->max_queues; i++) {
 		mutex_init(&rc->queues[i].stop_lock);
 		spin_lock_init(&rc->queues[i].poll_lock);
+		spin_lock_init(&rc->queues[i].sq_lock);
 		rc->queues[i].ctrl = ctrl;
 		rc->queues[i].qid = i;
 		rc->queues[i].nq = &ctrl->queues[i];
@@ -1160,15 +1326,34 @@ void rblk_rdma_unmap_data(struct rblk_queue *nq, struct request *rq)
 	rr->dma_nents = 0;
 }
 
-int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq)
+/*
+ * Under sq_lock: may @nwr more WRs of a new command go on the SQ? When
+ * they may not, a signaled WR is among those it holds (sq_room is at
+ * least sig_every), and its command's end reruns the hardware queue.
+ */
+static bool rblk_sq_admit(struct rblk_rdma_queue *queue, u32 nwr)
+{
+	return queue->sq_head + nwr - READ_ONCE(queue->sq_done) <= queue->sq_room;
+}
+
+/*
+ * Queues the command's REG_MR and SEND on the chain, and rings the
+ * doorbell when @last (or batching is off). Returns 0, -EBUSY when the SQ
+ * has no room (try again when a command ends), or -EIO: the QP is broken
+ * and recovery is on its way.
+ */
+int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq, bool last)
 {
 	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 	struct rblk_req *req = rblk_req(rq);
 	struct rblk_rdma_req *rr = rblk_rdma_req(req);
 	struct nvme_command *sqe = &queue->sqes[rq->tag];
 	dma_addr_t dma = queue->sqes_dma + rq->tag * sizeof(*sqe);
-	struct ib_send_wr wr = {}, *first = &wr;
-	int ret;
+	struct ib_send_wr *wr = &rr->send_wr, *first = wr;
+	u32 nwr = rr->mr ? 2 : 1;
+	unsigned long flags = 0;
+	bool bh, signal, posted = true;
+	int ret = 0;
 
 	ib_dma_sync_single_for_cpu(queue->ibdev, dma, sizeof(*sqe),
 				   DMA_TO_DEVICE);
@@ -1181,26 +1366,69 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq)
 	rr->sge[0].lkey = queue->ctrl->rdma->pd->local_dma_lkey;
 
 	rr->send_cqe.done = rblk_send_done;
-	wr.wr_cqe = &rr->send_cqe;
-	wr.sg_list = rr->sge;
-	wr.num_sge = rr->num_sge;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
+	wr->wr_cqe = &rr->send_cqe;
+	wr->sg_list = rr->sge;
+	wr->num_sge = rr->num_sge;
+	wr->opcode = IB_WR_SEND;
 
 	if (rr->mr) {
 		set_bit(RBLK_REQ_MR_VALID, &req->flags);
-		rr->reg_wr.wr.next = &wr;
+		rr->reg_wr.wr.next = wr;
 		first = &rr->reg_wr.wr;
 	}
 
-	ret = ib_post_send(queue->qp, first, NULL);
-	if (unlikely(ret)) {
-		dev_err_ratelimited(queue->ctrl->dev,
-				    "qid %u: cannot post command: %d\n",
-				    queue->qid, ret);
-		rblk_ctrl_error(queue->ctrl);
+	bh = rblk_sq_lock(queue, &flags);
+	if (unlikely(!rblk_sq_admit(queue, nwr))) {
+		/* Nothing of it is on the wire: no key to invalidate. */
+		clear_bit(RBLK_REQ_MR_VALID, &req->flags);
+		ret = -EBUSY;
+		goto flush;
 	}
+	/* In-capsule data must not be unmapped before the HCA is done. */
+	signal = !READ_ONCE(rblk_rdma_tune.unsignaled_sends) ||
+		 rr->num_sge > 1 ||
+		 queue->sq_head + nwr - queue->sq_sig >= queue->sig_every;
+	wr->send_flags = signal ? IB_SEND_SIGNALED : 0;
+	rblk_sq_append(queue, first, wr, nwr);
+	queue->nr_cmds++;
+	if (signal) {
+		/* Its completion is one more reference than the response. */
+		atomic_inc(&req->pending);
+		rr->send_seq = queue->sq_head;
+		queue->sq_sig = queue->sq_head;
+		queue->nr_signaled++;
+	}
+	if (last || !READ_ONCE(rblk_rdma_tune.batch_posts))
+		posted = rblk_sq_flush(queue, wr);
+	rblk_sq_unlock(queue, flags, bh);
+	return posted ? 0 : -EIO;
+
+flush:
+	/* blk-mq commits what it queued before an error, but why wait. */
+	rblk_sq_flush(queue, NULL);
+	rblk_sq_unlock(queue, flags, bh);
 	return ret;
+}
+
+/* blk-mq's batch ended without a last command: ring for what it queued. */
+void rblk_rdma_commit(struct rblk_queue *nq)
+{
+	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
+	unsigned long flags = 0;
+	bool bh;
+
+	bh = rblk_sq_lock(queue, &flags);
+	rblk_sq_flush(queue, NULL);
+	rblk_sq_unlock(queue, flags, bh);
+}
+
+void rblk_rdma_queue_counts(struct rblk_queue *nq, struct rblk_xprt_counts *c)
+{
+	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
+
+	c->cmds = READ_ONCE(queue->nr_cmds);
+	c->signaled = READ_ONCE(queue->nr_signaled);
+	c->doorbells = READ_ONCE(queue->nr_doorbells);
 }
 
 /* Runs from ib_wq once the device reports the new port state. */

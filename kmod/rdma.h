@@ -2,10 +2,11 @@
 /*
  * rblk: what the NVMe core asks of its transport (rdma.c): bring a queue's
  * connection up, stop it (after which none of its completions runs) and
- * free it; map, unmap and post one command, reap a poll queue; the limits it imposes on a
- * request; whether a controller uses a given RDMA device. The transport
- * calls back into the core through request.c (rblk_req_from_cid(),
- * rblk_req_done(), rblk_req_expire_queue()) and rblk_ctrl_error().
+ * free it; map, unmap and post one command (or a batch: post, then
+ * commit), reap a poll queue; the limits it imposes on a request; whether
+ * a controller uses a given RDMA device. The transport calls back into
+ * the core through request.c (rblk_req_from_cid(), rblk_req_done(),
+ * rblk_req_done_polled(), rblk_req_expire_queue()) and rblk_ctrl_error().
  */
 #ifndef _RBLK_RDMA_H
 #define _RBLK_RDMA_H
@@ -14,6 +15,7 @@
 #include <linux/types.h>
 
 struct ib_device;
+struct io_comp_batch;
 struct netlink_ext_ack;
 struct rblk_ctrl;
 struct rblk_queue;
@@ -50,8 +52,34 @@ bool rblk_rdma_uses_device(struct rblk_ctrl *ctrl, struct ib_device *ibdev);
 unsigned int rblk_rdma_req_size(void);
 int rblk_rdma_map_data(struct rblk_queue *queue, struct request *rq);
 void rblk_rdma_unmap_data(struct rblk_queue *queue, struct request *rq);
-int rblk_rdma_post_cmd(struct rblk_queue *queue, struct request *rq);
-/* Reaps the completions of a poll queue; 0 on any other. */
-int rblk_rdma_poll(struct rblk_queue *queue);
+int rblk_rdma_post_cmd(struct rblk_queue *queue, struct request *rq, bool last);
+void rblk_rdma_commit(struct rblk_queue *queue);
+/*
+ * Reaps the completions of a poll queue, those that succeed into @iob
+ * (may be NULL); 0 on any other queue.
+ */
+int rblk_rdma_poll(struct rblk_queue *queue, struct io_comp_batch *iob);
+
+/* What a queue's send side did, ever (debugfs). */
+struct rblk_xprt_counts {
+	unsigned long	cmds;		/* commands posted */
+	unsigned long	signaled;	/* signaled WRs among them */
+	unsigned long	doorbells;	/* ib_post_send() calls */
+};
+
+void rblk_rdma_queue_counts(struct rblk_queue *queue,
+			    struct rblk_xprt_counts *c);
+
+/*
+ * The fast path's optional steps (rdma.c's header comment), all on. Only
+ * for measuring what each is worth: debugfs rblk/tune/ turns them off.
+ */
+struct rblk_rdma_tune {
+	bool	unsignaled_sends;
+	bool	batch_posts;
+	bool	bh_posts;
+};
+
+extern struct rblk_rdma_tune rblk_rdma_tune;
 
 #endif /* _RBLK_RDMA_H */

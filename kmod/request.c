@@ -163,6 +163,36 @@ static void rblk_req_cleanup(struct rblk_queue *queue, struct request *rq)
 	}
 }
 
+/* What ->complete() does for a success, for a whole batch at once. */
+static void rblk_complete_batch(struct io_comp_batch *iob)
+{
+	struct request *rq;
+
+	rq_list_for_each(&iob->req_list, rq) {
+		struct rblk_req *req = rblk_req(rq);
+
+		rblk_req_cleanup(req->queue, rq);
+		rblk_stats_account(req->queue->ctrl, rq, BLK_STS_OK);
+	}
+	blk_mq_end_request_batch(iob);
+}
+
+/*
+ * The same gate, from an io_uring poll: a success joins blk-mq's batch,
+ * which ends them together once the poll is over; anything else (an
+ * error may be retried, a passthrough has its own end) goes one by one.
+ */
+void rblk_req_done_polled(struct request *rq, struct io_comp_batch *iob)
+{
+	struct rblk_req *req = rblk_req(rq);
+
+	if (test_and_set_bit(RBLK_REQ_DONE, &req->flags))
+		return;
+	if (req->status || blk_rq_is_passthrough(rq) ||
+	    !blk_mq_add_to_batch(rq, iob, false, rblk_complete_batch))
+		blk_mq_complete_request(rq);
+}
+
 static void rblk_complete_rq(struct request *rq)
 {
 	struct rblk_req *req = rblk_req(rq);
@@ -354,13 +384,21 @@ static blk_status_t rblk_req_prep(struct rblk_queue *queue,
 	req->result.u64 = 0;
 	/* Out of idle (RBLK_REQ_DONE); the slot rblk_slot_get() took stays. */
 	req->flags &= BIT(RBLK_REQ_ACTIVE);
-	/* The SEND completion and the response; LOCAL_INV reuses the latter. */
-	atomic_set(&req->pending, 2);
+	/*
+	 * The response; LOCAL_INV reuses it. A signaled SEND adds its own
+	 * completion (rblk_rdma_post_cmd()).
+	 */
+	atomic_set(&req->pending, 1);
 	return BLK_STS_OK;
 }
 
-/* Starts @rq and posts it; on failure nothing of it is on the wire. */
-static blk_status_t rblk_req_send(struct rblk_queue *queue, struct request *rq)
+/*
+ * Starts @rq and posts it, or queues it for the doorbell blk-mq rings
+ * with the batch's @last command or ->commit_rqs(); on failure nothing of
+ * it is on the wire.
+ */
+static blk_status_t rblk_req_send(struct rblk_queue *queue, struct request *rq,
+				  bool last)
 {
 	struct rblk_req *req = rblk_req(rq);
 	blk_status_t sts;
@@ -391,7 +429,10 @@ static blk_status_t rblk_req_send(struct rblk_queue *queue, struct request *rq)
 		req->in_stats = true;
 		rblk_stats_started(queue->ctrl);
 	}
-	ret = rblk_rdma_post_cmd(queue, rq);
+	ret = rblk_rdma_post_cmd(queue, rq, last);
+	/* The SQ is full of answered commands: one that is not restarts us. */
+	if (unlikely(ret == -EBUSY))
+		return BLK_STS_DEV_RESOURCE;
 	if (unlikely(ret)) {
 		/* The QP is broken and recovery is on its way. */
 		sts = rblk_may_wait(queue->ctrl, rq) ? BLK_STS_RESOURCE :
@@ -401,7 +442,6 @@ static blk_status_t rblk_req_send(struct rblk_queue *queue, struct request *rq)
 			rblk_stats_account(queue->ctrl, rq, sts);
 		return sts;
 	}
-	atomic_long_inc(&queue->posted);
 	return BLK_STS_OK;
 }
 
@@ -427,7 +467,7 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 		rblk_slot_put(queue, req);
 		return sts;
 	}
-	sts = rblk_req_send(queue, rq);
+	sts = rblk_req_send(queue, rq, bd->last);
 	if (unlikely(sts)) {
 		/* Idle again: no response may claim it. */
 		rblk_req_cleanup(queue, rq);
@@ -451,7 +491,7 @@ static enum blk_eh_timer_return rblk_timeout(struct request *rq)
 		return BLK_EH_RESET_TIMER;
 	/* Polled, answered, but nobody reaped the answer: done, not late. */
 	if (rblk_queue_polled(queue)) {
-		rblk_rdma_poll(queue);
+		rblk_rdma_poll(queue, NULL);
 		if (test_bit(RBLK_REQ_DONE, &req->flags))
 			return BLK_EH_DONE;
 	}
@@ -581,8 +621,15 @@ static int rblk_init_io_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 	return 0;
 }
 
+/* The batch ended on an error, before its last command: ring anyway. */
+static void rblk_commit_rqs(struct blk_mq_hw_ctx *hctx)
+{
+	rblk_rdma_commit(hctx->driver_data);
+}
+
 const struct blk_mq_ops rblk_admin_mq_ops = {
 	.queue_rq	= rblk_queue_rq,
+	.commit_rqs	= rblk_commit_rqs,
 	.complete	= rblk_complete_rq,
 	.init_request	= rblk_init_request,
 	.init_hctx	= rblk_init_admin_hctx,
@@ -592,11 +639,12 @@ const struct blk_mq_ops rblk_admin_mq_ops = {
 /* Polled I/O (io_uring IOPOLL) and Connect on a poll queue reap here. */
 static int rblk_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 {
-	return rblk_rdma_poll(hctx->driver_data);
+	return rblk_rdma_poll(hctx->driver_data, iob);
 }
 
 const struct blk_mq_ops rblk_io_mq_ops = {
 	.queue_rq	= rblk_queue_rq,
+	.commit_rqs	= rblk_commit_rqs,
 	.complete	= rblk_complete_rq,
 	.init_request	= rblk_init_request,
 	.init_hctx	= rblk_init_io_hctx,

@@ -174,7 +174,7 @@ void rblk_tagset_reap_work(struct work_struct *work)
 	u32 i, n = READ_ONCE(ctrl->nr_io_queues);
 
 	for (i = 1; i <= n && i < ctrl->max_queues; i++)
-		rblk_rdma_poll(&ctrl->queues[i]);
+		rblk_rdma_poll(&ctrl->queues[i], NULL);
 	if (test_bit(RBLK_CTRL_REAPING, &ctrl->flags))
 		queue_delayed_work(rblk_wq, &ctrl->reap_work,
 				   RBLK_REAP_INTERVAL);
