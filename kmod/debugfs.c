@@ -4,8 +4,8 @@
  * checks when I/O does not go where it should: "queues" lists each I/O
  * queue with its blk-mq map (default, read, poll), its size, the commands
  * posted on it, the signaled work requests among them and the doorbells
- * rung (ib_post_send() calls). rblk/tune/ turns the fast path's optional
- * steps off one by one, for tests/bench to measure each. Debugfs is no
+ * rung (ib_post_send() calls). rblk/tune/ switches the fast path's
+ * optional steps one by one, for tests/bench to measure each. Debugfs is no
  * ABI; sysfs and netlink are.
  */
 #include <linux/debugfs.h>
@@ -65,6 +65,7 @@ void rblk_debugfs_init(void)
 	debugfs_create_bool("batch_posts", 0600, tune,
 			    &rblk_rdma_tune.batch_posts);
 	debugfs_create_bool("bh_posts", 0600, tune, &rblk_rdma_tune.bh_posts);
+	debugfs_create_bool("read_pool", 0600, tune, &rblk_rdma_tune.read_pool);
 }
 
 void rblk_debugfs_exit(void)

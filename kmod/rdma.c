@@ -17,6 +17,13 @@
  * batch (bd->last, ->commit_rqs) goes out as one chain, one doorbell, and
  * posting runs with bottom halves off so that a software provider's
  * requester runs on our way out rather than in ksoftirqd.
+ *
+ * With tune/read_pool (off by default), reads of a page or less skip the
+ * per-request registration: the target writes into the tag's page of a
+ * per-queue pool registered once, and the data is copied out when the
+ * command ends. The trade-off: the pool's rkey stays valid while the
+ * queue lives, so a target that wrote late (after its response) could
+ * corrupt a later read of the same tag; it can never reach other memory.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,6 +54,7 @@ struct rblk_rdma_tune rblk_rdma_tune = {
 	.unsignaled_sends	= true,
 	.batch_posts		= true,
 	.bh_posts		= true,
+	.read_pool		= false,
 };
 
 /* Bumped and woken on every port event of every device we know. */
@@ -110,6 +118,18 @@ struct rblk_rdma_queue {
 	u32			sq_done;
 	u32			sig_every;
 	u32			sq_room;	/* WRs new commands may hold */
+	/*
+	 * The small-read pool: a page per tag, all behind pool_mr, which is
+	 * registered by a REG_MR chained before the first SEND that uses it
+	 * (pool_live, under sq_lock). Set up with the QP, if read_pool is on.
+	 */
+	struct page		**pool_pages;	/* pool_n of them */
+	dma_addr_t		*pool_dma;
+	u32			pool_n;
+	struct ib_mr		*pool_mr;
+	struct ib_reg_wr	pool_reg;
+	struct ib_cqe		pool_reg_cqe;
+	bool			pool_live;
 	/* For debugfs, under sq_lock; they count across reconnects. */
 	unsigned long		nr_cmds;
 	unsigned long		nr_signaled;
@@ -132,6 +152,7 @@ struct rblk_rdma_req {
 	struct ib_sge		sge[1 + RBLK_MAX_INLINE_SGE];
 	u8			num_sge;
 	struct ib_mr		*mr;
+	bool			pooled;		/* in the queue's read pool */
 	int			dma_nents;
 	struct sg_table		sgt;
 	struct scatterlist	first_sgl[];
@@ -657,9 +678,96 @@ static void rblk_unmap_buf(struct rblk_rdma_queue *queue, void **buf,
 	*buf = NULL;
 }
 
+static void rblk_pool_destroy(struct rblk_rdma_queue *queue)
+{
+	u32 i, n = queue->pool_n;
+
+	if (queue->pool_mr)
+		ib_dereg_mr(queue->pool_mr);
+	queue->pool_mr = NULL;
+	for (i = 0; queue->pool_pages && i < n; i++) {
+		if (!queue->pool_pages[i])
+			break;
+		if (queue->pool_dma[i])
+			ib_dma_unmap_page(queue->ibdev, queue->pool_dma[i],
+					  PAGE_SIZE, DMA_FROM_DEVICE);
+		__free_page(queue->pool_pages[i]);
+	}
+	kfree(queue->pool_pages);
+	kfree(queue->pool_dma);
+	queue->pool_pages = NULL;
+	queue->pool_dma = NULL;
+	queue->pool_n = 0;
+}
+
+/*
+ * The small-read pool of an I/O queue, when tune/read_pool is on and one
+ * MR can map a page per tag; without it reads register as usual.
+ */
+static int rblk_pool_create(struct rblk_rdma_queue *queue)
+{
+	u32 i, n = rblk_queue_nr_sqes(queue->nq);
+	struct scatterlist *sg;
+	struct sg_table sgt;
+	int ret;
+
+	if (!READ_ONCE(rblk_rdma_tune.read_pool) || !queue->qid ||
+	    n > queue->ctrl->rdma->max_fr_pages)
+		return 0;
+	queue->pool_n = n;
+	queue->pool_pages = kcalloc(n, sizeof(*queue->pool_pages), GFP_KERNEL);
+	queue->pool_dma = kcalloc(n, sizeof(*queue->pool_dma), GFP_KERNEL);
+	if (!queue->pool_pages || !queue->pool_dma)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		queue->pool_pages[i] = alloc_page(GFP_KERNEL);
+		if (!queue->pool_pages[i])
+			return -ENOMEM;
+		queue->pool_dma[i] = ib_dma_map_page(queue->ibdev,
+						     queue->pool_pages[i], 0,
+						     PAGE_SIZE, DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(queue->ibdev, queue->pool_dma[i])) {
+			queue->pool_dma[i] = 0;
+			return -ENOMEM;
+		}
+	}
+	queue->pool_mr = ib_alloc_mr(queue->ctrl->rdma->pd, IB_MR_TYPE_MEM_REG, n);
+	if (IS_ERR(queue->pool_mr)) {
+		ret = PTR_ERR(queue->pool_mr);
+		queue->pool_mr = NULL;
+		return ret;
+	}
+
+	/* The MR keeps its own page list: the table is only for the map. */
+	ret = sg_alloc_table(&sgt, n, GFP_KERNEL);
+	if (ret)
+		return ret;
+	for_each_sg(sgt.sgl, sg, n, i) {
+		sg_set_page(sg, queue->pool_pages[i], PAGE_SIZE, 0);
+		sg_dma_address(sg) = queue->pool_dma[i];
+		sg_dma_len(sg) = PAGE_SIZE;
+	}
+	ret = ib_map_mr_sg(queue->pool_mr, sgt.sgl, n, NULL, PAGE_SIZE);
+	sg_free_table(&sgt);
+	if (ret < (int)n)
+		return ret < 0 ? ret : -EINVAL;
+	ib_update_fast_reg_key(queue->pool_mr, ib_inc_rkey(queue->pool_mr->rkey));
+
+	memset(&queue->pool_reg, 0, sizeof(queue->pool_reg));
+	queue->pool_reg_cqe.done = rblk_reg_done;
+	queue->pool_reg.wr.opcode = IB_WR_REG_MR;
+	queue->pool_reg.wr.wr_cqe = &queue->pool_reg_cqe;
+	queue->pool_reg.mr = queue->pool_mr;
+	queue->pool_reg.key = queue->pool_mr->rkey;
+	queue->pool_reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	queue->pool_live = false;
+	return 0;
+}
+
 /* Frees whatever rblk_queue_create_ib() got to; the cm_id is gone. */
 static void rblk_queue_destroy_ib(struct rblk_rdma_queue *queue)
 {
+	rblk_pool_destroy(queue);
 	if (queue->mr_pool)
 		ib_mr_pool_destroy(queue->qp, &queue->qp->rdma_mrs);
 	queue->mr_pool = false;
@@ -840,6 +948,10 @@ static int rblk_queue_create_ib(struct rblk_rdma_queue *queue)
 	if (ret)
 		goto err;
 	queue->mr_pool = true;
+
+	ret = rblk_pool_create(queue);
+	if (ret)
+		goto err;
 
 	for (i = 0; i < queue->nq->size; i++) {
 		queue->recvs[i].idx = i;
@@ -1252,6 +1364,37 @@ static int rblk_map_fr(struct rblk_rdma_queue *queue, struct request *rq,
 	return 0;
 }
 
+/* A small read lands in its tag's page of the pool: nothing to register. */
+static void rblk_map_pool(struct rblk_rdma_queue *queue, struct request *rq)
+{
+	struct rblk_req *req = rblk_req(rq);
+	struct nvme_keyed_sgl_desc *sg = &req->cmd.common.dptr.ksgl;
+
+	ib_dma_sync_single_for_device(queue->ibdev, queue->pool_dma[rq->tag],
+				      PAGE_SIZE, DMA_FROM_DEVICE);
+	sg->addr = cpu_to_le64(queue->pool_mr->iova + (u64)rq->tag * PAGE_SIZE);
+	put_unaligned_le24(blk_rq_payload_bytes(rq), sg->length);
+	put_unaligned_le32(queue->pool_mr->rkey, sg->key);
+	/* No invalidation: the key outlives the command. */
+	sg->type = NVME_KEY_SGL_FMT_DATA_DESC << 4;
+	rblk_rdma_req(req)->pooled = true;
+}
+
+/* After a successful pooled read: the data, from the pool to the bios. */
+static void rblk_pool_copy(struct rblk_rdma_queue *queue, struct request *rq)
+{
+	const char *src = page_address(queue->pool_pages[rq->tag]);
+	struct req_iterator iter;
+	struct bio_vec bv;
+
+	ib_dma_sync_single_for_cpu(queue->ibdev, queue->pool_dma[rq->tag],
+				   PAGE_SIZE, DMA_FROM_DEVICE);
+	rq_for_each_segment(bv, rq, iter) {
+		memcpy_to_bvec(&bv, src);
+		src += bv.bv_len;
+	}
+}
+
 int rblk_rdma_map_data(struct rblk_queue *nq, struct request *rq)
 {
 	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
@@ -1262,6 +1405,7 @@ int rblk_rdma_map_data(struct rblk_queue *nq, struct request *rq)
 
 	rr->num_sge = 1;
 	rr->mr = NULL;
+	rr->pooled = false;
 	rr->dma_nents = 0;
 	c->common.flags |= NVME_CMD_SGL_METABUF;
 
@@ -1272,6 +1416,12 @@ int rblk_rdma_map_data(struct rblk_queue *nq, struct request *rq)
 		put_unaligned_le24(0, sg->length);
 		put_unaligned_le32(0, sg->key);
 		sg->type = NVME_KEY_SGL_FMT_DATA_DESC << 4;
+		return 0;
+	}
+
+	if (queue->pool_mr && req_op(rq) == REQ_OP_READ &&
+	    blk_rq_payload_bytes(rq) <= PAGE_SIZE && rq->tag < queue->pool_n) {
+		rblk_map_pool(queue, rq);
 		return 0;
 	}
 
@@ -1314,6 +1464,12 @@ void rblk_rdma_unmap_data(struct rblk_queue *nq, struct request *rq)
 	struct rblk_req *req = rblk_req(rq);
 	struct rblk_rdma_req *rr = rblk_rdma_req(req);
 
+	if (rr->pooled) {
+		rr->pooled = false;
+		if (test_bit(RBLK_REQ_CQE, &req->flags) && !req->status)
+			rblk_pool_copy(queue, rq);
+		return;
+	}
 	if (!rr->dma_nents)
 		return;
 	if (rr->mr) {
@@ -1378,6 +1534,12 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq, bool last)
 	}
 
 	bh = rblk_sq_lock(queue, &flags);
+	/* The pool's one registration goes ahead of its first user. */
+	if (unlikely(rr->pooled && !queue->pool_live)) {
+		queue->pool_reg.wr.next = first;
+		first = &queue->pool_reg.wr;
+		nwr++;
+	}
 	if (unlikely(!rblk_sq_admit(queue, nwr))) {
 		/* Nothing of it is on the wire: no key to invalidate. */
 		clear_bit(RBLK_REQ_MR_VALID, &req->flags);
@@ -1390,6 +1552,8 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq, bool last)
 		 queue->sq_head + nwr - queue->sq_sig >= queue->sig_every;
 	wr->send_flags = signal ? IB_SEND_SIGNALED : 0;
 	rblk_sq_append(queue, first, wr, nwr);
+	if (first == &queue->pool_reg.wr)
+		queue->pool_live = true;
 	queue->nr_cmds++;
 	if (signal) {
 		/* Its completion is one more reference than the response. */

@@ -71,13 +71,15 @@ void rblk_rdma_queue_counts(struct rblk_queue *queue,
 			    struct rblk_xprt_counts *c);
 
 /*
- * The fast path's optional steps (rdma.c's header comment), all on. Only
- * for measuring what each is worth: debugfs rblk/tune/ turns them off.
+ * The fast path's optional steps (rdma.c's header comment), all on but
+ * read_pool. Only for measuring what each is worth: debugfs rblk/tune/
+ * turns them off (or on).
  */
 struct rblk_rdma_tune {
 	bool	unsignaled_sends;
 	bool	batch_posts;
 	bool	bh_posts;
+	bool	read_pool;	/* off: see rdma.c; for queues set up after */
 };
 
 extern struct rblk_rdma_tune rblk_rdma_tune;

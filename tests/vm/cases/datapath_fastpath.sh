@@ -11,7 +11,10 @@
 #   iodepth_batch_complete_min) hands blk-mq batches that go out as
 #   chains: fewer doorbells than commands;
 # - each step turned off in rblk/tune/ gives what nvme-rdma does: a
-#   signaled SEND and a doorbell per command.
+#   signaled SEND and a doorbell per command;
+# - with tune/read_pool on (for queues set up after), 4k reads land in a
+#   pool registered once and are copied out: one WR each, so at most one
+#   SEND in 16 is signaled, and the data verifies.
 # Every block read back is verified against what was written.
 # vm-timeout: 300
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
@@ -79,6 +82,28 @@ vm_log "all steps off: posted $posted signaled $signaled doorbells $doorbells"
 [ "$posted" -ge 512 ] || vm_fail "tune off: only $posted commands posted"
 vm_assert_eq "$posted $posted" "$signaled $doorbells" "tune off: signaled and doorbells per command"
 
+# The small-read pool, on a controller connected after turning it on.
+vm_assert_eq N "$(cat "$tune/read_pool")" "tune/read_pool by default"
+echo Y > "$tune/read_pool"
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect failed"
+vm_rblk_connect "$nqn" --nr-io-queues 1 --queue-size 128 > /dev/null
+echo N > "$tune/read_pool"
+ctrl=$(vm_rblk_ctrls)
+dev=/dev/${ctrl}n1
+vm_assert_exists "$dev"
+queues=/sys/kernel/debug/rblk/$ctrl/queues
+job[0]=--filename="$dev"
+c5=$(counts)
+vm_fio /tmp/fp-pool.json --name=w "${job[@]}" --rw=randwrite --iodepth=32 --verify_only=1
+c6=$(counts)
+read -r posted signaled doorbells <<< "$(delta "$c5" "$c6")"
+vm_log "pooled verified reads: posted $posted signaled $signaled doorbells $doorbells"
+[ "$posted" -ge 512 ] || vm_fail "pooled reads: only $posted commands posted"
+[ "$signaled" -ge 1 ] && [ $((signaled * 16)) -le "$posted" ] ||
+	vm_fail "pooled reads: $signaled of $posted SENDs signaled, not between 1 and 1/16"
+# Writes on a pooled queue still register (and verify as they go).
+vm_fio /tmp/fp-pool-w.json --name=w2 "${job[@]}" --rw=randwrite --bs=64k --iodepth=4 --do_verify=1
+
+"$RBLKCTL" disconnect "$ctrl" > /dev/null || vm_fail "rblkctl disconnect failed"
 vm_dmesg_clean
 vm_log "datapath_fastpath: ok"
