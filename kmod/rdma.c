@@ -678,6 +678,23 @@ static void rblk_unmap_buf(struct rblk_rdma_queue *queue, void **buf,
 	*buf = NULL;
 }
 
+/*
+ * An unsignaled REG_MR of @mr under a fresh key: keys the target kept
+ * from the last registration are dead.
+ */
+static void rblk_reg_wr_init(struct ib_reg_wr *reg, struct ib_cqe *cqe,
+			     struct ib_mr *mr, int access)
+{
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	memset(reg, 0, sizeof(*reg));
+	cqe->done = rblk_reg_done;
+	reg->wr.opcode = IB_WR_REG_MR;
+	reg->wr.wr_cqe = cqe;
+	reg->mr = mr;
+	reg->key = mr->rkey;
+	reg->access = access;
+}
+
 static void rblk_pool_destroy(struct rblk_rdma_queue *queue)
 {
 	u32 i, n = queue->pool_n;
@@ -751,15 +768,8 @@ static int rblk_pool_create(struct rblk_rdma_queue *queue)
 	sg_free_table(&sgt);
 	if (ret < (int)n)
 		return ret < 0 ? ret : -EINVAL;
-	ib_update_fast_reg_key(queue->pool_mr, ib_inc_rkey(queue->pool_mr->rkey));
-
-	memset(&queue->pool_reg, 0, sizeof(queue->pool_reg));
-	queue->pool_reg_cqe.done = rblk_reg_done;
-	queue->pool_reg.wr.opcode = IB_WR_REG_MR;
-	queue->pool_reg.wr.wr_cqe = &queue->pool_reg_cqe;
-	queue->pool_reg.mr = queue->pool_mr;
-	queue->pool_reg.key = queue->pool_mr->rkey;
-	queue->pool_reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	rblk_reg_wr_init(&queue->pool_reg, &queue->pool_reg_cqe, queue->pool_mr,
+			 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
 	queue->pool_live = false;
 	return 0;
 }
@@ -1343,18 +1353,9 @@ static int rblk_map_fr(struct rblk_rdma_queue *queue, struct request *rq,
 		rr->mr = NULL;
 		return n < 0 ? n : -EINVAL;
 	}
-	/* A fresh key per registration: old keys the target kept are dead. */
-	ib_update_fast_reg_key(rr->mr, ib_inc_rkey(rr->mr->rkey));
-
-	memset(&rr->reg_wr, 0, sizeof(rr->reg_wr));
-	rr->reg_cqe.done = rblk_reg_done;
-	rr->reg_wr.wr.opcode = IB_WR_REG_MR;
-	rr->reg_wr.wr.wr_cqe = &rr->reg_cqe;
-	rr->reg_wr.mr = rr->mr;
-	rr->reg_wr.key = rr->mr->rkey;
-	rr->reg_wr.access = rq_data_dir(rq) == WRITE ?
-		IB_ACCESS_REMOTE_READ :
-		IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	rblk_reg_wr_init(&rr->reg_wr, &rr->reg_cqe, rr->mr,
+			 rq_data_dir(rq) == WRITE ? IB_ACCESS_REMOTE_READ :
+			 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
 
 	sg->addr = cpu_to_le64(rr->mr->iova);
 	put_unaligned_le24(rr->mr->length, sg->length);

@@ -31,41 +31,37 @@ queues=/sys/kernel/debug/rblk/rblk0/queues
 tune=/sys/kernel/debug/rblk/tune
 vm_assert_eq "qid map size posted signaled doorbells" "$(head -n1 "$queues")" "debugfs queues header"
 counts() { awk 'NR == 2 { print $4, $5, $6 }' "$queues"; }
-# delta BEFORE AFTER: posted signaled doorbells in between
-delta() {
-	local -a a b
-	read -r -a a <<< "$1"
-	read -r -a b <<< "$2"
-	echo "$((b[0] - a[0])) $((b[1] - a[1])) $((b[2] - a[2]))"
-}
 job=(--filename="$dev" --ioengine=io_uring --direct=1 --bs=4k --size=4M
-	--verify=crc32c --verify_fatal=1)
+	--verify=crc32c --verify_fatal=1 --rw=randwrite --name=w)
+# step TITLE FIO-ARGS...: runs fio (the job above plus FIO-ARGS) and sets
+# posted, signaled and doorbells to what the queue counted meanwhile.
+step() {
+	local title=$1
+	local -a a b
+	shift
+	read -r -a a <<< "$(counts)"
+	vm_fio /tmp/fastpath.json "${job[@]}" "$@"
+	read -r -a b <<< "$(counts)"
+	posted=$((b[0] - a[0])) signaled=$((b[1] - a[1])) doorbells=$((b[2] - a[2]))
+	vm_log "$title: posted $posted signaled $signaled doorbells $doorbells"
+	# Adjacent reads submitted together may merge (6.1 does): 512 at least.
+	[ "$posted" -ge 512 ] || vm_fail "$title: 4 MiB in 4k I/Os posted only $posted commands"
+}
+# signaled_at_most N: between one and 1/N of the SENDs were signaled.
+signaled_at_most() {
+	if [ "$signaled" -lt 1 ] || [ $((signaled * $1)) -gt "$posted" ]; then
+		vm_fail "$signaled of $posted SENDs signaled, not between 1 and 1/$1"
+	fi
+}
 
-# Writes: in-capsule, every one signaled.
-c0=$(counts)
-vm_fio /tmp/fp-w.json --name=w "${job[@]}" --rw=randwrite --iodepth=16 --do_verify=0
-c1=$(counts)
-read -r posted signaled doorbells <<< "$(delta "$c0" "$c1")"
-vm_log "4k writes: posted $posted signaled $signaled doorbells $doorbells"
-[ "$posted" -ge 1024 ] || vm_fail "4 MiB of 4k writes posted only $posted commands"
+step "4k writes" --iodepth=16 --do_verify=0
 vm_assert_eq "$posted" "$signaled" "signaled SENDs of in-capsule writes"
 
-# Reads, one at a time from fio: unsignaled but for one in 16.
-vm_fio /tmp/fp-r.json --name=w "${job[@]}" --rw=randwrite --iodepth=32 --verify_only=1
-c2=$(counts)
-read -r posted signaled doorbells <<< "$(delta "$c1" "$c2")"
-vm_log "4k verified reads: posted $posted signaled $signaled doorbells $doorbells"
-# Adjacent reads submitted together may merge (6.1 does): 512 at least.
-[ "$posted" -ge 512 ] || vm_fail "4 MiB of 4k reads posted only $posted commands"
-[ "$signaled" -ge 1 ] && [ $((signaled * 8)) -le "$posted" ] ||
-	vm_fail "reads: $signaled of $posted SENDs signaled, not between 1 and 1/8"
+step "4k verified reads" --iodepth=32 --verify_only=1
+signaled_at_most 8
 
-# Batched submission: chains, fewer doorbells.
 batch=(--iodepth=32 --iodepth_batch_submit=8 --iodepth_batch_complete_min=8)
-vm_fio /tmp/fp-b.json --name=w "${job[@]}" --rw=randwrite "${batch[@]}" --verify_only=1
-c3=$(counts)
-read -r posted signaled doorbells <<< "$(delta "$c2" "$c3")"
-vm_log "batched verified reads: posted $posted signaled $signaled doorbells $doorbells"
+step "batched verified reads" "${batch[@]}" --verify_only=1
 [ "$doorbells" -lt "$posted" ] ||
 	vm_fail "batches of 8: $doorbells doorbells for $posted commands, no chain at all"
 
@@ -74,12 +70,8 @@ for t in unsignaled_sends batch_posts bh_posts; do
 	vm_assert_eq Y "$(cat "$tune/$t")" "tune/$t by default"
 	echo N > "$tune/$t"
 done
-vm_fio /tmp/fp-off.json --name=w "${job[@]}" --rw=randwrite "${batch[@]}" --verify_only=1
-c4=$(counts)
+step "all steps off" "${batch[@]}" --verify_only=1
 for t in unsignaled_sends batch_posts bh_posts; do echo Y > "$tune/$t"; done
-read -r posted signaled doorbells <<< "$(delta "$c3" "$c4")"
-vm_log "all steps off: posted $posted signaled $signaled doorbells $doorbells"
-[ "$posted" -ge 512 ] || vm_fail "tune off: only $posted commands posted"
 vm_assert_eq "$posted $posted" "$signaled $doorbells" "tune off: signaled and doorbells per command"
 
 # The small-read pool, on a controller connected after turning it on.
@@ -93,16 +85,10 @@ dev=/dev/${ctrl}n1
 vm_assert_exists "$dev"
 queues=/sys/kernel/debug/rblk/$ctrl/queues
 job[0]=--filename="$dev"
-c5=$(counts)
-vm_fio /tmp/fp-pool.json --name=w "${job[@]}" --rw=randwrite --iodepth=32 --verify_only=1
-c6=$(counts)
-read -r posted signaled doorbells <<< "$(delta "$c5" "$c6")"
-vm_log "pooled verified reads: posted $posted signaled $signaled doorbells $doorbells"
-[ "$posted" -ge 512 ] || vm_fail "pooled reads: only $posted commands posted"
-[ "$signaled" -ge 1 ] && [ $((signaled * 16)) -le "$posted" ] ||
-	vm_fail "pooled reads: $signaled of $posted SENDs signaled, not between 1 and 1/16"
+step "pooled verified reads" --iodepth=32 --verify_only=1
+signaled_at_most 16
 # Writes on a pooled queue still register (and verify as they go).
-vm_fio /tmp/fp-pool-w.json --name=w2 "${job[@]}" --rw=randwrite --bs=64k --iodepth=4 --do_verify=1
+vm_fio /tmp/fastpath.json "${job[@]}" --bs=64k --iodepth=4 --do_verify=1
 
 "$RBLKCTL" disconnect "$ctrl" > /dev/null || vm_fail "rblkctl disconnect failed"
 vm_dmesg_clean
