@@ -147,8 +147,9 @@ def fio_metrics(report):
 
 
 def cpu_window(path):
-    """(busy, total) clock ticks of all vCPUs between the first "pre" and
-    the last "post" /proc/stat line of a run."""
+    """(busy, total) clock ticks of all vCPUs between the earliest "pre"
+    and the latest "post" /proc/stat line of a run (the counters only
+    grow: earliest is smallest)."""
     pre = post = None
     with open(path) as f:
         for line in f:
@@ -156,9 +157,9 @@ def cpu_window(path):
             if len(words) < 9 or words[1] != "cpu":
                 continue
             ticks = [int(w) for w in words[2:]]
-            if words[0] == "pre" and pre is None:
+            if words[0] == "pre" and (pre is None or sum(ticks) < sum(pre)):
                 pre = ticks
-            elif words[0] == "post":
+            elif words[0] == "post" and (post is None or sum(ticks) > sum(post)):
                 post = ticks
     if pre is None or post is None:
         raise ValueError("%s: no pre and post /proc/stat lines" % path)
@@ -169,10 +170,27 @@ def cpu_window(path):
     return busy, sum(d[:8])
 
 
-def classify(comm, dso, sym):
-    """The category of one perf report row."""
+def module_symbols(path):
+    """{symbol: module} from the module lines of /proc/kallsyms ("ADDR T
+    NAME [MODULE]"); a name in several modules keeps the first."""
+    syms = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                words = line.split()
+                if len(words) >= 2 and words[1].startswith("["):
+                    syms.setdefault(words[0], "[%s]" % words[1].strip("[]"))
+    return syms
+
+
+def classify(comm, dso, sym, modsyms=None):
+    """The category of one perf report row. perf report --kallsyms names
+    every kernel sample's object [kernel.kallsyms], a module's too:
+    MODSYMS ({symbol: "[module]"}) gives a module symbol its module."""
     kernel = sym.startswith("[k]")
     name = sym[3:].strip()
+    if kernel and dso == "[kernel.kallsyms]" and modsyms and name in modsyms:
+        dso = modsyms[name]
     if dso.startswith("[") and dso.endswith("]") and dso[1:-1] in MODULES:
         return MODULES[dso[1:-1]]
     if not kernel:
@@ -186,7 +204,7 @@ def classify(comm, dso, sym):
     return "other_kernel"
 
 
-def perf_samples(path):
+def perf_samples(path, modsyms=None):
     """Samples per category of one perf report (-F
     overhead,sample,comm,dso,sym -t '|')."""
     counts = {k: 0 for k, _ in CATEGORIES}
@@ -197,7 +215,7 @@ def perf_samples(path):
             fields = [x.strip() for x in line.split("|")]
             if len(fields) < 5:
                 continue
-            counts[classify(fields[2], fields[3], "|".join(fields[4:]))] += int(fields[1])
+            counts[classify(fields[2], fields[3], "|".join(fields[4:]), modsyms)] += int(fields[1])
     return counts
 
 
@@ -234,7 +252,7 @@ def ratio_stats(rounds, key):
             "min": min(valid) if valid else None, "max": max(valid) if valid else None}
 
 
-def summarize_job(jobdir, clk_tck):
+def summarize_job(jobdir, clk_tck, modsyms=None):
     rounds = []
     profile = {s: {k: 0 for k, _ in CATEGORIES} for s in SIDES}
     profiled = False
@@ -245,7 +263,7 @@ def summarize_job(jobdir, clk_tck):
             entry[side] = run_metrics(base, clk_tck)
             if os.path.exists(base + ".perf.txt"):
                 profiled = True
-                for k, n in perf_samples(base + ".perf.txt").items():
+                for k, n in perf_samples(base + ".perf.txt", modsyms).items():
                     profile[side][k] += n
         rounds.append(entry)
     keys = [k for k, _, _ in METRICS] + ["ios", "cpu_busy_pct"]
@@ -276,6 +294,7 @@ def summarize(outdir):
     with open(os.path.join(outdir, "meta.json")) as f:
         meta = json.load(f)
     clk_tck = meta.get("clk_tck", 100)
+    modsyms = module_symbols(os.path.join(outdir, "module-symbols.txt"))
     results = {"meta": meta, "modes": {}}
     for mode in meta["modes"]:
         jobs = {}
@@ -283,7 +302,8 @@ def summarize(outdir):
             jobdir = os.path.join(outdir, "raw", mode, job["name"])
             if not os.path.isdir(jobdir) or not rounds_of(jobdir):
                 continue
-            jobs[job["name"]] = dict(title=job["title"], **summarize_job(jobdir, clk_tck))
+            jobs[job["name"]] = dict(title=job["title"],
+                                     **summarize_job(jobdir, clk_tck, modsyms))
             rate = meta.get("rate_iops", {}).get(mode)
             if job.get("fixed_rate") and rate:
                 jobs[job["name"]]["title"] = "%s at %d IOPS" % (job["title"], rate)

@@ -123,10 +123,12 @@ class Cpu(unittest.TestCase):
                                  irq=2, softirq=3, steal=7))
                 f.write(cpu_line("pre", user=11, nice=1, system=20, idle=100, iowait=5,
                                  irq=2, softirq=3, steal=7))
-                f.write(cpu_line("post", user=15, nice=2, system=28, idle=150, iowait=9,
-                                 irq=3, softirq=6, steal=8))
+                # The hooks sample before they lock: the latest may
+                # come first.
                 f.write(cpu_line("post", user=20, nice=3, system=30, idle=200, iowait=10,
                                  irq=4, softirq=8, steal=9))
+                f.write(cpu_line("post", user=15, nice=2, system=28, idle=150, iowait=9,
+                                 irq=3, softirq=6, steal=8))
             busy, total = report.cpu_window(path)
             # user 10 + nice 2 + system 10 + irq 2 + softirq 5; not idle
             # 100, iowait 5, steal 2.
@@ -168,6 +170,22 @@ class Profile(unittest.TestCase):
         self.assertEqual(c("perf", "perf", "[.] main"), "other_user")
         self.assertEqual(c("kworker", "[kernel.kallsyms]", "[k] schedule"), "other_kernel")
         self.assertEqual(c("kworker", "[virtio_pci]", "[k] vp_notify"), "other_kernel")
+        # --kallsyms: a module's symbol under [kernel.kallsyms].
+        mods = {"rblk_queue_rq": "[rblk]", "rxe_requester": "[rdma_rxe]"}
+        self.assertEqual(c("fio", "[kernel.kallsyms]", "[k] rblk_queue_rq", mods), "rblk")
+        self.assertEqual(c("kw", "[kernel.kallsyms]", "[k] rxe_requester", mods), "rxe")
+        self.assertEqual(c("kw", "[kernel.kallsyms]", "[k] schedule", mods), "other_kernel")
+
+    def test_module_symbols(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "module-symbols.txt")
+            with open(path, "w") as f:
+                f.write("rblk_queue_rq [rblk]\nrxe_requester [rdma_rxe]\ninit_module [rblk]\n"
+                        "init_module [null_blk]\n")
+            self.assertEqual(report.module_symbols(path), {
+                "rblk_queue_rq": "[rblk]", "rxe_requester": "[rdma_rxe]",
+                "init_module": "[rblk]"})
+            self.assertEqual(report.module_symbols(os.path.join(d, "none")), {})
 
     def test_samples(self):
         with tempfile.TemporaryDirectory() as d:
