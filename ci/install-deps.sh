@@ -19,6 +19,9 @@ packages=(
 	# inside the VM: soft-RoCE, the reference target/initiator, workloads
 	rdma-core ibverbs-utils perftest nvme-cli fio iproute2 e2fsprogs
 	sg3-utils util-linux coreutils python3
+	# tests/bench/vs_nvme_rdma.sh: perf (--profile) in the VM, the
+	# latency plot of its report (tests/bench/report.py), on Debian's python3
+	linux-perf python3-matplotlib
 	# the CLI's completion tests source bash-completion's own helpers and
 	# check the zsh script with zsh -n
 	bash-completion zsh

@@ -85,11 +85,11 @@ echo "job: $RW bs=$BS iodepth=$IODEPTH batch=$BATCH numjobs=$NUMJOBS ${RUNTIME}s
 	"(size $SIZE, direct=$DIRECT, fio fixedbufs/registerfiles=$FIO_FIXED)"
 fio_iops=0 fio_cpu=0 rblk_iops=0 rblk_cpu=0
 for round in $(seq 1 "$ROUNDS"); do
-	read -r fi fc < <(run_fio)
+	read -r fr fc < <(run_fio)
 	read -r ri rc < <(run_rblk)
-	fio_iops=$((fio_iops + fi)) fio_cpu=$((fio_cpu + fc))
+	fio_iops=$((fio_iops + fr)) fio_cpu=$((fio_cpu + fc))
 	rblk_iops=$((rblk_iops + ri)) rblk_cpu=$((rblk_cpu + rc))
-	echo "round $round: fio $fi IOPS (${fc} ns CPU/IO), rblkctl $ri IOPS (${rc} ns CPU/IO)"
+	echo "round $round: fio $fr IOPS (${fc} ns CPU/IO), rblkctl $ri IOPS (${rc} ns CPU/IO)"
 done
 fio_iops=$((fio_iops / ROUNDS)) fio_cpu=$((fio_cpu / ROUNDS))
 rblk_iops=$((rblk_iops / ROUNDS)) rblk_cpu=$((rblk_cpu / ROUNDS))

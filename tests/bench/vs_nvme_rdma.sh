@@ -1,168 +1,432 @@
 #!/usr/bin/env bash
-# rblk against the kernel's own nvme-rdma initiator: the same nvmet-rdma
-# target and namespace, the same fio io_uring job, run alternately on
-# /dev/rblkXnY and /dev/nvmeXnY; prints a side-by-side table with the ratio
-# rblk/nvme-rdma, and the kernel memory each controller costs. A
-# measurement to read: it fails only when a tool does, never on a ratio.
+# rblk against the kernel's own nvme-rdma initiator, in one VM run: the
+# same nvmet-rdma target (a null_blk namespace that completes at once and
+# keeps nothing, so the target costs little), the same number and depth
+# of I/O queues, the same fio io_uring jobs (direct), run alternately on
+# /dev/rblkXnY and /dev/nvmeXnY. A measurement to read: it fails only when
+# a tool does, never on a figure.
 #
-# It runs inside the test VM (soft-RoCE is CPU-bound under emulation: only
-# the ratio means something, not the absolute figures). Started on the host
-# it boots one itself:
+# Started on the host it boots the test VM and runs itself there:
 #   tests/bench/vs_nvme_rdma.sh [--kernel 6.1|6.12|KVER] [--build-dir build]
-#       [--timeout 1200] [--runtime S] [--rounds N] [--mode polled]
-# which is tests/vm/run-in-vm.sh --build-dir build --kernel KVER
-# --timeout 1200 tests/bench/vs_nvme_rdma.sh [--runtime S] [--rounds N].
-# The first line of the output names the kernel it ran on.
-# Options (defaults also from RBLK_BENCH_RUNTIME, RBLK_BENCH_ROUNDS):
-#   --runtime S   seconds per fio job (default 5, after a 1 s ramp)
-#   --rounds N    rblk/nvme-rdma alternations per job (default 2); the
-#                 table shows the mean over the rounds
-#   --mode M      interrupt (default: both drivers as they come) or
-#                 polled: rblk with --nr-poll-queues 1, nvme-rdma with
-#                 --nr-poll-queues=1, fio with hipri=1 (io_uring IOPOLL),
-#                 so both reap their completions by polling
-#   --nqn NQN     use the target and the rblk controller already set up for
-#                 NQN (ci/demo.sh does); default: set up soft-RoCE, a
-#                 256 MiB memory-backed nvmet-rdma namespace, load rblk and
-#                 connect (2 I/O queues x 128 entries, as nvme-rdma)
-#   --rblk-slab "BEFORE AFTER"  with --nqn: Slab (KiB) around that rblk
-#                 connect, printed next to nvme-rdma's
+#       [--timeout SEC] [--out DIR] [OPTIONS]
+# (tests/vm/run-in-vm.sh --name bench.vs_nvme_rdma ... this script OPTIONS);
+# the results come back to <build-dir>/vm-out/bench.vs_nvme_rdma/
+# vs_nvme_rdma/, or are copied to --out DIR, and it prints where. Inside a
+# VM (a case, ci/demo.sh) --out DIR is a directory of the guest (default
+# $RBLK_VM_OUT/vs_nvme_rdma). --timeout defaults to what the options need.
+# Options (defaults also from RBLK_BENCH_RUNTIME, RBLK_BENCH_ROUNDS,
+# RBLK_BENCH_MODE, RBLK_BENCH_JOBS, RBLK_BENCH_PROFILE=1):
+#   --runtime S   seconds of each fio run (default 15)
+#   --rounds N    rounds per job (default 4); round 1 runs rblk then
+#                 nvme-rdma, round 2 nvme-rdma then rblk, and so on (ABBA)
+#   --mode M      interrupt: both drivers as they come; polled: rblk with
+#                 --nr-poll-queues 1, nvme-rdma with --nr-poll-queues=1,
+#                 fio hipri=1 (io_uring IOPOLL); both (default): one, then
+#                 the other, each with controllers of its own
+#   --jobs A,B    a subset of the jobs (default all, in this order):
+#                   4k-randread-qd1       4k random reads, QD1
+#                   4k-randread-qd32      4k random reads, QD32
+#                   4k-randwrite-qd32     4k random writes, QD32
+#                   4k-randrw-qd16x2      4k random 70% reads 30% writes,
+#                                         QD16, numjobs=2
+#                   128k-seqread-qd8      128k sequential reads, QD8
+#                   4k-randread-halfrate  4k-randread-qd32 at fio rate_iops
+#                                         = half the slower side's median
+#                                         IOPS of 4k-randread-qd32 in this
+#                                         mode (measured first, in this
+#                                         run): CPU per I/O at equal load
+#   --profile     perf record -a -g -e cpu-clock -F 499 over the timed part
+#                 of each run; the report adds where the VM's CPU goes, by
+#                 module and symbol class (perf's own sampling then adds
+#                 to the CPU per I/O: compare that column without it)
+#   --out DIR     where the results go (see above)
+#   --nqn NQN     (inside a VM, --mode interrupt) use the target and the
+#                 rblk controller already set up for NQN (ci/demo.sh does)
+#   --rblk-slab "BEFORE AFTER"  with --nqn: Slab (KiB) around that connect
+# The results: results.md (the table), results.json (every run's figures
+# and the medians), latency.png (latency percentiles per job and mode),
+# meta.json and raw/MODE/JOB/ROUND.SIDE.{fio.json,cpu,perf.txt}; the
+# analysis is tests/bench/report.py's.
 set -euo pipefail
 
-if [ -z "${RBLK_SRC_DIR:-}" ]; then
-	# On the host: boot the VM and run this script in it.
-	vm=(--build-dir build --timeout 1200)
-	args=()
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# The jobs, in the order they run: name, title, fio arguments.
+job_table=(
+	"4k-randread-qd1|4k randread QD1|--rw=randread --bs=4k --iodepth=1"
+	"4k-randread-qd32|4k randread QD32|--rw=randread --bs=4k --iodepth=32"
+	"4k-randwrite-qd32|4k randwrite QD32|--rw=randwrite --bs=4k --iodepth=32"
+	"4k-randrw-qd16x2|4k randrw 70/30 QD16 x2|--rw=randrw --rwmixread=70 --bs=4k --iodepth=16 --numjobs=2"
+	"128k-seqread-qd8|128k seq read QD8|--rw=read --bs=128k --iodepth=8"
+	"4k-randread-halfrate|4k randread QD32|--rw=randread --bs=4k --iodepth=32"
+)
+job_names=()
+declare -A job_title=() job_fio=()
+for row in "${job_table[@]}"; do
+	IFS='|' read -r name title args <<< "$row"
+	job_names+=("$name") job_title[$name]=$title job_fio[$name]=$args
+done
+
+usage_error() {
+	echo "vs_nvme_rdma: $*" >&2
+	exit 2
+}
+
+# parse_opts ARGS...: the options of both sides; sets runtime, rounds,
+# modes, jobs, profile, out, nqn, rblk_slab.
+parse_opts() {
+	local mode=${RBLK_BENCH_MODE:-both} list=${RBLK_BENCH_JOBS-all} j
+	runtime=${RBLK_BENCH_RUNTIME:-15} rounds=${RBLK_BENCH_ROUNDS:-4}
+	profile=${RBLK_BENCH_PROFILE:-0} out="" nqn="" rblk_slab=""
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--kernel|--build-dir|--timeout) vm+=("$1" "$2"); shift 2 ;;
+		--runtime | --rounds | --mode | --jobs | --out | --nqn | --rblk-slab)
+			[ $# -ge 2 ] || usage_error "$1 needs a value"
+			case $1 in
+			--runtime) runtime=$2 ;;
+			--rounds) rounds=$2 ;;
+			--mode) mode=$2 ;;
+			--jobs) list=$2 ;;
+			--out) out=$2 ;;
+			--nqn) nqn=$2 ;;
+			--rblk-slab) rblk_slab=$2 ;;
+			esac
+			shift 2
+			;;
+		--profile) profile=1; shift ;;
+		-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+		*) usage_error "unknown option '$1' (see --help)" ;;
+		esac
+	done
+	[[ $runtime =~ ^[1-9][0-9]*$ ]] || usage_error "--runtime takes a positive number of seconds, not '$runtime'"
+	[[ $rounds =~ ^[1-9][0-9]*$ ]] || usage_error "--rounds takes a positive number, not '$rounds'"
+	case $mode in
+	interrupt | polled) modes=("$mode") ;;
+	both) modes=(interrupt polled) ;;
+	*) usage_error "--mode takes interrupt, polled or both, not '$mode'" ;;
+	esac
+	declare -A want=()
+	if [ "$list" != all ]; then
+		local -a asked
+		IFS=, read -ra asked <<< "$list"
+		[ "${#asked[@]}" -gt 0 ] || usage_error "--jobs names no job"
+		for j in "${asked[@]}"; do
+			[ -n "$j" ] && [ -n "${job_fio[$j]:-}" ] ||
+				usage_error "--jobs: no job '$j' (jobs: $(IFS=,; echo "${job_names[*]}"))"
+			want[$j]=1
+		done
+	else
+		for j in "${job_names[@]}"; do want[$j]=1; done
+	fi
+	jobs=()
+	for j in "${job_names[@]}"; do
+		[ -z "${want[$j]:-}" ] || jobs+=("$j")
+	done
+	if [ -n "${want[4k-randread-halfrate]:-}" ] && [ -z "${want[4k-randread-qd32]:-}" ]; then
+		usage_error "--jobs: 4k-randread-halfrate needs 4k-randread-qd32 (its rate is half of that job's IOPS)"
+	fi
+	if [ -n "$nqn" ] && [ "${modes[*]}" != interrupt ]; then
+		usage_error "--nqn uses the controller it finds: it takes --mode interrupt"
+	fi
+	[ "$profile" = 0 ] || profile=1
+}
+
+# --- on the host: boot the VM and run this script in it ----------------------
+if [ -z "${RBLK_SRC_DIR:-}" ]; then
+	vm=() args=() build=build timeout="" host_out=""
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel | --build-dir | --timeout | --out)
+			[ $# -ge 2 ] || usage_error "$1 needs a value"
+			case $1 in
+			--kernel) vm+=(--kernel "$2") ;;
+			--build-dir) build=$2 ;;
+			--timeout) timeout=$2 ;;
+			--out) host_out=$2 ;;
+			esac
+			shift 2
+			;;
+		--nqn | --rblk-slab) usage_error "$1 is for a run inside a VM that set the target up" ;;
 		*) args+=("$1"); shift ;;
 		esac
 	done
-	exec "$(dirname "$0")/../vm/run-in-vm.sh" "${vm[@]}" --name bench.vs_nvme_rdma \
-		"$0" "${args[@]}"
+	parse_opts "${args[@]}"
+	if [ -z "$timeout" ]; then
+		# Each run: the runtime, fio's start and end (a few seconds under
+		# TCG) and, profiled, perf's start and report; plus the setup.
+		per=$((runtime + 6 + 10 * profile))
+		timeout=$(((${#modes[@]} * rounds * 2 * ${#jobs[@]} * per + 180 * ${#modes[@]}) * 3 / 2 + 300))
+	fi
+	[[ $timeout =~ ^[0-9]+$ ]] || usage_error "--timeout takes seconds, not '$timeout'"
+	[ -d "$build" ] || usage_error "no build directory $build (--build-dir)"
+	build=$(realpath "$build")
+	rc=0
+	"$here/../vm/run-in-vm.sh" --build-dir "$build" "${vm[@]}" --timeout "$timeout" \
+		--name bench.vs_nvme_rdma "$0" "${args[@]}" || rc=$?
+	results=$build/vm-out/bench.vs_nvme_rdma/vs_nvme_rdma
+	if [ -n "$host_out" ] && [ -d "$results" ]; then
+		mkdir -p "$host_out"
+		cp -r "$results/." "$host_out/"
+		results=$(realpath "$host_out")
+	fi
+	echo "vs_nvme_rdma: exit $rc; results in $results (results.md, results.json, latency.png)" >&2
+	exit "$rc"
 fi
+
+# --- inside the VM ----------------------------------------------------------------
+parse_opts "$@"
 # shellcheck source=tests/vm/lib.sh
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
-
-runtime=${RBLK_BENCH_RUNTIME:-5} rounds=${RBLK_BENCH_ROUNDS:-2} nqn="" rblk_slab="" mode=interrupt
-while [ $# -gt 0 ]; do
-	case $1 in
-	--runtime) runtime=$2; shift 2 ;;
-	--rounds) rounds=$2; shift 2 ;;
-	--mode) mode=$2; shift 2 ;;
-	--nqn) nqn=$2; shift 2 ;;
-	--rblk-slab) rblk_slab=$2; shift 2 ;;
-	*) vm_fail "vs_nvme_rdma: unknown argument $1 (see the header of $0)" ;;
-	esac
-done
-[[ $runtime =~ ^[1-9][0-9]*$ && $rounds =~ ^[1-9][0-9]*$ ]] ||
-	vm_fail "--runtime and --rounds take positive numbers"
-case $mode in
-interrupt) poll=() ref_poll=() fio_poll=() ;;
-polled) poll=(--nr-poll-queues 1) ref_poll=(--nr-poll-queues=1) fio_poll=(--hipri=1) ;;
-*) vm_fail "--mode takes interrupt or polled, not $mode" ;;
-esac
-[ "$mode" = interrupt ] || [ -z "$nqn" ] || vm_fail "--mode polled sets up its own controllers: drop --nqn"
 vm_require "$RBLKCTL"
-echo "kernel: $(uname -r), mode: $mode"
+if [ "$profile" = 1 ]; then
+	command -v perf > /dev/null || vm_fail "--profile needs perf (Debian's linux-perf: ci/install-deps.sh)"
+fi
+out=${out:-$RBLK_VM_OUT/vs_nvme_rdma}
+mkdir -p "$out"
+rm -rf -- "$out/raw" "$out/meta.json" "$out/results.json" "$out/results.md" "$out/latency.png" \
+	"$out/module-symbols.txt"
+work=/tmp/vs_nvme_rdma
+rm -rf -- "$work"
+mkdir -p "$work"
+hook=$here/fio-window.sh
+nq=2 qsize=128
+declare -A rate=() slab=() devs=()
 
-mem_line() { # NAME SLAB_BEFORE SLAB_AFTER
+echo "kernel: $(uname -r), modes: ${modes[*]}, jobs: ${jobs[*]}, $rounds rounds of ${runtime}s"
+
+slab_line() { # NAME SLAB_BEFORE SLAB_AFTER
 	printf '%-10s slab %6d -> %6d KiB: %+d KiB\n' "$1" "$2" "$3" $(($3 - $2))
 }
 
+# The target: soft-RoCE (unless there), a null_blk disk that completes each
+# I/O inline (irqmode 0) and stores nothing, as namespace 1 of its own
+# subsystem on port 1 (10.99.0.1:4420).
 own_target=0
 if [ -z "$nqn" ]; then
 	own_target=1
-	nqn=nqn.2024-01.io.rblk:bench
-	vm_rdma_target "$nqn" 256 > /dev/null
+	nqn=nqn.2024-01.io.rblk:bench-null
+	rdma link show rxe0/1 > /dev/null 2>&1 || vm_setup_rxe
+	[ -d "$VM_NULLB" ] || vm_modprobe null_blk nr_devices=0
+	d=$VM_NULLB/benchnull
+	mkdir "$d"
+	echo 4096 > "$d/size"
+	echo 0 > "$d/irqmode"
+	echo 1 > "$d/power"
+	vm_wait_for 30 vm__nullb_dev "$d" > /dev/null
+	vm_nvmet_subsys "$nqn" "$(vm__nullb_dev "$d")"
+	[ -d "$VM_NVMET/ports/1" ] || vm_nvmet_port 1 10.99.0.1 4420
+	vm_nvmet_link 1 "$nqn"
 	vm_rblk_load
 	# The target sets up its RDMA device on the first connect: let that
-	# one not count for either side.
+	# one count for neither side.
 	vm_rblk_connect "$nqn" > /dev/null
 	"$RBLKCTL" disconnect rblk0 > /dev/null
-	before=$(vm_slab_kib)
-	vm_rblk_connect "$nqn" --nr-io-queues 2 --queue-size 128 "${poll[@]}" > /dev/null
-	rblk_slab="$before $(vm_slab_kib)"
 fi
 
-# The rblk controller of NQN: name, disk, queues.
-read -r ctrl rblk_dev nq qsize < <("$RBLKCTL" list --json | python3 -c '
+# connect MODE: the rblk controller and nvme-rdma's, with the same queues;
+# sets ctrl, rblk_dev, ref_dev.
+connect() {
+	local mode=$1 poll=() ref_poll=() before="" line
+	if [ "$mode" = polled ]; then
+		poll=(--nr-poll-queues 1) ref_poll=(--nr-poll-queues=1)
+	fi
+	if [ "$own_target" = 1 ]; then
+		[ "$mode" != interrupt ] || before=$(vm_slab_kib)
+		mapfile -t line < <(vm_rblk_connect "$nqn" --nr-io-queues "$nq" --queue-size "$qsize" \
+			"${poll[@]}")
+		[ "$mode" != interrupt ] || slab[$mode.rblk]="$before $(vm_slab_kib)"
+		ctrl=${line[0]} rblk_dev=${line[1]:-}
+	else
+		read -r ctrl rblk_dev nq qsize < <("$RBLKCTL" list --json | python3 -c '
 import json, sys
 for c in json.load(sys.stdin)["controllers"]:
     if c["subnqn"] == sys.argv[1] and c["namespaces"]:
         print(c["name"], c["namespaces"][0]["device"], c["nr_io_queues"], c["queue_size"])
         break' "$nqn") || vm_fail "no rblk controller with a namespace for $nqn"
+		[ -z "$rblk_slab" ] || slab[$mode.rblk]=$rblk_slab
+	fi
+	[ -b "$rblk_dev" ] || vm_fail "rblk: no disk $rblk_dev for $nqn"
+	# Slab: in interrupt mode, where both have the same queues (polled
+	# mode adds one each).
+	[ "$mode" != interrupt ] || before=$(vm_slab_kib)
+	ref_dev=$(vm_nvme_ref_connect "$nqn" 10.99.0.1 4420 --nr-io-queues="$nq" \
+		--queue-size="$qsize" "${ref_poll[@]}")
+	[ "$mode" != interrupt ] || slab[$mode.nvme-rdma]="$before $(vm_slab_kib)"
+	devs[$mode]="$rblk_dev $ref_dev"
+	vm_log "$mode: rblk $rblk_dev ($ctrl) vs nvme-rdma $ref_dev, $nq I/O queues x $qsize" \
+		"${poll[*]}"
+}
 
-# nvme-rdma with the same number and depth of queues.
-vm_modprobe nvme-rdma
-before=$(vm_slab_kib)
-ref_dev=$(vm_nvme_ref_connect "$nqn" 10.99.0.1 4420 --nr-io-queues="$nq" --queue-size="$qsize" \
-	"${ref_poll[@]}")
-nvme_mem=$(mem_line nvme-rdma "$before" "$(vm_slab_kib)")
+disconnect() {
+	vm_nvme_ref_disconnect "$nqn"
+	if [ "$own_target" = 1 ]; then
+		"$RBLKCTL" disconnect "$ctrl" > /dev/null || vm_fail "rblkctl disconnect $ctrl failed"
+	fi
+}
 
-# The jobs, run one after the other (stonewall) by one fio per device and
-# round: fio takes seconds to start in the VM.
-jobs=(
-	--name=4k-randread-qd1 --rw=randread --bs=4k --iodepth=1
-	--name=4k-randread-qd32 --stonewall --rw=randread --bs=4k --iodepth=32
-	--name=128k-read-qd8 --stonewall --rw=read --bs=128k --iodepth=8
-)
-results=/tmp/vs_nvme_rdma
-rm -rf "$results"
-mkdir -p "$results"
-vm_log "rblk $rblk_dev ($ctrl) vs nvme-rdma $ref_dev, $nq I/O queues x $qsize," \
-	"fio io_uring ${runtime}s per job, $rounds rounds"
-for ((r = 1; r <= rounds; r++)); do
-	# ABBA: each side goes first as often as the other.
-	sides=(rblk nvme-rdma)
-	[ $((r % 2)) = 1 ] || sides=(nvme-rdma rblk)
-	for side in "${sides[@]}"; do
-		dev=$rblk_dev
-		[ "$side" = rblk ] || dev=$ref_dev
-		vm_fio "$results/$r.$side.json" --filename="$dev" --ioengine=io_uring --direct=1 "${fio_poll[@]}" \
-			--time_based --runtime="$runtime" --ramp_time=1 --lat_percentiles=1 "${jobs[@]}"
-		vm_log "round $r: $side done"
+# "${perf_ns[@]}" CMD...: CMD (perf) in a mount namespace of its own with an empty
+# tmpfs over /lib/modules/KVER/kernel. Each perf record and report walks
+# that tree (thousands of modules, stat()ed over the 9p root: over a
+# minute under TCG); it needs none of them: perf report --kallsyms takes
+# the kernel's symbols, the modules' included, from /proc/kallsyms (there
+# is no vmlinux, and without a build-id it would leave them addresses).
+# It then names the object of every kernel sample [kernel.kallsyms]:
+# report.py gives a module symbol its module from module-symbols.txt,
+# the module lines of /proc/kallsyms, saved once rblk and nvme-rdma are in.
+# shellcheck disable=SC2016 # for sh -c
+perf_ns=(unshare -m sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' sh
+	"/lib/modules/$(uname -r)/kernel")
+
+perf_pid=""
+stop_perf() {
+	[ -n "$perf_pid" ] || return 0
+	kill -INT "$perf_pid" 2> /dev/null || true
+	wait "$perf_pid" 2> /dev/null || true
+	perf_pid=""
+}
+trap stop_perf EXIT
+
+# run MODE JOB ROUND SIDE DEV [RATE_IOPS]: one fio run, its /proc/stat
+# window and, with --profile, its perf report, into raw/MODE/JOB/.
+#
+# CPU per I/O needs the CPU time of the timed part alone: fio takes a
+# second or more under TCG to start (parse, fork, open, set up the rings),
+# which is not the driver's cost. fio's exec_prerun and exec_postrun hooks
+# run in each job right before its clock starts and after its I/O ends,
+# so fio-window.sh samples /proc/stat there (and switches perf's events on
+# and off there), and the run has no ramp_time: the I/Os fio counts are
+# those of that window. What the hook itself costs after its sample (its
+# exit, a few ms) is counted; a wrapper sleeping through fio's start
+# would have to guess it.
+run() {
+	local mode=$1 job=$2 r=$3 side=$4 dev=$5 base args hook_args rc=0 t0
+	t0=$(vm_now_ms)
+	base=$out/raw/$mode/$job/$r.$side
+	mkdir -p "${base%/*}"
+	read -ra args <<< "${job_fio[$job]}"
+	[ -z "${6:-}" ] || args+=("--rate_iops=$6")
+	[ "$mode" = interrupt ] || args+=(--hipri=1)
+	rm -f "$work"/window*
+	hook_args="$work/window"
+	if [ "$profile" = 1 ]; then
+		rm -f "$work/ctl" "$work/ack" "$work/perf.data"
+		mkfifo "$work/ctl" "$work/ack"
+		# -D -1: no samples until fio-window.sh enables them; -B -N: no
+		# build-id pass over the samples at the end. exec, all the way:
+		# the job's pid is perf's, which SIGINT then stops.
+		(exec "${perf_ns[@]}" perf record -a -g -e cpu-clock -F 499 -D -1 \
+			--control "fifo:$work/ctl,$work/ack" -B -N -o "$work/perf.data" \
+			> "$work/perf.log" 2>&1) &
+		perf_pid=$!
+		hook_args+=" $work/ctl $work/ack"
+	fi
+	(cd "$work" && timeout -k 5 $((runtime + 120)) fio --output-format=json+ \
+		--output="$base.fio.json" --name="$job" --filename="$dev" --ioengine=io_uring \
+		--direct=1 --time_based --runtime="$runtime" --norandommap --group_reporting \
+		--lat_percentiles=1 --percentile_list=1:5:10:25:50:75:90:95:99:99.5:99.9:99.95:99.99 \
+		--exec_prerun="$hook pre $hook_args" --exec_postrun="$hook post $hook_args" \
+		"${args[@]}") || rc=$?
+	stop_perf
+	[ "$rc" -eq 0 ] || vm_fail "fio $job on $dev ($side, $mode) exited $rc: $(tail -c 2000 "$base.fio.json" 2> /dev/null)"
+	mv "$work/window" "$base.cpu"
+	if [ "$profile" = 1 ]; then
+		"${perf_ns[@]}" perf report -i "$work/perf.data" --kallsyms=/proc/kallsyms \
+			--stdio --no-children \
+			--sort comm,dso,sym -F overhead,sample,comm,dso,sym -t '|' -g none \
+			> "$base.perf.txt" 2> "$work/report.log" ||
+			vm_fail "perf report failed: $(tail -n 5 "$work/report.log"; tail -n 5 "$work/perf.log")"
+		rm -f "$work/perf.data"
+	fi
+	vm_log "$mode: round $r: $side: $job took $(vm_ms_since "$t0") ms"
+}
+
+# rounds MODE JOB...: the rounds of JOBs in MODE, ABBA.
+rounds() {
+	local mode=$1 r side dev j
+	shift
+	local -a list=("$@")
+	for ((r = 1; r <= rounds; r++)); do
+		local -a sides=(rblk nvme-rdma)
+		[ $((r % 2)) = 1 ] || sides=(nvme-rdma rblk)
+		for side in "${sides[@]}"; do
+			dev=$rblk_dev
+			[ "$side" = rblk ] || dev=$ref_dev
+			for j in "${list[@]}"; do
+				if [ "$j" = 4k-randread-halfrate ]; then
+					run "$mode" "$j" "$r" "$side" "$dev" "${rate[$mode]}"
+				else
+					run "$mode" "$j" "$r" "$side" "$dev"
+				fi
+			done
+		done
 	done
+}
+
+for mode in "${modes[@]}"; do
+	connect "$mode"
+	if [ "$profile" = 1 ] && [ ! -e "$out/module-symbols.txt" ]; then
+		awk 'NF == 4 { print $3, $4 }' /proc/kallsyms > "$out/module-symbols.txt"
+	fi
+	plain=()
+	for j in "${jobs[@]}"; do
+		[ "$j" = 4k-randread-halfrate ] || plain+=("$j")
+	done
+	rounds "$mode" "${plain[@]}"
+	if [ "${plain[*]}" != "${jobs[*]}" ]; then
+		rate[$mode]=$(python3 "$here/report.py" rate "$out" "$mode") ||
+			vm_fail "no rate for 4k-randread-halfrate"
+		vm_log "$mode: 4k-randread-halfrate at ${rate[$mode]} IOPS"
+		rounds "$mode" 4k-randread-halfrate
+	fi
+	disconnect
 done
 
-vm_nvme_ref_disconnect "$nqn"
-if [ "$own_target" = 1 ]; then
-	"$RBLKCTL" disconnect "$ctrl" > /dev/null || vm_fail "rblkctl disconnect $ctrl failed"
-fi
+# The settings, for report.py.
+json_list() { # STRING...: a JSON list of strings (no quotes or backslashes in them)
+	local s sep=""
+	printf '['
+	for s in "$@"; do printf '%s"%s"' "$sep" "$s"; sep=", "; done
+	printf ']'
+}
+{
+	printf '{\n "kernel": "%s",\n "nr_io_queues": %d,\n "queue_size": %d,\n' "$(uname -r)" "$nq" "$qsize"
+	printf ' "runtime_s": %d,\n "rounds": %d,\n "profile": %s,\n "clk_tck": %d,\n' \
+		"$runtime" "$rounds" "$([ "$profile" = 1 ] && echo true || echo false)" "$(getconf CLK_TCK)"
+	printf ' "target": "nvmet-rdma, null_blk (irqmode 0, not memory-backed), 4 GiB",\n'
+	printf ' "modes": %s,\n "jobs": [' "$(json_list "${modes[@]}")"
+	sep=""
+	for j in "${jobs[@]}"; do
+		printf '%s\n  {"name": "%s", "title": "%s", "fio": "%s", "fixed_rate": %s}' "$sep" "$j" \
+			"${job_title[$j]}" "${job_fio[$j]}" "$([ "$j" = 4k-randread-halfrate ] && echo true || echo false)"
+		sep=","
+	done
+	printf '\n ],\n "rate_iops": {'
+	sep=""
+	for m in "${!rate[@]}"; do printf '%s"%s": %d' "$sep" "$m" "${rate[$m]}"; sep=", "; done
+	printf '},\n "devices": {'
+	sep=""
+	for m in "${modes[@]}"; do
+		# shellcheck disable=SC2086 # two words
+		printf '%s"%s": %s' "$sep" "$m" "$(json_list ${devs[$m]})"
+		sep=", "
+	done
+	printf '},\n "slab_kib": {'
+	sep=""
+	for k in "${!slab[@]}"; do
+		# shellcheck disable=SC2086 # two numbers
+		printf '%s"%s": [%d, %d]' "$sep" "$k" ${slab[$k]}
+		sep=", "
+	done
+	printf '}\n}\n'
+} > "$out/meta.json"
 
-# The reads of each job: IOPS, p99 of the total latency, MiB/s; each run,
-# then the table of the means.
-python3 - "$results" <<'PY'
-import collections, glob, json, os, sys
-runs = collections.defaultdict(list)
-for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
-    rnd, side = os.path.basename(path).split(".")[:2]
-    for j in json.load(open(path))["jobs"]:
-        r = j["read"]
-        v = (r["iops"], r["lat_ns"]["percentile"]["99.000000"] / 1000, r["bw_bytes"] / 2**20)
-        runs[j["jobname"], side].append(v)
-        print("  round %s %-10s %-17s %6.0f IOPS  p99 %7.0f us  %6.1f MiB/s" % ((rnd, side, j["jobname"]) + v))
-def mean(job, side, i):
-    v = [r[i] for r in runs[job, side]]
-    return sum(v) / len(v)
-rows = [("4k randread QD1", "4k-randread-qd1", "IOPS", 0),
-        ("4k randread QD1", "4k-randread-qd1", "p99 lat us", 1),
-        ("4k randread QD32", "4k-randread-qd32", "IOPS", 0),
-        ("4k randread QD32", "4k-randread-qd32", "p99 lat us", 1),
-        ("128k seq read QD8", "128k-read-qd8", "MiB/s", 2)]
-print()
-print("%-18s %-11s %10s %10s %15s" % ("job", "metric", "rblk", "nvme-rdma", "rblk/nvme-rdma"))
-for title, job, metric, i in rows:
-    a, b = mean(job, "rblk", i), mean(job, "nvme-rdma", i)
-    fmt = "%10.1f %10.1f" if i == 2 else "%10.0f %10.0f"
-    print(("%-18s %-11s " + fmt + " %15s") % (title, metric, a, b, "%.2f" % (a / b) if b else "-"))
-PY
-echo "(p99 is fio's total latency, submission to completion: lower is better)"
+MPLCONFIGDIR=$work/mpl python3 "$here/report.py" summarize "$out" || vm_fail "report.py failed"
 echo
 echo "slab of one controller, $nq I/O queues x $qsize (the target's side of it included):"
-if [ -n "$rblk_slab" ]; then
-	# shellcheck disable=SC2086 # two numbers
-	mem_line rblk $rblk_slab
-fi
-echo "$nvme_mem"
+for m in "${modes[@]}"; do
+	for s in rblk nvme-rdma; do
+		# shellcheck disable=SC2086 # two numbers
+		[ -z "${slab[$m.$s]:-}" ] || echo "$m: $(slab_line "$s" ${slab[$m.$s]})"
+	done
+done
+echo "results: $out"

@@ -1,0 +1,431 @@
+#!/usr/bin/env python3
+"""The analysis of tests/bench/vs_nvme_rdma.sh: rblk against nvme-rdma.
+
+    report.py summarize DIR    results.json, results.md and latency.png
+                               into DIR; prints results.md
+    report.py rate DIR MODE    half the slower side's median IOPS of
+                               4k-randread-qd32 in MODE (the fixed-rate
+                               job's rate_iops)
+
+DIR is what the script leaves: meta.json (the run's settings), and per run
+raw/MODE/JOB/ROUND.SIDE.fio.json (fio --output-format=json+),
+ROUND.SIDE.cpu (the /proc/stat "cpu" line at the start and the end of the
+timed part, tests/bench/fio-window.sh) and, with --profile,
+ROUND.SIDE.perf.txt (perf report --sort comm,dso,sym -F
+overhead,sample,comm,dso,sym -t '|').
+
+Every figure of the table is a median over the rounds; a ratio is
+rblk/nvme-rdma of each round (the two sides of a round ran back to back),
+its median, min and max over the rounds.
+
+Latency is fio's total latency (submission to completion,
+lat_percentiles=1). For a job that reads and writes, the two directions'
+latency histograms (json+ "bins") are added and the percentiles taken
+from the sum, as fio takes them from one direction's (the first bucket at
+which the count reaches p% of the I/Os); the mean is the mean of both,
+weighted by their I/O counts. IOPS and MiB/s are those of both directions.
+
+CPU per I/O is the busy time of all vCPUs (user + nice + system + irq +
+softirq of /proc/stat: everything but idle, iowait and steal) over the
+timed part of the run, divided by the I/Os fio completed in it:
+vCPU-microseconds per I/O, whatever ran (fio, both drivers, soft-RoCE,
+the target: they share the VM).
+"""
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+SIDES = ("rblk", "nvme-rdma")
+RATE_JOB = "4k-randread-qd32"
+# (key, table label, format)
+METRICS = (
+    ("iops", "IOPS", "%.0f"),
+    ("mib_s", "MiB/s", "%.1f"),
+    ("lat_mean_us", "lat mean us", "%.0f"),
+    ("lat_p50_us", "lat p50 us", "%.0f"),
+    ("lat_p99_us", "lat p99 us", "%.0f"),
+    ("lat_p999_us", "lat p99.9 us", "%.0f"),
+    ("cpu_us_per_io", "CPU us/IO", "%.1f"),
+)
+PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99)
+
+# Where the VM's CPU goes, in the order of the table: (key, label).
+CATEGORIES = (
+    ("rblk", "rblk"),
+    ("nvme_rdma", "nvme-rdma"),
+    ("rxe", "soft-RoCE"),
+    ("net", "net stack"),
+    ("nvmet", "nvmet"),
+    ("null_blk", "null_blk"),
+    ("block", "block+io_uring"),
+    ("fio", "fio"),
+    ("idle", "idle"),
+    ("other_kernel", "other kernel"),
+    ("other_user", "other user"),
+)
+MODULES = {
+    "rblk": "rblk",
+    "nvme_rdma": "nvme_rdma", "nvme_core": "nvme_rdma", "nvme_fabrics": "nvme_rdma",
+    "nvme_keyring": "nvme_rdma", "nvme_auth": "nvme_rdma",
+    "rdma_rxe": "rxe", "ib_core": "rxe", "ib_uverbs": "rxe", "ib_cm": "rxe", "iw_cm": "rxe",
+    "rdma_cm": "rxe", "rdma_ucm": "rxe", "udp_tunnel": "rxe", "ip6_udp_tunnel": "rxe",
+    "veth": "net",
+    "nvmet": "nvmet", "nvmet_rdma": "nvmet",
+    "null_blk": "null_blk",
+}
+IDLE_SYM = re.compile(r"^(default_idle|default_idle_call|native_safe_halt|pv_native_safe_halt"
+                      r"|arch_cpu_idle|cpu_idle_poll|acpi_idle_do_entry|acpi_safe_halt"
+                      r"|mwait_idle|intel_idle|poll_idle|do_idle|cpuidle_enter_state|halt)$")
+BLOCK_SYM = re.compile(r"^_*(blk|blkcg|bio|bdev|blkdev|submit_bio|io_uring|io|sbitmap|elv|dd"
+                       r"|disk|part)(_|$)")
+NET_SYM = re.compile(r"skb|^_*(net|netif|napi|ip|ip6|ipv6|udp|udp4|udp6|dev|neigh|sock|sk"
+                     r"|inet|nf|fib|eth|arp|gro|veth)(_|$)")
+
+
+def median(values):
+    return statistics.median(values) if values else None
+
+
+# --- one run ---------------------------------------------------------------
+
+def load_json(path):
+    with open(path) as f:
+        text = f.read()
+    # fio may print notes before its report.
+    return json.loads(text[text.index("{"):])
+
+
+def percentile(bins, p):
+    """fio's percentile of a latency histogram {value: count}."""
+    total = sum(bins.values())
+    if not total:
+        return None
+    threshold = p / 100.0 * total
+    seen = 0
+    for value in sorted(bins):
+        seen += bins[value]
+        if seen >= threshold:
+            return value
+    return max(bins)
+
+
+def fio_metrics(report):
+    """IOPS, MiB/s, I/Os and total latency of one fio run (one job, or
+    one group with group_reporting): reads and writes together."""
+    ios = iops = bw = lat_sum = 0
+    bins = {}
+    for job in report["jobs"]:
+        if job.get("error"):
+            raise ValueError("fio job %s failed: error %s" % (job["jobname"], job["error"]))
+        for ddir in ("read", "write"):
+            d = job[ddir]
+            if not d["total_ios"]:
+                continue
+            ios += d["total_ios"]
+            iops += d["iops"]
+            bw += d["bw_bytes"]
+            lat = d["lat_ns"]
+            lat_sum += lat["mean"] * lat["N"]
+            for value, count in lat["bins"].items():
+                bins[int(value)] = bins.get(int(value), 0) + count
+    n = sum(bins.values())
+    m = {
+        "ios": ios,
+        "iops": iops,
+        "mib_s": bw / 2**20,
+        "lat_mean_us": lat_sum / n / 1000 if n else None,
+        "lat_percentiles_us": {str(p): percentile(bins, p) / 1000 if n else None
+                               for p in PERCENTILES},
+    }
+    pct = m["lat_percentiles_us"]
+    m["lat_p50_us"], m["lat_p99_us"], m["lat_p999_us"] = pct["50"], pct["99"], pct["99.9"]
+    return m
+
+
+def cpu_window(path):
+    """(busy, total) clock ticks of all vCPUs between the earliest "pre"
+    and the latest "post" /proc/stat line of a run (the counters only
+    grow: earliest is smallest)."""
+    pre = post = None
+    with open(path) as f:
+        for line in f:
+            words = line.split()
+            if len(words) < 9 or words[1] != "cpu":
+                continue
+            ticks = [int(w) for w in words[2:]]
+            if words[0] == "pre" and (pre is None or sum(ticks) < sum(pre)):
+                pre = ticks
+            elif words[0] == "post" and (post is None or sum(ticks) > sum(post)):
+                post = ticks
+    if pre is None or post is None:
+        raise ValueError("%s: no pre and post /proc/stat lines" % path)
+    d = [b - a for a, b in zip(pre, post)]
+    # user nice system idle iowait irq softirq steal [guest guest_nice]:
+    # guest time is already in user.
+    busy = d[0] + d[1] + d[2] + d[5] + d[6]
+    return busy, sum(d[:8])
+
+
+def module_symbols(path):
+    """{symbol: module} from the module lines of /proc/kallsyms ("ADDR T
+    NAME [MODULE]"); a name in several modules keeps the first."""
+    syms = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                words = line.split()
+                if len(words) >= 2 and words[1].startswith("["):
+                    syms.setdefault(words[0], "[%s]" % words[1].strip("[]"))
+    return syms
+
+
+def classify(comm, dso, sym, modsyms=None):
+    """The category of one perf report row. perf report --kallsyms names
+    every kernel sample's object [kernel.kallsyms], a module's too:
+    MODSYMS ({symbol: "[module]"}) gives a module symbol its module."""
+    kernel = sym.startswith("[k]")
+    name = sym[3:].strip()
+    if kernel and dso == "[kernel.kallsyms]" and modsyms and name in modsyms:
+        dso = modsyms[name]
+    if dso.startswith("[") and dso.endswith("]") and dso[1:-1] in MODULES:
+        return MODULES[dso[1:-1]]
+    if not kernel:
+        return "fio" if comm == "fio" else "other_user"
+    if IDLE_SYM.match(name):
+        return "idle"
+    if BLOCK_SYM.match(name):
+        return "block"
+    if NET_SYM.search(name):
+        return "net"
+    return "other_kernel"
+
+
+def perf_samples(path, modsyms=None):
+    """Samples per category of one perf report (-F
+    overhead,sample,comm,dso,sym -t '|')."""
+    counts = {k: 0 for k, _ in CATEGORIES}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            fields = [x.strip() for x in line.split("|")]
+            if len(fields) < 5:
+                continue
+            counts[classify(fields[2], fields[3], "|".join(fields[4:]), modsyms)] += int(fields[1])
+    return counts
+
+
+def run_metrics(base, clk_tck):
+    m = fio_metrics(load_json(base + ".fio.json"))
+    busy, total = cpu_window(base + ".cpu")
+    m["cpu_busy_ticks"] = busy
+    m["cpu_busy_pct"] = 100.0 * busy / total if total else None
+    m["cpu_us_per_io"] = busy * 1e6 / clk_tck / m["ios"] if m["ios"] else None
+    return m
+
+
+# --- a run of the script -----------------------------------------------------
+
+def rounds_of(jobdir):
+    """Round numbers that have both sides."""
+    found = set()
+    for f in os.listdir(jobdir):
+        m = re.match(r"^(\d+)\.(.+)\.fio\.json$", f)
+        if m and m.group(2) in SIDES:
+            found.add(int(m.group(1)))
+    return sorted(r for r in found
+                  if all(os.path.exists(os.path.join(jobdir, "%d.%s.fio.json" % (r, s)))
+                         for s in SIDES))
+
+
+def ratio_stats(rounds, key):
+    per_round = []
+    for r in rounds:
+        a, b = r["rblk"][key], r["nvme-rdma"][key]
+        per_round.append(a / b if a is not None and b else None)
+    valid = [x for x in per_round if x is not None]
+    return {"per_round": per_round, "median": median(valid),
+            "min": min(valid) if valid else None, "max": max(valid) if valid else None}
+
+
+def summarize_job(jobdir, clk_tck, modsyms=None):
+    rounds = []
+    profile = {s: {k: 0 for k, _ in CATEGORIES} for s in SIDES}
+    profiled = False
+    for r in rounds_of(jobdir):
+        entry = {"round": r}
+        for side in SIDES:
+            base = os.path.join(jobdir, "%d.%s" % (r, side))
+            entry[side] = run_metrics(base, clk_tck)
+            if os.path.exists(base + ".perf.txt"):
+                profiled = True
+                for k, n in perf_samples(base + ".perf.txt", modsyms).items():
+                    profile[side][k] += n
+        rounds.append(entry)
+    keys = [k for k, _, _ in METRICS] + ["ios", "cpu_busy_pct"]
+    res = {
+        "rounds": rounds,
+        "median": {s: {k: median([r[s][k] for r in rounds if r[s][k] is not None])
+                       for k in keys} for s in SIDES},
+        "ratio": {k: ratio_stats(rounds, k) for k, _, _ in METRICS},
+    }
+    for s in SIDES:
+        res["median"][s]["lat_percentiles_us"] = {
+            p: median([r[s]["lat_percentiles_us"][p] for r in rounds
+                       if r[s]["lat_percentiles_us"][p] is not None])
+            for p in (str(x) for x in PERCENTILES)}
+    if profiled:
+        res["profile"] = {}
+        for s in SIDES:
+            total = sum(profile[s].values())
+            res["profile"][s] = {
+                "samples": profile[s],
+                "shares_pct": {k: 100.0 * n / total if total else 0.0
+                               for k, n in profile[s].items()},
+            }
+    return res
+
+
+def summarize(outdir):
+    with open(os.path.join(outdir, "meta.json")) as f:
+        meta = json.load(f)
+    clk_tck = meta.get("clk_tck", 100)
+    modsyms = module_symbols(os.path.join(outdir, "module-symbols.txt"))
+    results = {"meta": meta, "modes": {}}
+    for mode in meta["modes"]:
+        jobs = {}
+        for job in meta["jobs"]:
+            jobdir = os.path.join(outdir, "raw", mode, job["name"])
+            if not os.path.isdir(jobdir) or not rounds_of(jobdir):
+                continue
+            jobs[job["name"]] = dict(title=job["title"],
+                                     **summarize_job(jobdir, clk_tck, modsyms))
+            rate = meta.get("rate_iops", {}).get(mode)
+            if job.get("fixed_rate") and rate:
+                jobs[job["name"]]["title"] = "%s at %d IOPS" % (job["title"], rate)
+        results["modes"][mode] = jobs
+    return results
+
+
+def rate_iops(outdir, mode):
+    jobdir = os.path.join(outdir, "raw", mode, RATE_JOB)
+    res = summarize_job(jobdir, 100)
+    slower = min(res["median"][s]["iops"] for s in SIDES)
+    return max(1, int(slower / 2))
+
+
+# --- output ---------------------------------------------------------------------
+
+def fmt(f, v):
+    return "-" if v is None else f % v
+
+
+def markdown(results):
+    meta = results["meta"]
+    out = ["# rblk vs nvme-rdma", ""]
+    out.append("kernel %s; both drivers connected to the same nvmet-rdma target (null_blk "
+               "namespace) over soft-RoCE with %s I/O queues x %s; fio io_uring, direct; "
+               "%s rounds of %s s, sides alternating rblk, nvme-rdma / nvme-rdma, rblk."
+               % (meta.get("kernel", "?"), meta.get("nr_io_queues", "?"),
+                  meta.get("queue_size", "?"), meta.get("rounds", "?"), meta.get("runtime_s", "?")))
+    out.append("")
+    out.append("rblk, nvme-rdma: median over the rounds. rblk/nvme-rdma: median of the "
+               "per-round ratios, min and max over the rounds. Latency: fio's total latency "
+               "(submission to completion; reads and writes together for a mixed job). "
+               "CPU us/IO: busy time of all vCPUs (not idle, iowait, steal) during the timed "
+               "part, per completed I/O.")
+    for mode, jobs in results["modes"].items():
+        out += ["", "## %s mode" % mode, ""]
+        out.append("| job | metric | rblk | nvme-rdma | rblk/nvme-rdma | min | max |")
+        out.append("|---|---|---:|---:|---:|---:|---:|")
+        for job in jobs.values():
+            for key, label, f in METRICS:
+                ratio = job["ratio"][key]
+                out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                    job["title"], label, fmt(f, job["median"]["rblk"][key]),
+                    fmt(f, job["median"]["nvme-rdma"][key]), fmt("%.2f", ratio["median"]),
+                    fmt("%.2f", ratio["min"]), fmt("%.2f", ratio["max"])))
+        profiled = [j for j in jobs.values() if "profile" in j]
+        if profiled:
+            out += ["", "### where the CPU goes (%s mode, %% of perf samples, all rounds)" % mode,
+                    ""]
+            out.append("| job | side | samples | " + " | ".join(l for _, l in CATEGORIES) + " |")
+            out.append("|---|---|---:|" + "---:|" * len(CATEGORIES))
+            for job in profiled:
+                for s in SIDES:
+                    p = job["profile"][s]
+                    out.append("| %s | %s | %d | %s |" % (
+                        job["title"], s, sum(p["samples"].values()),
+                        " | ".join("%.1f" % p["shares_pct"][k] for k, _ in CATEGORIES)))
+    return "\n".join(out) + "\n"
+
+
+def nines(p):
+    return -math.log10(1 - p / 100.0)
+
+
+def plot(results, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    modes = list(results["modes"])
+    names = []
+    for jobs in results["modes"].values():
+        names += [n for n in jobs if n not in names]
+    fig, axes = plt.subplots(len(names) or 1, len(modes) or 1, squeeze=False,
+                             figsize=(5.5 * max(1, len(modes)), 3.2 * max(1, len(names))))
+    ticks = [p for p in PERCENTILES if p in (1, 10, 50, 90, 99, 99.9, 99.99)]
+    for col, mode in enumerate(modes):
+        for row, name in enumerate(names):
+            ax = axes[row][col]
+            job = results["modes"][mode].get(name)
+            if job is None:
+                ax.set_visible(False)
+                continue
+            for side, style in zip(SIDES, ("o-", "s--")):
+                pct = job["median"][side]["lat_percentiles_us"]
+                xs = [nines(p) for p in PERCENTILES if pct[str(p)] is not None]
+                ys = [pct[str(p)] for p in PERCENTILES if pct[str(p)] is not None]
+                ax.plot(xs, ys, style, label=side, markersize=3)
+            ax.set_xticks([nines(p) for p in ticks])
+            ax.set_xticklabels(["p%g" % p for p in ticks])
+            ax.set_yscale("log")
+            ax.set_ylabel("total latency (us)")
+            ax.set_title("%s, %s" % (job["title"], mode), fontsize=9)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="rblk vs nvme-rdma: the analysis")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("summarize")
+    s.add_argument("dir")
+    r = sub.add_parser("rate")
+    r.add_argument("dir")
+    r.add_argument("mode")
+    a = ap.parse_args(argv)
+    if a.cmd == "rate":
+        print(rate_iops(a.dir, a.mode))
+        return 0
+    results = summarize(a.dir)
+    with open(os.path.join(a.dir, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    text = markdown(results)
+    with open(os.path.join(a.dir, "results.md"), "w") as f:
+        f.write(text)
+    plot(results, os.path.join(a.dir, "latency.png"))
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
