@@ -3,10 +3,10 @@
  * rblk: /sys/kernel/debug/rblk/rblkN/, what a developer or an operator
  * checks when I/O does not go where it should: "queues" lists each I/O
  * queue with its blk-mq map (default, read, poll), its size, the commands
- * posted on it, the signaled work requests among them and the doorbells
- * rung (ib_post_send() calls). rblk/tune/ switches the fast path's
- * optional steps one by one, for tests/bench to measure each. Debugfs is no
- * ABI; sysfs and netlink are.
+ * posted on it, the signaled work requests among them, the doorbells rung
+ * (ib_post_send() calls) and the posts made with bottom halves off.
+ * rblk/tune/ switches the fast path's optional steps one by one, for
+ * tests/bench to measure each. Debugfs is no ABI; sysfs and netlink are.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -26,16 +26,16 @@ static int rblk_queues_show(struct seq_file *m, void *unused)
 	struct rblk_ctrl *ctrl = m->private;
 	u32 i, n = READ_ONCE(ctrl->nr_io_queues);
 
-	seq_puts(m, "qid map size posted signaled doorbells\n");
+	seq_puts(m, "qid map size posted signaled doorbells inline\n");
 	/* nr_io_queues is set once the queue array exists, which stays. */
 	for (i = 1; i <= n && i < ctrl->max_queues; i++) {
 		struct rblk_queue *q = &ctrl->queues[i];
 		struct rblk_xprt_counts c;
 
 		rblk_rdma_queue_counts(q, &c);
-		seq_printf(m, "%u %s %u %lu %lu %lu\n", q->qid,
+		seq_printf(m, "%u %s %u %lu %lu %lu %lu\n", q->qid,
 			   rblk_map_names[q->map], READ_ONCE(q->size), c.cmds,
-			   c.signaled, c.doorbells);
+			   c.signaled, c.doorbells, c.inline_tx);
 	}
 	return 0;
 }

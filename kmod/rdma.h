@@ -65,20 +65,21 @@ struct rblk_xprt_counts {
 	unsigned long	cmds;		/* commands posted */
 	unsigned long	signaled;	/* signaled WRs among them */
 	unsigned long	doorbells;	/* ib_post_send() calls */
+	unsigned long	inline_tx;	/* posts with bottom halves off */
 };
 
 void rblk_rdma_queue_counts(struct rblk_queue *queue,
 			    struct rblk_xprt_counts *c);
 
 /*
- * The fast path's optional steps (rdma.c's header comment), all on but
- * read_pool. Only for measuring what each is worth: debugfs rblk/tune/
- * turns them off (or on).
+ * The fast path's optional steps (rdma.c's header comment): unsignaled
+ * SENDs and batches on, bh_posts and read_pool off. For measuring what
+ * each is worth: debugfs rblk/tune/ switches them.
  */
 struct rblk_rdma_tune {
 	bool	unsignaled_sends;
 	bool	batch_posts;
-	bool	bh_posts;
+	bool	bh_posts;	/* on an idle controller */
 	bool	read_pool;	/* off: see rdma.c; for queues set up after */
 };
 

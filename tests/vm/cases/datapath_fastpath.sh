@@ -10,6 +10,8 @@
 # - fio submitting and reaping 8 at a time (iodepth_batch_submit,
 #   iodepth_batch_complete_min) hands blk-mq batches that go out as
 #   chains: fewer doorbells than commands;
+# - tune/bh_posts (off by default) posts with bottom halves off when the
+#   controller is idle: at QD1, every post;
 # - each step turned off in rblk/tune/ gives what nvme-rdma does: a
 #   signaled SEND and a doorbell per command;
 # - with tune/read_pool on (for queues set up after), 4k reads land in a
@@ -29,12 +31,13 @@ vm_assert_exists "$dev"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 queues=/sys/kernel/debug/rblk/rblk0/queues
 tune=/sys/kernel/debug/rblk/tune
-vm_assert_eq "qid map size posted signaled doorbells" "$(head -n1 "$queues")" "debugfs queues header"
-counts() { awk 'NR == 2 { print $4, $5, $6 }' "$queues"; }
+vm_assert_eq "qid map size posted signaled doorbells inline" "$(head -n1 "$queues")" "debugfs queues header"
+counts() { awk 'NR == 2 { print $4, $5, $6, $7 }' "$queues"; }
 job=(--filename="$dev" --ioengine=io_uring --direct=1 --bs=4k --size=4M
 	--verify=crc32c --verify_fatal=1 --rw=randwrite --name=w)
 # step TITLE FIO-ARGS...: runs fio (the job above plus FIO-ARGS) and sets
-# posted, signaled and doorbells to what the queue counted meanwhile.
+# posted, signaled, doorbells and inlined (posts with bottom halves off)
+# to what the queue counted meanwhile.
 step() {
 	local title=$1
 	local -a a b
@@ -43,7 +46,8 @@ step() {
 	vm_fio /tmp/fastpath.json "${job[@]}" "$@"
 	read -r -a b <<< "$(counts)"
 	posted=$((b[0] - a[0])) signaled=$((b[1] - a[1])) doorbells=$((b[2] - a[2]))
-	vm_log "$title: posted $posted signaled $signaled doorbells $doorbells"
+	inlined=$((b[3] - a[3]))
+	vm_log "$title: posted $posted signaled $signaled doorbells $doorbells inline $inlined"
 	# Adjacent reads submitted together may merge (6.1 does): 512 at least.
 	[ "$posted" -ge 512 ] || vm_fail "$title: 4 MiB in 4k I/Os posted only $posted commands"
 }
@@ -54,8 +58,14 @@ signaled_at_most() {
 	fi
 }
 
+for t in unsignaled_sends batch_posts; do
+	vm_assert_eq Y "$(cat "$tune/$t")" "tune/$t by default"
+done
+vm_assert_eq N "$(cat "$tune/bh_posts")" "tune/bh_posts by default"
+
 step "4k writes" --iodepth=16 --do_verify=0
 vm_assert_eq "$posted" "$signaled" "signaled SENDs of in-capsule writes"
+vm_assert_eq 0 "$inlined" "posts with bottom halves off, by default"
 
 step "4k verified reads" --iodepth=32 --verify_only=1
 signaled_at_most 8
@@ -65,13 +75,17 @@ step "batched verified reads" "${batch[@]}" --verify_only=1
 [ "$doorbells" -lt "$posted" ] ||
 	vm_fail "batches of 8: $doorbells doorbells for $posted commands, no chain at all"
 
+# bh_posts: one read at a time leaves the controller idle before each,
+# so every post runs with bottom halves off; the data still verifies.
+echo Y > "$tune/bh_posts"
+step "bh_posts, QD1 verified reads" --iodepth=1 --verify_only=1
+echo N > "$tune/bh_posts"
+vm_assert_eq "$posted" "$inlined" "QD1 posts with bottom halves off"
+
 # Everything off: nvme-rdma's way, and the data still right.
-for t in unsignaled_sends batch_posts bh_posts; do
-	vm_assert_eq Y "$(cat "$tune/$t")" "tune/$t by default"
-	echo N > "$tune/$t"
-done
+for t in unsignaled_sends batch_posts; do echo N > "$tune/$t"; done
 step "all steps off" "${batch[@]}" --verify_only=1
-for t in unsignaled_sends batch_posts bh_posts; do echo Y > "$tune/$t"; done
+for t in unsignaled_sends batch_posts; do echo Y > "$tune/$t"; done
 vm_assert_eq "$posted $posted" "$signaled $doorbells" "tune off: signaled and doorbells per command"
 
 # The small-read pool, on a controller connected after turning it on.
