@@ -149,7 +149,8 @@ static void rblk_slot_put(struct rblk_queue *queue, struct rblk_req *req)
 
 /*
  * Releases what a request holds from queue_rq on: its data mapping, its
- * SQ slot, a discard's range list. Whether it was sent or not.
+ * SQ slot, a discard's range list. Whether it was sent or not; a second
+ * call finds nothing left.
  */
 static void rblk_req_cleanup(struct rblk_queue *queue, struct request *rq)
 {
@@ -171,7 +172,6 @@ static void rblk_complete_batch(struct io_comp_batch *iob)
 	rq_list_for_each(&iob->req_list, rq) {
 		struct rblk_req *req = rblk_req(rq);
 
-		rblk_req_cleanup(req->queue, rq);
 		rblk_stats_account(req->queue->ctrl, rq, BLK_STS_OK);
 	}
 	blk_mq_end_request_batch(iob);
@@ -181,6 +181,9 @@ static void rblk_complete_batch(struct io_comp_batch *iob)
  * The same gate, from an io_uring poll: a success joins blk-mq's batch,
  * which ends them together once the poll is over; anything else (an
  * error may be retried, a passthrough has its own end) goes one by one.
+ * The transport lets go of it here, under the poll: the batch ends after
+ * the reaper has left, when a teardown may already have freed the QP.
+ * (rblk_req_cleanup() does nothing the second time, in ->complete().)
  */
 void rblk_req_done_polled(struct request *rq, struct io_comp_batch *iob)
 {
@@ -188,8 +191,12 @@ void rblk_req_done_polled(struct request *rq, struct io_comp_batch *iob)
 
 	if (test_and_set_bit(RBLK_REQ_DONE, &req->flags))
 		return;
-	if (req->status || blk_rq_is_passthrough(rq) ||
-	    !blk_mq_add_to_batch(rq, iob, false, rblk_complete_batch))
+	if (req->status || blk_rq_is_passthrough(rq)) {
+		blk_mq_complete_request(rq);
+		return;
+	}
+	rblk_req_cleanup(req->queue, rq);
+	if (!blk_mq_add_to_batch(rq, iob, false, rblk_complete_batch))
 		blk_mq_complete_request(rq);
 }
 
