@@ -160,6 +160,8 @@ if [ -z "${RBLK_SRC_DIR:-}" ]; then
 	[[ $timeout =~ ^[0-9]+$ ]] || usage_error "--timeout takes seconds, not '$timeout'"
 	[ -d "$build" ] || usage_error "no build directory $build (--build-dir)"
 	build=$(realpath "$build")
+	# The plot's font cache, built here in a second rather than in the VM.
+	MPLCONFIGDIR=$build/mpl /usr/bin/python3 -c 'import matplotlib.pyplot' 2> /dev/null || true
 	rc=0
 	"$here/../vm/run-in-vm.sh" --build-dir "$build" "${vm[@]}" --timeout "$timeout" \
 		--name bench.vs_nvme_rdma "$0" "${args[@]}" || rc=$?
@@ -420,7 +422,10 @@ json_list() { # STRING...: a JSON list of strings (no quotes or backslashes in t
 	printf '}\n}\n'
 } > "$out/meta.json"
 
-MPLCONFIGDIR=$work/mpl python3 "$here/report.py" summarize "$out" || vm_fail "report.py failed"
+# matplotlib's font cache takes minutes to build under TCG: keep it in
+# the build directory (the host's; ci/demo.sh builds it there first).
+MPLCONFIGDIR=${RBLK_BUILD_DIR:-$work}/mpl python3 "$here/report.py" summarize "$out" ||
+	vm_fail "report.py failed"
 echo
 echo "slab of one controller, $nq I/O queues x $qsize (the target's side of it included):"
 for m in "${modes[@]}"; do
