@@ -120,11 +120,10 @@ struct rblk_rdma_queue {
 	u32			sig_every;
 	u32			sq_room;	/* WRs new commands may hold */
 	/*
-	 * Commands posted (sq_lock) and responses received (CQ context) on
-	 * this QP: equal when the queue is idle (rblk_tx_inline()).
+	 * Responses received (CQ context), counted on from nr_cmds at the
+	 * QP's setup: equal to nr_cmds when the queue is idle.
 	 */
-	u32			sq_cmds;
-	u32			rq_resps;
+	unsigned long		nr_answered;
 	/*
 	 * The small-read pool: a page per tag, all behind pool_mr, which is
 	 * registered by a REG_MR chained before the first SEND that uses it
@@ -137,7 +136,10 @@ struct rblk_rdma_queue {
 	struct ib_reg_wr	pool_reg;
 	struct ib_cqe		pool_reg_cqe;
 	bool			pool_live;
-	/* For debugfs, under sq_lock; they count across reconnects. */
+	/*
+	 * For debugfs, under sq_lock; they count across reconnects. nr_cmds
+	 * is also read unlocked, by rblk_queue_idle().
+	 */
 	unsigned long		nr_cmds;
 	unsigned long		nr_signaled;
 	unsigned long		nr_doorbells;	/* ib_post_send() calls */
@@ -298,7 +300,7 @@ static void rblk_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static bool rblk_queue_idle(struct rblk_rdma_queue *queue)
 {
-	return READ_ONCE(queue->sq_cmds) == READ_ONCE(queue->rq_resps);
+	return READ_ONCE(queue->nr_cmds) == READ_ONCE(queue->nr_answered);
 }
 
 /*
@@ -505,7 +507,7 @@ static void rblk_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_sync_single_for_cpu(queue->ibdev, dma,
 				   sizeof(struct nvme_completion),
 				   DMA_FROM_DEVICE);
-	WRITE_ONCE(queue->rq_resps, queue->rq_resps + 1);
+	WRITE_ONCE(queue->nr_answered, queue->nr_answered + 1);
 	rblk_process_cqe(queue, &queue->cqes[r->idx], wc);
 	ib_dma_sync_single_for_device(queue->ibdev, dma,
 				      sizeof(struct nvme_completion),
@@ -585,14 +587,10 @@ static void rblk_drain_qp(struct rblk_rdma_queue *queue)
 		},
 	};
 	struct ib_recv_wr rwr = { .wr_cqe = &queue->drain_rq_cqe };
-	unsigned long flags = 0;
-	bool bh;
 	int ret;
 
 	/* What blk-mq handed us goes first: the marker must be last. */
-	bh = rblk_sq_lock(queue, &flags, false);
-	rblk_sq_flush(queue, NULL);
-	rblk_sq_unlock(queue, flags, bh);
+	rblk_rdma_commit(queue->nq);
 
 	if (queue->ibdev->ops.drain_sq || queue->ibdev->ops.drain_rq) {
 		ib_drain_qp(queue->qp);
@@ -945,8 +943,7 @@ static int rblk_queue_create_ib(struct rblk_rdma_queue *queue)
 	queue->sq_head = 0;
 	queue->sq_sig = 0;
 	queue->sq_done = 0;
-	queue->sq_cmds = 0;
-	queue->rq_resps = 0;
+	queue->nr_answered = queue->nr_cmds;
 
 	send_sge = min_t(int, attrs->max_send_sge, 1 + RBLK_MAX_INLINE_SGE);
 	queue->inline_sge = queue->inline_bytes ? send_sge - 1 : 0;
@@ -1594,8 +1591,7 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq, bool last)
 	rblk_sq_append(queue, first, wr, nwr);
 	if (first == &queue->pool_reg.wr)
 		queue->pool_live = true;
-	queue->nr_cmds++;
-	WRITE_ONCE(queue->sq_cmds, queue->sq_cmds + 1);
+	WRITE_ONCE(queue->nr_cmds, queue->nr_cmds + 1);
 	if (signal) {
 		/* Its completion is one more reference than the response. */
 		atomic_inc(&req->pending);
