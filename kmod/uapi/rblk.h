@@ -56,6 +56,13 @@ enum rblk_cmd {
 	 * re-enables the event on the target.
 	 */
 	RBLK_CMD_AEN,
+	/*
+	 * Admin: the I/O policy of the subsystem SUBNQN (HOSTNQN: the
+	 * default host NQN when absent) as IOPOLICY; the controllers of a
+	 * subsystem share it, so any of them may be named instead
+	 * (CTRL_NAME or CTRL_ID).
+	 */
+	RBLK_CMD_SET_IOPOLICY,
 	__RBLK_CMD_MAX,
 };
 
@@ -138,6 +145,20 @@ enum rblk_attr {
 	RBLK_ATTR_REQ_NR_WRITE_QUEUES,
 	RBLK_ATTR_REQ_NR_POLL_QUEUES,
 	RBLK_ATTR_REQ_QUEUE_SIZE,
+	/*
+	 * Multipath (get only, but IOPOLICY in SET_IOPOLICY). Controllers
+	 * with the same SUBNQN and HOSTNQN are paths of one subsystem,
+	 * numbered SUBSYS_ID: with MULTIPATH its namespaces are one head
+	 * disk each, rblk<SUBSYS_ID>n<NSID>, over hidden per-path disks
+	 * rblk<SUBSYS_ID>c<CTRL_ID>n<NSID>. Without it (module parameter
+	 * multipath=N, or a target that does not report a multi-controller
+	 * subsystem in CMIC) each controller has disks of its own,
+	 * rblk<CTRL_ID>n<NSID>.
+	 */
+	RBLK_ATTR_SUBSYS_ID,		/* u32 */
+	RBLK_ATTR_MULTIPATH,		/* flag */
+	RBLK_ATTR_IOPOLICY,		/* u8: enum rblk_iopolicy, the subsystem's */
+	RBLK_ATTR_ANATT,		/* u8: ANA transition time, seconds; 0 = no ANA */
 	__RBLK_ATTR_MAX,
 };
 
@@ -152,6 +173,15 @@ enum rblk_ns_attr {
 	RBLK_NS_ATTR_DISK,		/* string: "rblk0n1" */
 	RBLK_NS_ATTR_SIZE_BYTES,	/* u64 */
 	RBLK_NS_ATTR_LBA_SIZE,		/* u32 */
+	/*
+	 * Multipath: DISK is the device to open (the head), PATH_DISK this
+	 * controller's hidden path below it; ANA_STATE (enum rblk_ana_state)
+	 * and ANAGRPID as the path's controller last reported them, absent
+	 * when the controller does not report ANA.
+	 */
+	RBLK_NS_ATTR_PATH_DISK,		/* string: "rblk0c1n1" */
+	RBLK_NS_ATTR_ANA_STATE,		/* u8 */
+	RBLK_NS_ATTR_ANAGRPID,		/* u32 */
 	__RBLK_NS_ATTR_MAX,
 };
 
@@ -172,5 +202,28 @@ enum rblk_stat_attr {
 };
 
 #define RBLK_STAT_ATTR_MAX (__RBLK_STAT_ATTR_MAX - 1)
+
+/*
+ * How a head disk picks a path among the usable ones (ANA optimized, or
+ * non-optimized when none is), as nvme's iopolicy: NUMA the nearest
+ * (the default), ROUND_ROBIN the next in turn, QUEUE_DEPTH the one with
+ * the fewest commands outstanding. sysfs spells them "numa",
+ * "round-robin" and "queue-depth".
+ */
+enum rblk_iopolicy {
+	RBLK_IOPOLICY_NUMA,
+	RBLK_IOPOLICY_ROUND_ROBIN,
+	RBLK_IOPOLICY_QUEUE_DEPTH,
+	__RBLK_IOPOLICY_MAX,
+};
+
+/* ANA states: the NVMe values (Asymmetric Namespace Access log, 0Ch). */
+enum rblk_ana_state {
+	RBLK_ANA_OPTIMIZED		= 0x01,
+	RBLK_ANA_NONOPTIMIZED		= 0x02,
+	RBLK_ANA_INACCESSIBLE		= 0x03,
+	RBLK_ANA_PERSISTENT_LOSS	= 0x04,
+	RBLK_ANA_CHANGE			= 0x0f,
+};
 
 #endif /* _UAPI_LINUX_RBLK_H */
