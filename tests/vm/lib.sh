@@ -410,6 +410,20 @@ vm_rblk_connect() {
 	echo "$out"
 }
 
+# vm_rblk_path_disk CTRL [NSID]: the blk-mq disk of controller CTRL (rblkN)
+# for namespace NSID (default 1): with multipath the hidden path
+# rblk<S>c<N>n<NSID> below the head, else rblk<N>n<NSID> itself.
+vm_rblk_path_disk() {
+	local c=${1#rblk} n=${2:-1} d
+	for d in /sys/block/rblk[0-9]*c"${c}"n"${n}" /sys/block/rblk"${c}"n"${n}"; do
+		if [ -d "$d/mq" ]; then
+			basename "$d"
+			return 0
+		fi
+	done
+	vm_fail "no blk-mq disk of rblk$c for nsid $n"
+}
+
 vm_rblk_disks() {
 	local d
 	for d in /dev/rblk*; do
