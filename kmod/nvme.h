@@ -484,6 +484,7 @@ static inline void rblk_stats_account(struct rblk_ctrl *ctrl,
 {
 	__rblk_stats_account(ctrl, rq, sts, false);
 }
+
 extern const struct attribute_group rblk_stats_attr_group;
 void rblk_stats_sysfs_init(void);
 
