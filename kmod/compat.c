@@ -4,6 +4,7 @@
  * (struct queue_limits at allocation time). See compat.h.
  */
 #include <linux/blkdev.h>
+#include <linux/part_stat.h>
 
 #include "compat.h"
 
@@ -169,10 +170,16 @@ int rblk_set_xfer_limits(struct request_queue *q, const struct rblk_qlim *l)
 
 #endif /* RBLK_HAVE_QUEUE_LIMITS */
 
-/* 6.3 moved the sector count from the start of the I/O to its end. */
+/*
+ * 6.3 moved the sector count from the start of the I/O to its end. A
+ * flush is counted as the block layer counts a blk-mq disk's (flush_end_io()):
+ * in the flush columns, never in flight, which bdev_*_io_acct() would not do.
+ */
 unsigned long rblk_io_acct_start(struct block_device *bdev,
 				 struct request *rq)
 {
+	if (req_op(rq) == REQ_OP_FLUSH)
+		return jiffies;
 #ifdef RBLK_HAVE_BDEV_ACCT_END_SECTORS
 	return bdev_start_io_acct(bdev, req_op(rq), jiffies);
 #else
@@ -184,6 +191,14 @@ unsigned long rblk_io_acct_start(struct block_device *bdev,
 void rblk_io_acct_end(struct block_device *bdev, struct request *rq,
 		      unsigned long start)
 {
+	if (req_op(rq) == REQ_OP_FLUSH) {
+		part_stat_lock();
+		part_stat_inc(bdev, ios[STAT_FLUSH]);
+		part_stat_add(bdev, nsecs[STAT_FLUSH],
+			      jiffies_to_nsecs(jiffies - start));
+		part_stat_unlock();
+		return;
+	}
 #ifdef RBLK_HAVE_BDEV_ACCT_END_SECTORS
 	bdev_end_io_acct(bdev, req_op(rq), blk_rq_sectors(rq), start);
 #else
