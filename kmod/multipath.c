@@ -447,8 +447,9 @@ again:
 	if (head && (!rblk_ids_equal(head, ns) ||
 		     head->lba_shift != ns->lba_shift)) {
 		mutex_unlock(&rblk_subsys_lock);
-		dev_err(ctrl->dev, "nsid %u: identifiers differ from %s's on the other paths: not merged\n",
-			ns->nsid, head->disk->disk_name);
+		/* The head may go once unlocked: named by what ns knows. */
+		dev_err(ctrl->dev, "nsid %u: identifiers differ from rblk%un%u's on the other paths: not merged\n",
+			ns->nsid, subsys->instance, ns->nsid);
 		if (made)
 			rblk_head_discard(made);
 		return -EINVAL;
