@@ -3,7 +3,9 @@
 
 #include "rblk/bypass/wire.hpp"
 
+extern "C" {  // libnvme 1.3 headers lack C++ linkage guards
 #include <nvme/util.h>
+}
 
 #include <cstring>
 

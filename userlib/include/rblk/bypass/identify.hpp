@@ -6,7 +6,9 @@
 // module's own code (kmod/identify.c).
 #pragma once
 
+extern "C" {  // libnvme 1.3 headers lack C++ linkage guards
 #include <nvme/types.h>
+}
 
 #include <cstdint>
 #include <string>

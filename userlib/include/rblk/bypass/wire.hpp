@@ -7,7 +7,9 @@
 // only hosts this builds for (checked below).
 #pragma once
 
+extern "C" {  // libnvme 1.3 headers lack C++ linkage guards
 #include <nvme/types.h>
+}
 
 #include <bit>
 #include <cstddef>
