@@ -67,6 +67,7 @@ Controller::Controller(const ControllerOptions& opts) : opts_(opts)
         has_src_ = true;
     }
     kato_ = seconds(c.kato.value_or(RBLK_DEFAULT_KATO));
+    require_rdma_device();
     connect_all(true);
 }
 

@@ -36,8 +36,6 @@ Queue::Queue(const QueueConfig& cfg, const sockaddr* dst, const sockaddr* src)
 {
     if (rdma_resolve_addr(id_.get(), const_cast<sockaddr*>(src), const_cast<sockaddr*>(dst),
                           ms(cfg_.cm_timeout)) != 0) {
-        if (errno == ENODEV)
-            throw Error("no RDMA device (load an RDMA driver and rdma_ucm, e.g. modprobe rdma_rxe rdma_ucm)");
         throw Error(errno_message("cannot resolve the target address", errno));
     }
     CmEvent ev = wait_cm_event(channel_.get(), cfg_.cm_timeout + std::chrono::milliseconds(500));

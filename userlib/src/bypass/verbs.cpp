@@ -15,14 +15,29 @@ std::string errno_message(const std::string& what, int err) { return what + ": "
 
 namespace {
 
+constexpr const char* kNoRdma =
+    "no RDMA device (load an RDMA driver and rdma_ucm, e.g. modprobe rdma_rxe rdma_ucm)";
+
 [[noreturn]] void no_rdma(int err)
 {
     if (err == ENODEV || err == ENOENT || err == ENXIO)
-        throw Error("no RDMA device (load an RDMA driver and rdma_ucm, e.g. modprobe rdma_rxe rdma_ucm)");
+        throw Error(kNoRdma);
     throw Error(errno_message("cannot open the RDMA connection manager", err));
 }
 
+struct DeviceListFree {
+    void operator()(ibv_device** l) const { ibv_free_device_list(l); }
+};
+
 }  // namespace
+
+void require_rdma_device()
+{
+    int n = 0;
+    const std::unique_ptr<ibv_device*, DeviceListFree> list(ibv_get_device_list(&n));
+    if (!list || n == 0)
+        throw Error(kNoRdma);
+}
 
 EventChannel make_event_channel()
 {

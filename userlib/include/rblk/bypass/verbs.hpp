@@ -66,6 +66,11 @@ private:
 // Throws Error when reading the channel fails.
 CmEvent wait_cm_event(rdma_event_channel* channel, std::chrono::milliseconds timeout);
 
+// Throws Error "no RDMA device (...)" when the host has none: checked
+// before anything else, so that the user reads that rather than an
+// address error from a route over a plain network device.
+void require_rdma_device();
+
 // A new event channel (non-blocking) and cm_id on it. Throws Error with
 // the reason the user can act on when there is no RDMA device or the
 // rdma_cm device file is missing.
