@@ -50,6 +50,9 @@ void add_one(CLI::App& app, Request& req, bool write)
                   "the file's buffer");
     sub->add_flag("--event", a.event,
                   "Sleep on the completion channel while waiting instead of busy polling");
+    sub->add_flag("-v,--verbose", a.verbose,
+                  "Print the controller's limits and how the commands carried their data on "
+                  "standard error");
     add_host_options(sub, o);
     add_io_options(sub, o, false);
     sub->callback([&req, sub, write] {
@@ -115,6 +118,24 @@ void write_output(const BypassIoArgs& a, const std::vector<std::byte>& buf, std:
         throw std::runtime_error("cannot write " + a.data + ": " + std::strerror(errno));
 }
 
+// --verbose: what the controller granted and how the data went.
+void describe(std::ostream& err, const rblk::bypass::Controller& c, const rblk::bypass::IoQueue& q)
+{
+    const auto& i = c.info();
+    err << "rblkctl: bypass: controller " << i.cntlid << " (" << i.model << "), " << c.nr_io_queues()
+        << " I/O queue(s) of " << c.io_queue_size() << ", in-capsule data up to " << q.inline_max()
+        << " bytes, " << i.max_transfer << " bytes per command; namespace " << c.ns().nsid << ": "
+        << c.ns().size_bytes() << " bytes, LBA " << c.ns().lba_size() << '\n';
+}
+
+void describe(std::ostream& err, const rblk::bypass::IoQueueStats& s, std::size_t reconnects)
+{
+    err << "rblkctl: bypass: " << s.commands << " command(s): " << s.in_capsule << " in-capsule, "
+        << s.pooled << " through the pool, " << s.registered << " through the registered buffer, "
+        << s.commands - s.in_capsule - s.pooled - s.registered << " without data; " << reconnects
+        << " reconnect(s)\n";
+}
+
 }  // namespace
 
 void add_bypass_io(CLI::App& app, Request& req)
@@ -143,6 +164,8 @@ int run_bypass_io(const Request& req, std::ostream& out)
             throw std::runtime_error("cannot register the data buffer with the RDMA device: " +
                                      std::string(std::strerror(err)));
     }
+    if (a.verbose)
+        describe(std::cerr, ctrl, q);
     bp::SyncIo io(ctrl, 0, a.event ? bp::CompletionMode::Event : bp::CompletionMode::Poll);
     const auto offset = static_cast<std::uint64_t>(a.offset);
     const bp::IoStatus st = write ? io.write(offset, buf.data(), buf.size())
@@ -158,6 +181,8 @@ int run_bypass_io(const Request& req, std::ostream& out)
     }
     if (!a.copy)
         q.unregister_buffer(buf.data());
+    if (a.verbose)
+        describe(std::cerr, q.stats(), ctrl.reconnects());
     ctrl.shutdown();
     if (!write)
         write_output(a, buf, out);

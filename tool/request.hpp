@@ -27,6 +27,7 @@ struct BypassIoArgs {
     std::string data;             // the file; empty: stdin (write) / stdout (read)
     bool copy = false;            // stage through the queue's pool, no registration of the file's buffer
     bool event = false;           // sleep on the completion channel instead of busy polling
+    bool verbose = false;         // the controller's limits and how the commands carried data, on stderr
 };
 
 struct Request {

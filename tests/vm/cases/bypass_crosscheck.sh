@@ -46,13 +46,25 @@ bypass_refused "read failed: offset and length must be multiples of the LBA size
 	read --path bypass -a "$t" -n "$nqn" --offset 100 --length 4096 --data /tmp/x
 
 # --- bypass writes, the kernel's initiators read --------------------------------------
-bw() { "$RBLKCTL" write --path bypass -a "$t" -n "$nqn" "$@" || vm_fail "rblkctl write --path bypass $* failed"; }
 br() { "$RBLKCTL" read --path bypass -a "$t" -n "$nqn" "$@" || vm_fail "rblkctl read --path bypass $* failed"; }
 sum() { sha256sum "$1" | cut -d' ' -f1; }
 
-bw --offset $((1 << 20)) --data /tmp/w1m
-bw --offset $((3 << 20)) --data /tmp/w4k
-bw --offset $((5 << 20)) --data /tmp/wcopy --copy --event
+# bw_via ERE ARGS...: a bypass write whose --verbose summary matches ERE
+# (how the commands carried the data).
+bw_via() {
+	local re=$1 out
+	shift
+	out=$("$RBLKCTL" write --path bypass -a "$t" -n "$nqn" -v "$@" 2>&1 > /dev/null) ||
+		vm_fail "rblkctl write --path bypass $* failed: $out"
+	vm_log "$out"
+	vm_assert_match "$re" "$out" "how rblkctl write --path bypass $* carried the data"
+}
+bw_via ' 0 in-capsule, 0 through the pool, [1-9][0-9]* through the registered buffer' \
+	--offset $((1 << 20)) --data /tmp/w1m
+bw_via ' 1 in-capsule, 0 through the pool, 0 through the registered buffer' \
+	--offset $((3 << 20)) --data /tmp/w4k
+bw_via ' 0 in-capsule, [1-9][0-9]* through the pool, 0 through the registered buffer' \
+	--offset $((5 << 20)) --data /tmp/wcopy --copy --event
 
 vm_rblk_load
 vm_assert_eq $'rblk0\n/dev/rblk0n1' "$(vm_rblk_connect "$nqn" -i 1)" "rblkctl connect"

@@ -170,7 +170,7 @@ void Controller::connect_all(bool first)
         q->connect(pd_.get());
         connect_queue(*q, qcfg.qid, io_size_);
         if (first)
-            io_.push_back(std::make_unique<IoQueue>(pd_.get(), info_, ns_, io_size_));
+            io_.push_back(std::make_unique<IoQueue>(pd_.get(), info_, ns_, io_size_, &ka_failed_));
         io_[i]->update_ns(ns_);
         io_[i]->attach(std::move(q));
     }

@@ -16,14 +16,16 @@ std::size_t pool_count(const ControllerInfo& c, std::uint16_t depth)
 
 }  // namespace
 
-IoQueue::IoQueue(ibv_pd* pd, const ControllerInfo& ctrl, const NamespaceInfo& ns, std::uint16_t depth)
+IoQueue::IoQueue(ibv_pd* pd, const ControllerInfo& ctrl, const NamespaceInfo& ns, std::uint16_t depth,
+                 const std::atomic<bool>* ctrl_failed)
     : depth_(depth),
       max_transfer_(ctrl.max_transfer),
       ioccsz_(ctrl.ioccsz_bytes / 16),
       inline_max_(std::min(in_capsule_capacity(ctrl.ioccsz_bytes / 16), kInlineDataMax)),
       ns_(ns),
       pool_(pd, pool_chunk(ctrl), pool_count(ctrl, depth)),
-      cache_(pd)
+      cache_(pd),
+      ctrl_failed_(ctrl_failed)
 {
 }
 
@@ -60,20 +62,34 @@ IoStatus IoQueue::submit(const IoRequest& r)
         to_target = true;
         break;
     }
-    if (bytes == 0)
-        return q_->submit(cmd, {}, r.user_data);
-    if (to_target && use_in_capsule(static_cast<std::uint32_t>(bytes), ioccsz_, inline_max_))
-        return q_->submit(cmd, {static_cast<const std::byte*>(r.buf), bytes}, r.user_data);
-    RemoteRef ref;
-    if (pool_.contains(r.buf, bytes)) {
-        ref = pool_.ref(r.buf);
-    } else if (const ibv_mr* mr = cache_.find(r.buf, bytes)) {
-        ref = {reinterpret_cast<std::uint64_t>(r.buf), mr->rkey};
+    enum class Via { None, InCapsule, Pool, Registered } via = Via::None;
+    std::span<const std::byte> inline_data;
+    if (bytes == 0) {
+        // no data: the null SGL the builders set
+    } else if (to_target && use_in_capsule(static_cast<std::uint32_t>(bytes), ioccsz_, inline_max_)) {
+        via = Via::InCapsule;
+        inline_data = {static_cast<const std::byte*>(r.buf), bytes};
     } else {
-        return invalid;  // unregistered memory
+        RemoteRef ref;
+        if (pool_.contains(r.buf, bytes)) {
+            ref = pool_.ref(r.buf);
+            via = Via::Pool;
+        } else if (const ibv_mr* mr = cache_.find(r.buf, bytes)) {
+            ref = {reinterpret_cast<std::uint64_t>(r.buf), mr->rkey};
+            via = Via::Registered;
+        } else {
+            return invalid;  // unregistered memory
+        }
+        cmd.dptr = keyed_sgl(ref.addr, static_cast<std::uint32_t>(bytes), ref.rkey);
     }
-    cmd.dptr = keyed_sgl(ref.addr, static_cast<std::uint32_t>(bytes), ref.rkey);
-    return q_->submit(cmd, {}, r.user_data);
+    const IoStatus st = q_->submit(cmd, inline_data, r.user_data);
+    if (st.ok()) {
+        ++stats_.commands;
+        stats_.in_capsule += via == Via::InCapsule;
+        stats_.pooled += via == Via::Pool;
+        stats_.registered += via == Via::Registered;
+    }
+    return st;
 }
 
 }  // namespace rblk::bypass

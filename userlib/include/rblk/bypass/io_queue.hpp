@@ -18,12 +18,21 @@
 #include "rblk/bypass/memory.hpp"
 #include "rblk/bypass/queue.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <memory>
 #include <span>
 
 namespace rblk::bypass {
+
+// What a queue's submissions used, since it was made (reconnects included).
+struct IoQueueStats {
+    std::uint64_t commands = 0;    // accepted by submit()
+    std::uint64_t in_capsule = 0;  // data in the command capsule
+    std::uint64_t pooled = 0;      // keyed SGL into the queue's pool
+    std::uint64_t registered = 0;  // keyed SGL into a caller's registered buffer
+};
 
 struct IoRequest {
     IoOp op = IoOp::Read;
@@ -39,7 +48,10 @@ using IoCompletion = QueueCompletion;
 
 class IoQueue {
 public:
-    IoQueue(ibv_pd* pd, const ControllerInfo& ctrl, const NamespaceInfo& ns, std::uint16_t depth);
+    // `ctrl_failed`: the controller's flag that its keep-alive failed; the
+    // queue's own thread then fails the queue at its next poll.
+    IoQueue(ibv_pd* pd, const ControllerInfo& ctrl, const NamespaceInfo& ns, std::uint16_t depth,
+            const std::atomic<bool>* ctrl_failed = nullptr);
     IoQueue(const IoQueue&) = delete;
     IoQueue& operator=(const IoQueue&) = delete;
 
@@ -67,9 +79,15 @@ public:
     }
 
     IoStatus submit(const IoRequest& r);
-    std::size_t poll(std::span<IoCompletion> out) { return q_ ? q_->poll(out) : 0; }
+    const IoQueueStats& stats() const { return stats_; }
+    std::size_t poll(std::span<IoCompletion> out)
+    {
+        check_controller();
+        return q_ ? q_->poll(out) : 0;
+    }
     std::size_t wait(std::span<IoCompletion> out, std::chrono::milliseconds timeout)
     {
+        check_controller();
         return q_ ? q_->wait(out, timeout) : 0;
     }
 
@@ -81,6 +99,12 @@ public:
     void update_ns(const NamespaceInfo& ns) { ns_ = ns; }
 
 private:
+    void check_controller()
+    {
+        if (ctrl_failed_ && q_ && !q_->failed() && ctrl_failed_->load(std::memory_order_relaxed))
+            q_->fail("the controller's keep-alive failed");
+    }
+
     std::uint16_t depth_;
     std::uint32_t max_transfer_;
     std::uint32_t ioccsz_;
@@ -89,6 +113,8 @@ private:
     BufferPool pool_;
     RegistrationCache cache_;
     std::unique_ptr<Queue> q_;
+    const std::atomic<bool>* ctrl_failed_;
+    IoQueueStats stats_;
 };
 
 // In-capsule data rblk sends at most per write (below IOCCSZ when that is larger).
