@@ -38,6 +38,7 @@ const std::map<std::string, Source>& value_sources()
         {"disconnect --nqn", {Source::Subnqns}},
         {"bench --filename", {Source::Files}},
         {"bench --rw", {Source::Words, {"read", "write", "randread", "randwrite", "randrw"}}},
+        {"bench --path", {Source::Words, {"kernel", "bypass"}}},
         {"read --data", {Source::Files}},
         {"write --data", {Source::Files}},
         {"read --path", {Source::Words, {"bypass"}}},

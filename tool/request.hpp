@@ -19,6 +19,7 @@ enum class Command {
 
 // read/write: raw bytes between a namespace and a file, through a data
 // path (today the bypass initiator; the controller is req.connect).
+// bench --path bypass takes its nsid too.
 struct BypassIoArgs {
     std::string path;             // "bypass"
     std::int64_t nsid = 1;
@@ -43,6 +44,7 @@ struct Request {
     std::string shell;   // completion
     std::string output;  // completion: the script to print
     rblk::bench::BenchArgs bench;  // bench: its options, as given
+    std::string bench_path = "kernel";  // bench --path: kernel (io_uring) or bypass
     BypassIoArgs bypass_io;        // read, write
     // discover/connect-all: the discovery controller is req.connect (its
     // subnqn the discovery NQN, RBLK_DISC_SUBNQN by default); connect-all

@@ -5,7 +5,8 @@
 # kernel's nvme-rdma, and what those two write reads back identical through
 # `rblkctl read --path bypass`; in-capsule (4 KiB), keyed SGL over the
 # registered file buffer (1 MiB, several commands) and staged through the
-# queue's pool (--copy, --event). No RDMA device, a wrong NQN, no listener
+# queue's pool (--copy, --event); `rblkctl bench --path bypass --verify`
+# stamps that rblk.ko's bench checks, and checks nvme-rdma's. No RDMA device, a wrong NQN, no listener
 # and an address nobody answers each give one line and a non-zero exit.
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 vm_require "$RBLKCTL"
@@ -89,6 +90,21 @@ vm_assert_eq "$(sum /tmp/k2)" "$(sum /tmp/r3)" "nvme-rdma write, read by bypass 
 # What the bypass wrote, read back by bypass too.
 br --offset $((3 << 20)) --length 4096 --data /tmp/r4
 vm_assert_eq "$(sum /tmp/w4k)" "$(sum /tmp/r4)" "bypass write, read by bypass"
+
+# --- rblkctl bench --verify across the paths (the first MiB, 2 jobs) --------------------
+# bench_ok WHAT ARGS...: the bench passes and checked every block of the MiB.
+bench_ok() {
+	local what=$1 out
+	shift
+	out=$("$RBLKCTL" bench --size 1M --bs 4k --iodepth 8 --numjobs 2 --verify "$@" 2>&1) ||
+		vm_fail "$what: rblkctl bench $* failed: $out"
+	vm_assert_match 'verify: 256 blocks checked, 0 mismatch' "$out" "$what: rblkctl bench $*"
+	vm_log "$what: $(grep -m1 -E '^ *(read|write):' <<< "$out")"
+}
+bench_ok "bypass stamps" --path bypass -a "$t" -n "$nqn" --rw write
+bench_ok "rblk.ko checks the bypass stamps" --filename /dev/rblk0n1 --rw read
+bench_ok "nvme-rdma stamps" --filename "$ref" --rw write
+bench_ok "bypass checks the nvme-rdma stamps" --path bypass -a "$t" -n "$nqn" --rw randread
 
 vm_nvme_ref_disconnect "$nqn"
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"
