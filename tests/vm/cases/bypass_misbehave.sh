@@ -6,15 +6,16 @@
 # command ids and double completions (the queue is failed, the controller
 # reconnects, the command is sent again and the data read back is what
 # was written), an error status with DNR (one line at once, never retried),
-# silence (keep-alive fails, the reconnect gives up after ctrl_loss_tmo:
-# one line, bounded time), and absurd Identify data (one line naming the
+# silence (keep-alive fails, the reconnect gives up after ctrl_loss_tmo,
+# or the I/O fails after fast_io_fail_tmo: one line, bounded time), and absurd Identify data (one line naming the
 # field; an absurd MDTS is capped, not trusted). The target must never
 # crash, rblkctl never hang.
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 # shellcheck source=SCRIPTDIR/../lib-target.sh
 . "$RBLK_SRC_DIR/tests/vm/lib-target.sh"
 # Keep-alive 2 s, reconnect every 1 s, give up after 4 s.
-BP_OPTS=(--path bypass -a 10.99.0.1 -n "$TGT_NQN" -k 2 -c 1 -l 4 -v)
+BP_BASE=(--path bypass -a 10.99.0.1 -n "$TGT_NQN" -k 2 -c 1 -v)
+BP_OPTS=("${BP_BASE[@]}" -l 4)
 sum() { sha256sum "$1" | cut -d' ' -f1; }
 
 # bp MODE read|write ARGS...: must succeed within 60 s; prints its -v lines.
@@ -85,9 +86,17 @@ vm_assert_eq 1 "$(tgt_hits dnr-status)" "dnr-status: commands answered with DNR 
 bp_stop
 
 # --- silence: keep-alive fails, reconnecting gives up -------------------------------------
+# (each reconnect attempt's commands end by the deadline: a silent target
+# holds nothing past ctrl_loss_tmo, nor past fast_io_fail_tmo)
 tgt_start silence
-bp_fails silence "read failed: controller lost: no reconnect within ctrl_loss_tmo \(4 s\)" 60 \
+bp_fails silence "read failed: controller lost: no reconnect within ctrl_loss_tmo \(4 s\)" 30 \
 	read --offset "$TGT_TRAP_OFF" --length 4096 --data /tmp/x
+bp_stop
+tgt_start silence
+BP_OPTS=("${BP_BASE[@]}" -l 60 -F 2)
+bp_fails "silence, fast_io_fail_tmo 2" "read failed: I/O failed after fast_io_fail_tmo: " 30 \
+	read --offset "$TGT_TRAP_OFF" --length 4096 --data /tmp/x
+BP_OPTS=("${BP_BASE[@]}" -l 4)
 bp_stop
 
 # --- absurd Identify data ------------------------------------------------------------------

@@ -39,7 +39,7 @@ sockaddr_storage numeric_address(const std::string& host, std::int64_t port, con
 
 }  // namespace
 
-Controller::Controller(const ControllerOptions& opts) : opts_(opts)
+Controller::Controller(const ControllerOptions& opts) : opts_(opts), admin_timeout_(opts.admin_timeout)
 {
     rblk::ConnectOptions& c = opts_.connect;
     if (!c.nr_io_queues)
@@ -87,8 +87,9 @@ void Controller::connect_all(bool first)
     QueueConfig acfg;
     acfg.qid = 0;
     acfg.size = kAdminQueueSize;
-    acfg.cmd_timeout = opts_.admin_timeout;
-    acfg.cm_timeout = opts_.cm_timeout;
+    acfg.cmd_timeout = admin_timeout_;
+    acfg.cm_timeout = std::min(opts_.cm_timeout, admin_timeout_);
+    acfg.connect_timeout = admin_timeout_;
     acfg.tos = static_cast<int>(c.tos.value_or(-1));
 
     std::lock_guard lock(admin_mu_);
@@ -164,7 +165,8 @@ void Controller::connect_all(bool first)
         qcfg.size = io_size_;
         qcfg.inline_max = std::min(in_capsule_capacity(info_.ioccsz_bytes / 16), kInlineDataMax);
         qcfg.cmd_timeout = opts_.io_timeout;
-        qcfg.cm_timeout = opts_.cm_timeout;
+        qcfg.cm_timeout = acfg.cm_timeout;
+        qcfg.connect_timeout = acfg.connect_timeout;
         qcfg.tos = acfg.tos;
         auto q = std::make_unique<Queue>(qcfg, dst, src);
         q->connect(pd_.get());
@@ -182,7 +184,7 @@ QueueCompletion Controller::admin_cmd(const Command& cmd)
 {
     if (!admin_)
         return {0, {IoStatus::Kind::QueueDown, 0}, 0};
-    return admin_->execute(cmd, opts_.admin_timeout);
+    return admin_->execute(cmd, admin_timeout_);
 }
 
 void Controller::connect_queue(Queue& q, std::uint16_t qid, std::uint16_t size)
@@ -198,13 +200,13 @@ void Controller::connect_queue(Queue& q, std::uint16_t qid, std::uint16_t size)
                                   static_cast<std::uint32_t>(kato_.count()));
     const RemoteRef ref = admin_pool_->ref(buf);
     cmd.dptr = keyed_sgl(ref.addr, sizeof(data), ref.rkey);
-    const QueueCompletion c = q.execute(cmd, opts_.admin_timeout);
+    const QueueCompletion c = q.execute(cmd, admin_timeout_);
     admin_pool_->put(buf);
     if (c.status.kind == IoStatus::Kind::Nvme)
         throw Error(connect_error(c.status.nvme, static_cast<std::uint32_t>(c.result)));
     if (!c.status.ok())
-        throw Error("Connect (qid " + std::to_string(qid) + ") failed: " + c.status.describe() +
-                    (q.failed() ? " (" + q.failure() + ")" : ""));
+        throw Error("Connect (qid " + std::to_string(qid) + ") failed: " +
+                    (q.failed() ? q.failure() : c.status.describe()));
     if (qid == 0)
         cntlid_ = static_cast<std::uint16_t>(c.result);
 }
@@ -346,12 +348,22 @@ bool Controller::recover()
                         " s); last error: " + last_error_);
         if (fast >= 0 && t - *lost_since_ >= seconds(fast) && tried)
             return false;
+        // An attempt, its commands bounded by the deadlines above: a
+        // silent target must not hold the I/O past fast_io_fail_tmo.
+        auto until = t + opts_.admin_timeout;
+        if (loss >= 0)
+            until = std::min(until, *lost_since_ + seconds(loss));
+        if (fast >= 0)
+            until = std::min(until, *lost_since_ + seconds(fast));
+        admin_timeout_ = std::max(std::chrono::duration_cast<milliseconds>(until - t), milliseconds(1000));
         try {
             connect_all(false);
+            admin_timeout_ = opts_.admin_timeout;
             lost_since_.reset();
             ++reconnects_;
             return true;
         } catch (const Error& e) {
+            admin_timeout_ = opts_.admin_timeout;
             last_error_ = e.what();
             teardown();
         }

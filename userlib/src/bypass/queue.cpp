@@ -126,7 +126,7 @@ void Queue::connect(ibv_pd* pd)
     param.rnr_retry_count = 7;
     if (rdma_connect(id_.get(), &param) != 0)
         throw Error(errno_message("cannot start the RDMA connection", errno));
-    CmEvent ev = wait_cm_event(channel_.get(), cfg_.cm_timeout * 2);
+    CmEvent ev = wait_cm_event(channel_.get(), cfg_.connect_timeout);
     if (!ev)
         throw Error("target unreachable over RDMA (no answer to the connection request)");
     switch (ev->event) {
@@ -318,7 +318,9 @@ std::size_t Queue::poll(std::span<QueueCompletion> out)
     }
     if (!failed_) {
         if (const auto tag = table_.expired(CommandTable::Clock::now())) {
-            fail("command timed out (cid " + std::to_string(table_.cid(*tag)) + ")");
+            char cid[8];
+            std::snprintf(cid, sizeof(cid), "%#x", table_.cid(*tag));
+            fail(std::string("command timed out (cid ") + cid + ")");
             slots_[*tag].forced = IoStatus::Kind::Timeout;
         }
     }

@@ -103,6 +103,9 @@ private:
     void keep_alive_loop(std::stop_token stop);
 
     ControllerOptions opts_;
+    // Each admin command's limit: opts_.admin_timeout, less while a
+    // reconnect attempt must end by a deadline.
+    std::chrono::milliseconds admin_timeout_;
     sockaddr_storage dst_{};
     sockaddr_storage src_{};
     bool has_src_ = false;

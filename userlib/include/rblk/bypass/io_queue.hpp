@@ -120,8 +120,8 @@ private:
 // In-capsule data rblk sends at most per write (below IOCCSZ when that is larger).
 inline constexpr std::uint32_t kInlineDataMax = 8192;
 // The pool of a queue: chunks of min(max transfer, 128 KiB), one per
-// command slot, 16 MiB at most.
+// command slot, 4 MiB at most (below the default RLIMIT_MEMLOCK of 8 MiB).
 inline constexpr std::size_t kPoolChunkMax = 128 * 1024;
-inline constexpr std::size_t kPoolBytesMax = 16 * 1024 * 1024;
+inline constexpr std::size_t kPoolBytesMax = 4 * 1024 * 1024;
 
 }  // namespace rblk::bypass

@@ -35,7 +35,8 @@ struct QueueConfig {
     std::uint16_t size = kAdminQueueSize;    // commands in flight at most (the SQ size)
     std::uint32_t inline_max = 0;            // in-capsule data bytes per command (0: none)
     std::chrono::milliseconds cmd_timeout{30000};
-    std::chrono::milliseconds cm_timeout{3000};  // each rdma_cm step
+    std::chrono::milliseconds cm_timeout{3000};  // address and route resolution, each
+    std::chrono::milliseconds connect_timeout{15000};  // the RDMA connection's establishment
     int tos = -1;                            // RDMA type of service, -1: the default
 };
 
