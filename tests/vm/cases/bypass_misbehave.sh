@@ -7,9 +7,12 @@
 # reconnects, the command is sent again and the data read back is what
 # was written), an error status with DNR (one line at once, never retried),
 # silence (keep-alive fails, the reconnect gives up after ctrl_loss_tmo,
-# or the I/O fails after fast_io_fail_tmo: one line, bounded time), and absurd Identify data (one line naming the
-# field; an absurd MDTS is capped, not trusted). The target must never
-# crash, rblkctl never hang.
+# or the I/O fails after fast_io_fail_tmo: one line, bounded time), and
+# absurd Identify data (one line naming the field; an absurd MDTS is
+# capped, not trusted). The target must never
+# crash, rblkctl never hang. With the module's own cases of the test
+# target, in the protocol group.
+# vm-group: protocol
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 # shellcheck source=SCRIPTDIR/../lib-target.sh
 . "$RBLK_SRC_DIR/tests/vm/lib-target.sh"

@@ -133,6 +133,14 @@ IoStatus SyncIo::range(IoOp op, std::uint64_t offset, std::byte* buf, std::uint6
                 r.nlb = 1;
                 r.buf = &ranges[next];
                 r.len = sizeof(nvme_dsm_range);
+                // A target without in-capsule data reads the range from the pool.
+                if (q->inline_max() < sizeof(nvme_dsm_range)) {
+                    p.stage = q->alloc_buffer();
+                    if (!p.stage)
+                        break;
+                    std::memcpy(p.stage, &ranges[next], sizeof(nvme_dsm_range));
+                    r.buf = p.stage;
+                }
             }
             const IoStatus st = q->submit(r);
             if (st.kind == IoStatus::Kind::Busy) {
