@@ -4,12 +4,16 @@
 # reads back byte-identical through rblk.ko (/dev/rblk0n1) and through the
 # kernel's nvme-rdma, and what those two write reads back identical through
 # `rblkctl read --path bypass`; in-capsule (4 KiB), keyed SGL over the
-# registered file buffer (1 MiB, several commands) and staged through the
+# registered file buffer (1 MiB) and staged through the
 # queue's pool (--copy, --event); `rblkctl bench --path bypass --verify`
-# stamps that rblk.ko's bench checks, and checks nvme-rdma's. No RDMA device, a wrong NQN, no listener
-# and an address nobody answers each give one line and a non-zero exit.
+# stamps that rblk.ko's bench checks, and checks nvme-rdma's; the
+# library's asynchronous API (rblk_bypass_probe: QD 16, poll and wait, write
+# zeroes, deallocate, flush) leaves what both kernel initiators read. No
+# RDMA device, a wrong NQN, no listener and an address nobody answers each
+# give one line and a non-zero exit.
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
-vm_require "$RBLKCTL"
+PROBE=$RBLK_BUILD_DIR/tests/tools/rblk_bypass_probe
+vm_require "$RBLKCTL" "$PROBE"
 
 nqn=nqn.2024-01.io.rblk:bypass
 t=10.99.0.1
@@ -74,6 +78,16 @@ for dev in /dev/rblk0n1 "$ref"; do
 	vm_assert_eq "$(sum /tmp/w1m)" "$(vm_sum "$dev" $((1 << 20)) $((1 << 20)))" "1 MiB bypass write, read by $dev"
 	vm_assert_eq "$(sum /tmp/w4k)" "$(vm_sum "$dev" $((3 << 20)) 4096)" "4 KiB bypass write, read by $dev"
 	vm_assert_eq "$(sum /tmp/wcopy)" "$(vm_sum "$dev" $((5 << 20)) $((192 << 10)))" "staged bypass write, read by $dev"
+done
+
+# --- the library's asynchronous API: QD 16, poll and wait, write zeroes,
+# deallocate, flush (tests/tools/rblk_bypass_probe.cpp) --------------------------------
+out=$("$PROBE" -a "$t" -n "$nqn" --offset $((16 << 20)) --expect /tmp/expect 2>&1) ||
+	vm_fail "rblk_bypass_probe failed: $out"
+vm_log "$out"
+for dev in /dev/rblk0n1 "$ref"; do
+	vm_assert_eq "$(sum /tmp/expect)" "$(vm_sum "$dev" $((16 << 20)) $((320 << 10)))" \
+		"the probe's region (zeroed, deallocated, written), read by $dev"
 done
 
 # --- the kernel's initiators write, bypass reads ----------------------------------------
