@@ -10,9 +10,10 @@ namespace rblkctl {
 
 namespace bp = rblk::bypass;
 
-BypassJobIo::BypassJobIo(bp::IoQueue& q, const rblk::bench::IoBuffers& buffers)
-    : q_(q), buffers_(buffers), bytes_(buffers.iovecs().size()), comps_(q.depth())
+BypassJobIo::BypassJobIo(bp::IoQueue& q, const rblk::bench::IoBuffers& buffers, bool busy_poll)
+    : q_(q), buffers_(buffers), busy_poll_(busy_poll), bytes_(buffers.iovecs().size()), comps_(q.depth())
 {
+    queued_.reserve(buffers_.iovecs().size());
     for (const iovec& v : buffers_.iovecs())
         if (const int err = q_.register_buffer(v.iov_base, v.iov_len))
             throw std::runtime_error("cannot register the job's buffers with the RDMA device: " +
@@ -36,21 +37,26 @@ void BypassJobIo::prep(std::uint32_t slot, bool write, std::span<std::byte> buf,
     r.len = buf.size();
     r.user_data = slot;
     bytes_[slot] = static_cast<int>(buf.size());
-    if (!q_.submit(r).ok())
-        refused_.push_back(slot);
+    // Posted when the job submits, as io_uring's SQEs: the job's clock
+    // starts before the command leaves, never after.
+    queued_.push_back(r);
 }
 
 void BypassJobIo::submit_and_reap(std::uint32_t min_complete,
                                   const std::function<void(std::uint32_t, int)>& done)
 {
     std::uint32_t got = 0;
-    for (const std::uint32_t slot : refused_) {
-        done(slot, -EIO);
-        ++got;
+    for (const bp::IoRequest& r : queued_) {
+        if (!q_.submit(r).ok()) {  // refused (the queue failed): the I/O fails
+            done(static_cast<std::uint32_t>(r.user_data), -EIO);
+            ++got;
+        }
     }
-    refused_.clear();
+    queued_.clear();
     do {
-        const std::size_t n = q_.poll(comps_);
+        // Nothing to wait for (min_complete 0): a look, never a sleep.
+        const bool sleep = !busy_poll_ && got < min_complete;
+        const std::size_t n = sleep ? q_.wait(comps_, std::chrono::seconds(1)) : q_.poll(comps_);
         for (std::size_t i = 0; i < n; ++i) {
             const auto slot = static_cast<std::uint32_t>(comps_[i].user_data);
             done(slot, comps_[i].status.ok() ? bytes_[slot] : -EIO);

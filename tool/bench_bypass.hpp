@@ -1,7 +1,9 @@
 // rblkctl bench --path bypass: the bench's jobs on the kernel-bypass
 // initiator (librblk_bypass) instead of io_uring: one I/O queue per job
 // thread, the job's buffers registered with it once (zero copy), commands
-// submitted and completions busy-polled by the job itself.
+// submitted by the job itself and completions reaped by it: busy polling
+// with --hipri (fio's word for polled completions), else sleeping on the
+// queue's completion channel while waiting, as an interrupt-driven job.
 #pragma once
 
 #include <rblk/bench/job_io.hpp>
@@ -15,7 +17,7 @@ namespace rblkctl {
 class BypassJobIo final : public rblk::bench::JobIo {
 public:
     // Registers `buffers` with `q` (throws std::runtime_error when it cannot).
-    BypassJobIo(rblk::bypass::IoQueue& q, const rblk::bench::IoBuffers& buffers);
+    BypassJobIo(rblk::bypass::IoQueue& q, const rblk::bench::IoBuffers& buffers, bool busy_poll);
     ~BypassJobIo() override;
     BypassJobIo(const BypassJobIo&) = delete;
     BypassJobIo& operator=(const BypassJobIo&) = delete;
@@ -27,8 +29,9 @@ public:
 private:
     rblk::bypass::IoQueue& q_;
     const rblk::bench::IoBuffers& buffers_;
+    bool busy_poll_;
     std::vector<int> bytes_;                       // per slot: what success returns
-    std::vector<std::uint32_t> refused_;           // slots submit() refused: -EIO at the next reap
+    std::vector<rblk::bypass::IoRequest> queued_;  // prepared: posted by submit_and_reap()
     std::vector<rblk::bypass::IoCompletion> comps_;
 };
 

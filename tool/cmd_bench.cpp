@@ -93,9 +93,10 @@ void check_bench_path(Request& req, const CLI::App& sub, bool bypass_options)
         throw CLI::ValidationError("--filename goes with --path kernel; --path bypass takes --traddr and --nqn");
     if (c.traddr.empty() || c.subnqn.empty())
         throw CLI::ValidationError("--path bypass needs --traddr and --nqn");
-    for (const auto& [set, name] : {std::pair{b.direct, "--direct"}, {b.sqpoll, "--sqpoll"}, {b.hipri, "--hipri"}})
+    // --hipri keeps its meaning, polled completions: the job busy-polls.
+    for (const auto& [set, name] : {std::pair{b.direct, "--direct"}, {b.sqpoll, "--sqpoll"}})
         if (set)
-            throw CLI::ValidationError(std::string(name) + " is io_uring's: not with --path bypass (which always polls)");
+            throw CLI::ValidationError(std::string(name) + " is io_uring's: not with --path bypass");
     if (req.bypass_io.nsid < 1 || req.bypass_io.nsid >= 0xffffffffLL)
         throw CLI::ValidationError("--nsid " + std::to_string(req.bypass_io.nsid) +
                                    " is out of range (1..4294967294)");
@@ -131,8 +132,8 @@ void run_bench_bypass(const Request& req, std::ostream& out)
     ext.path = o.filename;
     ext.bytes = ctrl.ns().size_bytes();
     ext.logical_block = ctrl.ns().lba_size();
-    ext.make_io = [&ctrl](unsigned job, const rb::IoBuffers& buffers) {
-        return std::make_unique<BypassJobIo>(ctrl.io_queue(job), buffers);
+    ext.make_io = [&ctrl, poll = o.hipri](unsigned job, const rb::IoBuffers& buffers) {
+        return std::make_unique<BypassJobIo>(ctrl.io_queue(job), buffers, poll);
     };
     run_bench_command(req.bench, out, std::cerr, ::isatty(STDERR_FILENO) == 1, &ext);
     ctrl.shutdown();
@@ -178,7 +179,8 @@ void add_bench_command(CLI::App& app, Request& req)
     sub->add_flag("--direct", state->flags.direct, "O_DIRECT on a file (block devices always are)");
     sub->add_flag("--verify", state->flags.verify, "Stamp written blocks, check read ones");
     sub->add_flag("--sqpoll", state->flags.sqpoll, "Kernel thread polls the submission queue");
-    sub->add_flag("--hipri", state->flags.hipri, "Polled completions (needs device poll queues)");
+    sub->add_flag("--hipri", state->flags.hipri,
+                  "Polled completions (needs device poll queues; --path bypass: busy polling)");
     sub->add_flag("--json", state->flags.json, "fio-like JSON report");
     // The kernel-bypass path: rblkctl itself the initiator, no --filename.
     const char* bypass_group = "Kernel-bypass path (--path bypass)";

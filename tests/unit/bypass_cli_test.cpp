@@ -74,6 +74,10 @@ TEST(BypassBench, ParsesAndNamesTheTarget)
     EXPECT_EQ("bypass", r.bench_path);
     EXPECT_EQ("nqn.sub@10.99.0.1:4420/ns3", r.bench.filename.value_or(""));
     EXPECT_EQ("kernel", parse({"bench", "--filename", "/tmp/f", "--rw", "read"})->request().bench_path);
+    // --hipri: the bypass jobs busy-poll.
+    EXPECT_TRUE(parse({"bench", "--path", "bypass", "-a", "1.2.3.4", "-n", "nqn.x", "--rw", "read", "--hipri"})
+                    ->request()
+                    .bench.hipri);
 }
 
 TEST(BypassBench, MistakesAreOneLine)
@@ -85,8 +89,8 @@ TEST(BypassBench, MistakesAreOneLine)
                            "--rw", "read"}));
     EXPECT_EQ("--traddr and --nqn go with --path bypass",
               parse_error({"bench", "-a", "1.2.3.4", "--filename", "/tmp/f", "--rw", "read"}));
-    for (const char* flag : {"--direct", "--sqpoll", "--hipri"})
-        EXPECT_EQ(std::string(flag) + " is io_uring's: not with --path bypass (which always polls)",
+    for (const char* flag : {"--direct", "--sqpoll"})
+        EXPECT_EQ(std::string(flag) + " is io_uring's: not with --path bypass",
                   parse_error({"bench", "--path", "bypass", "-a", "1.2.3.4", "-n", "nqn.x", "--rw", "read", flag}));
     EXPECT_EQ("--path: nfs not in {kernel,bypass}",
               parse_error({"bench", "--path", "nfs", "--filename", "/tmp/f", "--rw", "read"}));

@@ -316,8 +316,11 @@ std::size_t Queue::poll(std::span<QueueCompletion> out)
         if (got < 0)
             fail("polling the completion queue failed");
     }
-    if (!failed_) {
-        if (const auto tag = table_.expired(CommandTable::Clock::now())) {
+    // Deadlines: a scan of the slots ten times a second, not every poll.
+    const auto now = CommandTable::Clock::now();
+    if (!failed_ && now >= next_expiry_scan_) {
+        next_expiry_scan_ = now + std::chrono::milliseconds(100);
+        if (const auto tag = table_.expired(now)) {
             char cid[8];
             std::snprintf(cid, sizeof(cid), "%#x", table_.cid(*tag));
             fail(std::string("command timed out (cid ") + cid + ")");

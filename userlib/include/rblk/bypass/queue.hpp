@@ -122,6 +122,7 @@ private:
     bool failed_ = false;
     std::string failure_;
     std::uint64_t next_exec_ = 1ull << 62;  // user_data of execute()'s commands
+    CommandTable::Clock::time_point next_expiry_scan_{};
 };
 
 }  // namespace rblk::bypass
