@@ -24,6 +24,9 @@
 #   vm_require FILE...               fail unless each build output exists
 #   vm_setup_rxe                     veth0 10.99.0.1 (target side, rxe0) <->
 #                                    veth1 10.99.0.2 (initiator side, rxe1)
+#   vm_rxe_pair N NET                another such pair, after vm_setup_rxe:
+#                                    vethN NET.1 (rxeN) <-> vethN+1 NET.2
+#                                    (rxeN+1); NET is "10.98.0"
 #   vm_membacked_disk COUNT SIZE_MIB [BS] [DISCARD]  memory-backed null_blk
 #                                    disks (data is kept, block size BS,
 #                                    default 512; DISCARD=1: discard frees
@@ -189,15 +192,20 @@ vm_setup_rxe() {
 	for m in rdma_rxe ib_uverbs rdma_ucm; do
 		vm_modprobe "$m"
 	done
-	ip link add veth0 type veth peer name veth1
-	ip addr add 10.99.0.1/24 dev veth0
-	ip addr add 10.99.0.2/24 dev veth1
-	ip link set veth0 up
-	ip link set veth1 up
-	rdma link add rxe0 type rxe netdev veth0
-	rdma link add rxe1 type rxe netdev veth1
-	vm_wait_for 30 vm__rxe_active rxe0
-	vm_wait_for 30 vm__rxe_active rxe1
+	vm_rxe_pair 0 10.99.0
+}
+
+vm_rxe_pair() {
+	local t=$1 i=$(($1 + 1)) net=$2
+	ip link add "veth$t" type veth peer name "veth$i"
+	ip addr add "$net.1/24" dev "veth$t"
+	ip addr add "$net.2/24" dev "veth$i"
+	ip link set "veth$t" up
+	ip link set "veth$i" up
+	rdma link add "rxe$t" type rxe netdev "veth$t"
+	rdma link add "rxe$i" type rxe netdev "veth$i"
+	vm_wait_for 30 vm__rxe_active "rxe$t"
+	vm_wait_for 30 vm__rxe_active "rxe$i"
 }
 
 vm__rxe_active() {
