@@ -3,7 +3,8 @@
  * rblk: Asynchronous Event Requests. One AER is kept outstanding on the
  * admin queue while the controller is live; a Namespace Attribute Changed
  * notice reads the Changed Namespace List (which clears the event on the
- * target) and rescans the namespaces, without a reconnect. A discovery
+ * target) and rescans the namespaces, without a reconnect; an ANA Change
+ * notice reads the ANA log (multipath.c). A discovery
  * controller's Discovery Log Change notice goes to userspace as a netlink
  * event (RBLK_CMD_AEN) and a uevent (RBLK_EVENT=discovery): the tool that
  * reads the log again is what clears it, as nvme-cli does after nvme's.
@@ -100,6 +101,13 @@ static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
 	void *buf;
 	int ret;
 
+	/* The ANA log page is ours to read: that clears the event. */
+	if (type == NVME_AER_NOTICE && info == NVME_AER_NOTICE_ANA) {
+		dev_info_ratelimited(ctrl->dev, "ANA state changed: reading the ANA log\n");
+		if (rblk_ctrl_ana(ctrl))
+			queue_work(rblk_wq, &ctrl->ana_work);
+		return;
+	}
 	if (ctrl->opts.discovery && type == NVME_AER_NOTICE &&
 	    info == NVME_AER_NOTICE_DISC_CHANGED) {
 		dev_info_ratelimited(ctrl->dev, "discovery log changed\n");
@@ -142,7 +150,10 @@ static void rblk_aen_configure(struct rblk_ctrl *ctrl)
 					 NVME_AEN_CFG_NS_ATTR;
 	int ret;
 
-	if (!(ctrl->oaes & cfg))
+	if (rblk_ctrl_ana(ctrl))
+		cfg |= NVME_AEN_CFG_ANA_CHANGE;
+	cfg &= ctrl->oaes;
+	if (!cfg)
 		return;
 	ret = rblk_set_features(ctrl, NVME_FEAT_ASYNC_EVENT, cfg, NULL);
 	if (ret)

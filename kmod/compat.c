@@ -45,6 +45,19 @@ struct gendisk *rblk_alloc_disk(struct blk_mq_tag_set *set,
 	return blk_mq_alloc_disk(set, &lim, queuedata);
 }
 
+struct gendisk *rblk_alloc_bio_disk(const struct rblk_qlim *l, bool poll,
+				    int node)
+{
+	struct queue_limits lim = { };
+
+	rblk_fill_limits(&lim, l);
+	/* REQ_NOWAIT passes through to the path, which honours it. */
+	lim.features |= BLK_FEAT_NOWAIT;
+	if (poll)
+		lim.features |= BLK_FEAT_POLL;
+	return blk_alloc_disk(&lim, node);
+}
+
 int rblk_set_write_cache(struct request_queue *q, bool on)
 {
 	struct queue_limits lim = queue_limits_start_update(q);
@@ -118,6 +131,20 @@ struct gendisk *rblk_alloc_disk(struct blk_mq_tag_set *set,
 
 	if (!IS_ERR(disk))
 		rblk_apply_limits(disk->queue, l);
+	return disk;
+}
+
+struct gendisk *rblk_alloc_bio_disk(const struct rblk_qlim *l, bool poll,
+				    int node)
+{
+	struct gendisk *disk = blk_alloc_disk(node);
+
+	if (!disk)
+		return ERR_PTR(-ENOMEM);
+	rblk_apply_limits(disk->queue, l);
+	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, disk->queue);
+	if (poll)
+		blk_queue_flag_set(QUEUE_FLAG_POLL, disk->queue);
 	return disk;
 }
 

@@ -39,6 +39,12 @@ struct request_queue *rblk_alloc_queue(struct blk_mq_tag_set *set,
 				       const struct rblk_qlim *l);
 struct gendisk *rblk_alloc_disk(struct blk_mq_tag_set *set,
 				const struct rblk_qlim *l, void *queuedata);
+/*
+ * A bio-based disk (a multipath head) with the limits of @l; @poll: its
+ * bios may be polled (on the path they go down).
+ */
+struct gendisk *rblk_alloc_bio_disk(const struct rblk_qlim *l, bool poll,
+				    int node);
 int rblk_set_write_cache(struct request_queue *q, bool on);
 /* max_hw_sectors and max_segments of @l on a live queue. */
 int rblk_set_xfer_limits(struct request_queue *q, const struct rblk_qlim *l);

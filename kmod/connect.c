@@ -190,6 +190,12 @@ static void rblk_teardown_io(struct rblk_ctrl *ctrl, bool remove)
 		rblk_rdma_free_queue(&ctrl->queues[i]);
 	if (remove)
 		rblk_tagset_free_io(ctrl);
+	/*
+	 * A path's waiting requests go to the other paths now rather than
+	 * wait for this one: its queue_rq hands them back to their head.
+	 */
+	else if (rblk_ctrl_mpath(ctrl))
+		rblk_ns_unquiesce(ctrl);
 }
 
 static int rblk_setup_admin(struct rblk_ctrl *ctrl, bool first,
@@ -382,6 +388,16 @@ int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 	ret = rblk_setup_admin(ctrl, first, extack);
 	if (ret)
 		goto out_pd;
+	if (first) {
+		ret = rblk_subsys_join(ctrl, extack);
+		if (ret)
+			goto out_admin;
+	}
+	ret = rblk_ana_read(ctrl);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "ANA log page unreadable or malformed");
+		goto out_admin;
+	}
 	/* A discovery controller is its admin queue. */
 	ret = ctrl->opts.discovery ? 0 : rblk_setup_io(ctrl, first, extack);
 	if (ret)
@@ -399,6 +415,8 @@ int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 		cancel_delayed_work_sync(&ctrl->failfast_work);
 		clear_bit(RBLK_CTRL_FAILFAST, &ctrl->flags);
 		rblk_ns_unquiesce(ctrl);
+		/* What waits on the heads for a path may take this one. */
+		rblk_mpath_kick(ctrl);
 		/* Namespaces may have come, gone or grown meanwhile. */
 		queue_work(rblk_wq, &ctrl->scan_work);
 		atomic64_inc(&ctrl->reconnects);
@@ -427,6 +445,8 @@ void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove)
 	if (!ctrl->queues)
 		return;
 	rblk_ka_stop(ctrl);
+	/* A group in change: the next association reads the log anew. */
+	del_timer_sync(&ctrl->anatt_timer);
 	rblk_teardown_io(ctrl, remove);
 	if (remove && test_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags))
 		rblk_ctrl_shutdown(ctrl);
@@ -491,6 +511,8 @@ static void rblk_failfast_work(struct work_struct *work)
 	set_bit(RBLK_CTRL_FAILFAST, &ctrl->flags);
 	/* Waiting requests now reach queue_rq and fail there. */
 	rblk_ns_unquiesce(ctrl);
+	/* And what waits on a head for this path fails, if no other is left. */
+	rblk_mpath_kick(ctrl);
 }
 
 static void rblk_err_work(struct work_struct *work)

@@ -193,6 +193,9 @@ int rblk_identify_ctrl(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack)
 	if (ctrl->kato && !ctrl->kas)
 		dev_warn(ctrl->dev, "controller reports no keep-alive support (KAS 0)\n");
 	ctrl->max_cmds = le16_to_cpu(id->maxcmd);
+	ret = rblk_ana_init_ctrl(ctrl, id);
+	if (ret)
+		goto out;
 
 	spin_lock_irqsave(&ctrl->lock, flags);
 	rblk_copy_string(ctrl->serial, id->sn, sizeof(id->sn));

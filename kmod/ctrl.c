@@ -81,13 +81,23 @@ static void rblk_ctrl_release(struct kref *ref)
 	struct rblk_ctrl *ctrl = container_of(ref, struct rblk_ctrl, ref);
 
 	rblk_tagset_free_admin(ctrl);
-	ida_free(&rblk_ida, ctrl->id);
+	/* The first controller's id is its subsystem's while that lives. */
+	if (!ctrl->subsys || ctrl->subsys->instance != ctrl->id)
+		ida_free(&rblk_ida, ctrl->id);
+	if (ctrl->subsys)
+		rblk_subsys_put(ctrl->subsys);
+	rblk_ana_free_ctrl(ctrl);
 	rblk_stats_free(ctrl);
 	mutex_destroy(&ctrl->ns_lock);
 	mutex_destroy(&ctrl->scan_lock);
 	rblk_rdma_free_ctrl(ctrl);
 	kfree(ctrl->queues);
 	kfree(ctrl);
+}
+
+void rblk_ctrl_id_free(u32 id)
+{
+	ida_free(&rblk_ida, id);
 }
 
 void rblk_ctrl_put(struct rblk_ctrl *ctrl)
@@ -192,6 +202,14 @@ void rblk_ctrl_get_info(struct rblk_ctrl *ctrl, struct rblk_ctrl_info *info)
 	else
 		info->nr_io_queues = READ_ONCE(ctrl->io_queues[HCTX_TYPE_DEFAULT]);
 	info->nr_poll_queues = READ_ONCE(ctrl->io_queues[HCTX_TYPE_POLL]);
+	/* Set before the controller is visible, constant after. */
+	if (ctrl->subsys) {
+		info->has_subsys = true;
+		info->subsys_id = ctrl->subsys->instance;
+		info->multipath = ctrl->subsys->multipath;
+		info->iopolicy = READ_ONCE(ctrl->subsys->iopolicy);
+	}
+	info->anatt = rblk_ctrl_ana(ctrl) ? ctrl->anatt : 0;
 }
 
 int rblk_ctrl_get_namespaces(struct rblk_ctrl *ctrl, struct rblk_ns_info *ns,
@@ -205,11 +223,23 @@ int rblk_ctrl_get_namespaces(struct rblk_ctrl *ctrl, struct rblk_ns_info *ns,
 		if (!n->added)
 			continue;
 		if (count < max) {
-			ns[count].nsid = n->nsid;
-			strscpy(ns[count].disk_name, n->disk->disk_name,
-				sizeof(ns[count].disk_name));
-			ns[count].size_bytes = get_capacity(n->disk) << SECTOR_SHIFT;
-			ns[count].lba_size = 1U << n->lba_shift;
+			struct rblk_ns_info *i = &ns[count];
+
+			memset(i, 0, sizeof(*i));
+			i->nsid = n->nsid;
+			/* The device to open: the head, when there is one. */
+			strscpy(i->disk_name, n->head ? n->head->disk->disk_name :
+				n->disk->disk_name, sizeof(i->disk_name));
+			if (n->head)
+				strscpy(i->path_disk_name, n->disk->disk_name,
+					sizeof(i->path_disk_name));
+			i->size_bytes = get_capacity(n->disk) << SECTOR_SHIFT;
+			i->lba_size = 1U << n->lba_shift;
+			if (rblk_ctrl_ana(ctrl)) {
+				i->has_ana = true;
+				i->ana_state = READ_ONCE(n->ana_state);
+				i->anagrpid = READ_ONCE(n->anagrpid);
+			}
 		}
 		count++;
 	}
@@ -243,11 +273,13 @@ static void rblk_ctrl_remove(struct rblk_ctrl *ctrl)
 	rblk_ctrl_stop_works(ctrl);
 	/* Disks first: their writeback may still need abort_work. */
 	rblk_ns_remove_all(ctrl);
+	rblk_subsys_leave(ctrl);
 	/* From here on the tag sets go away: no abort may walk them. */
 	set_bit(RBLK_CTRL_TORN_DOWN, &ctrl->flags);
 	cancel_work_sync(&ctrl->abort_work);
 	rblk_ctrl_teardown(ctrl, true);
 	rblk_aen_stop(ctrl);
+	rblk_ana_stop(ctrl);
 	/* Its last event (deleting) goes out; DEAD queues none. */
 	flush_work(&ctrl->uevent_work);
 	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
@@ -318,10 +350,12 @@ static struct rblk_ctrl *rblk_ctrl_alloc(const struct rblk_ctrl_opts *opts)
 	mutex_init(&ctrl->ns_lock);
 	INIT_LIST_HEAD(&ctrl->namespaces);
 	INIT_LIST_HEAD(&ctrl->entry);
+	INIT_LIST_HEAD(&ctrl->subsys_entry);
 	INIT_WORK(&ctrl->delete_work, rblk_ctrl_delete_work);
 	INIT_WORK(&ctrl->uevent_work, rblk_sysfs_uevent_work);
 	rblk_ctrl_init_works(ctrl);
 	rblk_aen_init(ctrl);
+	rblk_ana_init(ctrl);
 	ctrl->state = RBLK_CTRL_NEW;
 	ctrl->state_since = jiffies;
 
@@ -462,9 +496,12 @@ int rblk_core_init(void)
 	ret = rblk_sysfs_init();
 	if (ret)
 		goto out_delete_wq;
-	ret = rblk_ns_init();
+	ret = rblk_subsys_init();
 	if (ret)
 		goto out_sysfs;
+	ret = rblk_ns_init();
+	if (ret)
+		goto out_subsys;
 	ret = rblk_chr_init();
 	if (ret)
 		goto out_ns;
@@ -479,6 +516,8 @@ out_chr:
 	rblk_chr_exit();
 out_ns:
 	rblk_ns_exit();
+out_subsys:
+	rblk_subsys_exit();
 out_sysfs:
 	rblk_sysfs_exit();
 out_delete_wq:
@@ -505,6 +544,7 @@ void rblk_core_exit(void)
 	rblk_debugfs_exit();
 	rblk_chr_exit();
 	rblk_ns_exit();
+	rblk_subsys_exit();
 	rblk_sysfs_exit();
 	destroy_workqueue(rblk_delete_wq);
 	destroy_workqueue(rblk_wq);

@@ -12,6 +12,7 @@
 #endif
 
 #include "identify.h"
+#include "uapi/rblk.h"
 
 u32 rblk_mdts_sectors(u8 mdts, u8 mpsmin)
 {
@@ -58,4 +59,111 @@ int rblk_parse_ns_descs(const u8 *buf, size_t len, struct rblk_ns_ids *ids)
 		pos += 4 + idlen;
 	}
 	return taken;
+}
+
+static u32 rblk_le32(const u8 *p)
+{
+	return (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
+}
+
+static bool rblk_ana_state_known(u8 state)
+{
+	switch (state) {
+	case RBLK_ANA_OPTIMIZED:
+	case RBLK_ANA_NONOPTIMIZED:
+	case RBLK_ANA_INACCESSIBLE:
+	case RBLK_ANA_PERSISTENT_LOSS:
+	case RBLK_ANA_CHANGE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+u32 rblk_ana_desc_nsid(const struct rblk_ana_desc *d, u32 i)
+{
+	return rblk_le32(d->nsids + 4 * (size_t)i);
+}
+
+size_t rblk_ana_log_size(u32 anagrpmax, u32 nn)
+{
+	return RBLK_ANA_HDR_LEN + (size_t)anagrpmax * RBLK_ANA_DESC_LEN +
+	       (size_t)nn * 4;
+}
+
+/* Descriptor at @off, or an error: the one place the log is bounded. */
+static int rblk_ana_desc_at(const u8 *buf, size_t len, size_t off,
+			    struct rblk_ana_desc *d, const char **why)
+{
+	if (off > len || len - off < RBLK_ANA_DESC_LEN) {
+		*why = "group descriptor runs past the log";
+		return -EINVAL;
+	}
+	d->grpid = rblk_le32(buf + off);
+	d->nnsids = rblk_le32(buf + off + 4);
+	d->state = buf[off + 16] & 0xf;
+	d->nsids = buf + off + RBLK_ANA_DESC_LEN;
+	if (d->nnsids > (len - off - RBLK_ANA_DESC_LEN) / 4) {
+		*why = "namespace list runs past the log";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int rblk_ana_log_parse(const u8 *buf, size_t len, u32 anagrpmax, u32 nn,
+		       int (*fn)(void *priv, const struct rblk_ana_desc *d),
+		       void *priv, const char **why)
+{
+	struct rblk_ana_desc d, e;
+	size_t off, scan;
+	u32 ngrps, g, i, nsid;
+	int ret;
+
+	if (len < RBLK_ANA_HDR_LEN) {
+		*why = "log shorter than its header";
+		return -EINVAL;
+	}
+	ngrps = (u32)buf[8] | (u32)buf[9] << 8;
+	if (ngrps > anagrpmax) {
+		*why = "more groups than ANAGRPMAX";
+		return -EINVAL;
+	}
+	for (off = RBLK_ANA_HDR_LEN, g = 0; g < ngrps; g++) {
+		ret = rblk_ana_desc_at(buf, len, off, &d, why);
+		if (ret)
+			return ret;
+		if (!d.grpid || d.grpid > anagrpmax) {
+			*why = "group id outside 1..ANAGRPMAX";
+			return -EINVAL;
+		}
+		if (!rblk_ana_state_known(d.state)) {
+			*why = "unknown ANA state";
+			return -EINVAL;
+		}
+		for (i = 0; i < d.nnsids; i++) {
+			nsid = rblk_ana_desc_nsid(&d, i);
+			if (!nsid || nsid == 0xffffffffU || (nn && nsid > nn)) {
+				*why = "namespace id outside 1..NN";
+				return -EINVAL;
+			}
+		}
+		/* The groups before it were bounded already; few (ANAGRPMAX). */
+		for (scan = RBLK_ANA_HDR_LEN; scan < off;
+		     scan += RBLK_ANA_DESC_LEN + 4 * (size_t)e.nnsids) {
+			rblk_ana_desc_at(buf, len, scan, &e, why);
+			if (e.grpid == d.grpid) {
+				*why = "group listed twice";
+				return -EINVAL;
+			}
+		}
+		off += RBLK_ANA_DESC_LEN + 4 * (size_t)d.nnsids;
+	}
+
+	for (off = RBLK_ANA_HDR_LEN, g = 0; g < ngrps; g++) {
+		rblk_ana_desc_at(buf, len, off, &d, why);
+		if (fn(priv, &d))
+			break;
+		off += RBLK_ANA_DESC_LEN + 4 * (size_t)d.nnsids;
+	}
+	return ngrps;
 }

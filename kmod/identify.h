@@ -2,7 +2,8 @@
 /*
  * rblk: decisions taken from Identify data (core.c, ns.c): the transfer
  * limit MDTS allows, which namespace ids an active list may hold, and the
- * Namespace Identification Descriptor list. Free of kernel objects so
+ * Namespace Identification Descriptor list, and the Asymmetric Namespace
+ * Access log (multipath.c). Free of kernel objects so
  * that the host unit tests cover them.
  */
 #ifndef _RBLK_IDENTIFY_H
@@ -39,5 +40,33 @@ struct rblk_ns_ids {
  * does not match their type are skipped. Returns the descriptors taken.
  */
 int rblk_parse_ns_descs(const u8 *buf, size_t len, struct rblk_ns_ids *ids);
+
+/* The ANA log page (LID 0Ch): a 16-byte header, then group descriptors. */
+#define RBLK_ANA_HDR_LEN	16
+#define RBLK_ANA_DESC_LEN	32
+
+/* One ANA group descriptor; nsids points into the log, little-endian. */
+struct rblk_ana_desc {
+	u32		grpid;
+	u32		nnsids;
+	u8		state;		/* enum rblk_ana_state */
+	const u8	*nsids;
+};
+
+/*
+ * The whole log of @len bytes is checked before anything is taken from
+ * it: every descriptor inside the buffer, a group id in 1..@anagrpmax
+ * listed once, a known state, namespace ids in 1..@nn (@nn 0: any but
+ * FFFFFFFFh). Then @fn is called per descriptor, in order, until it
+ * returns non-zero. Returns the number of groups, or -EINVAL with @why
+ * saying what was wrong (static text).
+ */
+int rblk_ana_log_parse(const u8 *buf, size_t len, u32 anagrpmax, u32 nn,
+		       int (*fn)(void *priv, const struct rblk_ana_desc *d),
+		       void *priv, const char **why);
+/* The @i-th namespace id of @d. */
+u32 rblk_ana_desc_nsid(const struct rblk_ana_desc *d, u32 i);
+/* The log's size for @anagrpmax groups and @nn namespaces at most. */
+size_t rblk_ana_log_size(u32 anagrpmax, u32 nn);
 
 #endif /* _RBLK_IDENTIFY_H */

@@ -419,15 +419,17 @@ static bool rblk_ioctl_is_ctrl(unsigned int cmd)
 	}
 }
 
-/* The namespace disks: NVMe ioctls here, SCSI ones in scsi.c. */
-int rblk_ns_ioctl(struct block_device *bdev, rblk_mode_t mode,
-		  unsigned int cmd, unsigned long arg)
+/*
+ * The namespace disks: NVMe ioctls here, SCSI ones in scsi.c, carried by
+ * @ns, which is the disk's own or one path of the head @bdev opens.
+ */
+int rblk_ns_ioctl_path(struct rblk_ns *ns, struct block_device *bdev,
+		       rblk_mode_t mode, unsigned int cmd, unsigned long arg)
 {
-	struct rblk_ns *ns = bdev->bd_disk->private_data;
 	void __user *argp = (void __user *)arg;
 
 	if (_IOC_TYPE(cmd) != 'N')
-		return rblk_scsi_ioctl(bdev, mode, cmd, arg);
+		return rblk_scsi_ioctl(bdev, ns, mode, cmd, arg);
 	/* An fd may outlive del_gendisk(); the namespace is gone then. */
 	if (!disk_live(bdev->bd_disk))
 		return -ENODEV;
@@ -446,6 +448,13 @@ int rblk_ns_ioctl(struct block_device *bdev, rblk_mode_t mode,
 	default:
 		return -ENOTTY;
 	}
+}
+
+int rblk_ns_ioctl(struct block_device *bdev, rblk_mode_t mode,
+		  unsigned int cmd, unsigned long arg)
+{
+	return rblk_ns_ioctl_path(bdev->bd_disk->private_data, bdev, mode, cmd,
+				  arg);
 }
 
 /* --- io_uring passthrough: NVME_URING_CMD_ADMIN and _IO --- */

@@ -68,6 +68,18 @@ static const struct nla_policy rblk_select_policy[RBLK_ATTR_MAX + 1] = {
 				    .len = RBLK_NQN_MAX },
 };
 
+/* SET_IOPOLICY: a subsystem by NQN (and host NQN) or by one controller. */
+static const struct nla_policy rblk_iopolicy_policy[RBLK_ATTR_MAX + 1] = {
+	[RBLK_ATTR_CTRL_ID]	= { .type = NLA_U32 },
+	[RBLK_ATTR_CTRL_NAME]	= { .type = NLA_NUL_STRING,
+				    .len = RBLK_CTRL_NAME_MAX },
+	[RBLK_ATTR_SUBNQN]	= { .type = NLA_NUL_STRING,
+				    .len = RBLK_NQN_MAX },
+	[RBLK_ATTR_HOSTNQN]	= { .type = NLA_NUL_STRING,
+				    .len = RBLK_NQN_MAX },
+	[RBLK_ATTR_IOPOLICY]	= NLA_POLICY_MAX(NLA_U8, __RBLK_IOPOLICY_MAX - 1),
+};
+
 /*
  * NL_SET_ERR_MSG_ATTR() for a message chosen by the caller. @errmsg must
  * be a string literal: the extack keeps the pointer, not a copy.
@@ -274,6 +286,14 @@ static int rblk_nl_put_namespaces(struct sk_buff *msg, struct rblk_ctrl *ctrl)
 				      ns[i].size_bytes, RBLK_NS_ATTR_PAD) ||
 		    nla_put_u32(msg, RBLK_NS_ATTR_LBA_SIZE, ns[i].lba_size))
 			goto out;
+		if (ns[i].path_disk_name[0] &&
+		    nla_put_string(msg, RBLK_NS_ATTR_PATH_DISK,
+				   ns[i].path_disk_name))
+			goto out;
+		if (ns[i].has_ana &&
+		    (nla_put_u8(msg, RBLK_NS_ATTR_ANA_STATE, ns[i].ana_state) ||
+		     nla_put_u32(msg, RBLK_NS_ATTR_ANAGRPID, ns[i].anagrpid)))
+			goto out;
 		nla_nest_end(msg, entry);
 	}
 	nla_nest_end(msg, list);
@@ -336,6 +356,13 @@ static int rblk_nl_put_ctrl_attrs(struct sk_buff *msg, struct rblk_ctrl *ctrl)
 		return -EMSGSIZE;
 	if (opts->discovery && nla_put_flag(msg, RBLK_ATTR_DISCOVERY))
 		return -EMSGSIZE;
+	if (info.has_subsys &&
+	    (nla_put_u32(msg, RBLK_ATTR_SUBSYS_ID, info.subsys_id) ||
+	     nla_put_u8(msg, RBLK_ATTR_IOPOLICY, info.iopolicy) ||
+	     (info.multipath && nla_put_flag(msg, RBLK_ATTR_MULTIPATH))))
+		return -EMSGSIZE;
+	if (info.anatt && nla_put_u8(msg, RBLK_ATTR_ANATT, info.anatt))
+		return -EMSGSIZE;
 	/* What was asked for: a smaller grant must not become the request. */
 	if (nla_put_u32(msg, RBLK_ATTR_REQ_NR_IO_QUEUES, opts->nr_io_queues) ||
 	    nla_put_u32(msg, RBLK_ATTR_REQ_NR_WRITE_QUEUES,
@@ -372,8 +399,8 @@ static size_t rblk_nl_ctrl_msg_size(struct rblk_ctrl *ctrl)
 {
 	int nr = max(rblk_ctrl_get_namespaces(ctrl, NULL, 0), 0);
 
-	return NLMSG_GOODSIZE + (size_t)nr * (5 * NLA_HDRLEN + DISK_NAME_LEN +
-					      32);
+	return NLMSG_GOODSIZE + (size_t)nr * (8 * NLA_HDRLEN +
+					      2 * DISK_NAME_LEN + 40);
 }
 
 static int rblk_nl_reply_ctrl(struct genl_info *info, struct rblk_ctrl *ctrl,
@@ -495,6 +522,50 @@ static int rblk_nl_disconnect(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+static int rblk_nl_set_iopolicy(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *nqn = info->attrs[RBLK_ATTR_SUBNQN];
+	struct nlattr *host = info->attrs[RBLK_ATTR_HOSTNQN];
+	struct rblk_ctrl *ctrl;
+	const char *why = NULL;
+	u8 policy;
+	int ret;
+
+	if (!info->attrs[RBLK_ATTR_IOPOLICY]) {
+		NL_SET_ERR_MSG(info->extack, "missing required attribute: iopolicy");
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, RBLK_ATTR_IOPOLICY);
+		return -EINVAL;
+	}
+	policy = nla_get_u8(info->attrs[RBLK_ATTR_IOPOLICY]);
+	if (nqn) {
+		if (info->attrs[RBLK_ATTR_CTRL_NAME] ||
+		    info->attrs[RBLK_ATTR_CTRL_ID]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, nqn,
+					    "give a controller or a subnqn, not both");
+			return -EINVAL;
+		}
+		ret = rblk_subsys_set_iopolicy_nqn(nla_data(nqn),
+						   host ? nla_data(host) : NULL,
+						   policy, &why);
+		if (ret)
+			rblk_nl_set_err(info->extack, nqn, why);
+		return ret;
+	}
+	if (host) {
+		NL_SET_ERR_MSG_ATTR(info->extack, host,
+				    "hostnqn selects a subsystem only with subnqn");
+		return -EINVAL;
+	}
+	ctrl = rblk_nl_get_named(info);
+	if (IS_ERR(ctrl))
+		return PTR_ERR(ctrl);
+	ret = rblk_ctrl_set_iopolicy(ctrl, policy, &why);
+	if (ret)
+		rblk_nl_set_err(info->extack, NULL, why);
+	rblk_ctrl_put(ctrl);
+	return ret;
+}
+
 /* GET_CTRL and GET_STATS name exactly one controller, never a subsystem. */
 static struct rblk_ctrl *rblk_nl_get_one(struct genl_info *info)
 {
@@ -605,6 +676,13 @@ static const struct genl_ops rblk_nl_ops[] = {
 		.doit		= rblk_nl_get_stats,
 		.policy		= rblk_select_policy,
 		.maxattr	= RBLK_ATTR_MAX,
+	},
+	{
+		.cmd		= RBLK_CMD_SET_IOPOLICY,
+		.doit		= rblk_nl_set_iopolicy,
+		.policy		= rblk_iopolicy_policy,
+		.maxattr	= RBLK_ATTR_MAX,
+		.flags		= GENL_ADMIN_PERM,
 	},
 };
 

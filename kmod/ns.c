@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rblk: namespaces. One gendisk /dev/rblk<C>n<NSID> per active namespace,
- * its limits derived from Identify Controller/Namespace, plus a wwid.
+ * rblk: namespaces. One gendisk per active namespace of a controller, its
+ * limits derived from Identify Controller/Namespace, plus a wwid: the
+ * disk /dev/rblk<C>n<NSID>, or with multipath (multipath.c) the hidden
+ * path rblk<S>c<C>n<NSID> below the subsystem's head disk.
  */
 #include <linux/blkdev.h>
 #include <linux/module.h>
@@ -36,14 +38,46 @@ void rblk_ns_exit(void)
 	ida_destroy(&rblk_minor_ida);
 }
 
-/* The last reference to the disk: an open fd may outlive del_gendisk(). */
-static void rblk_free_disk(struct gendisk *disk)
+/* The disk's numbers: our major, RBLK_PART_MINORS minors of it. */
+int rblk_disk_minor_alloc(struct gendisk *disk)
 {
-	struct rblk_ns *ns = disk->private_data;
+	int minor = ida_alloc_max(&rblk_minor_ida,
+				  (MINORMASK + 1) / RBLK_PART_MINORS - 1,
+				  GFP_KERNEL);
 
+	if (minor < 0)
+		return minor;
+	disk->major = rblk_major;
+	disk->first_minor = minor * RBLK_PART_MINORS;
+	disk->minors = RBLK_PART_MINORS;
+	return 0;
+}
+
+void rblk_disk_minor_free(struct gendisk *disk)
+{
 	ida_free(&rblk_minor_ida, disk->first_minor / RBLK_PART_MINORS);
+}
+
+/*
+ * What the disk owns: its minors, the namespace and a controller
+ * reference, and a path's head reference.
+ */
+static void rblk_ns_free(struct rblk_ns *ns)
+{
+	rblk_disk_minor_free(ns->disk);
+	if (ns->head)
+		rblk_mpath_put_head(ns->head);
 	rblk_ctrl_put(ns->ctrl);
 	kfree(ns);
+}
+
+/*
+ * The last reference to an added disk: an open fd may outlive
+ * del_gendisk(). (The block layer calls it only for a disk once added.)
+ */
+static void rblk_free_disk(struct gendisk *disk)
+{
+	rblk_ns_free(disk->private_data);
 }
 
 static const struct block_device_operations rblk_bdev_ops = {
@@ -53,9 +87,16 @@ static const struct block_device_operations rblk_bdev_ops = {
 	.free_disk	= rblk_free_disk,
 };
 
-static struct rblk_ns *dev_to_ns(struct device *dev)
+/* A namespace's disk or a head's: both show the namespace's identity. */
+static void rblk_disk_ids(struct device *dev, struct rblk_xlate_ns *f)
 {
-	return dev_to_disk(dev)->private_data;
+	struct gendisk *disk = dev_to_disk(dev);
+
+	memset(f, 0, sizeof(*f));
+	if (rblk_disk_is_head(disk))
+		rblk_mpath_xlate_ids(disk->private_data, f);
+	else
+		rblk_ns_xlate_ids(disk->private_data, f);
 }
 
 /*
@@ -74,11 +115,11 @@ void rblk_ns_xlate_ids(const struct rblk_ns *ns, struct rblk_xlate_ns *f)
 static ssize_t wwid_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	struct rblk_xlate_ns ids = { };
+	struct rblk_xlate_ns ids;
 	char wwid[RBLK_XLATE_WWID_LEN];
 	int len;
 
-	rblk_ns_xlate_ids(dev_to_ns(dev), &ids);
+	rblk_disk_ids(dev, &ids);
 	len = rblk_xlate_wwid(&ids, wwid, sizeof(wwid));
 	if (len < 0)
 		return len;
@@ -100,15 +141,16 @@ static struct device_attribute dev_attr_uuid =
 static ssize_t rblk_ns_id_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
-	struct rblk_ns *ns = dev_to_ns(dev);
+	struct rblk_xlate_ns ids;
 
+	rblk_disk_ids(dev, &ids);
 	if (attr == &dev_attr_nguid)
-		return sysfs_emit(buf, "%pU\n", ns->nguid);
+		return sysfs_emit(buf, "%pU\n", ids.nguid);
 	if (attr == &dev_attr_eui)
-		return sysfs_emit(buf, "%8ph\n", ns->eui64);
+		return sysfs_emit(buf, "%8ph\n", ids.eui64);
 	if (attr == &dev_attr_uuid)
-		return sysfs_emit(buf, "%pU\n", &ns->uuid);
-	return sysfs_emit(buf, "%u\n", ns->nsid);
+		return sysfs_emit(buf, "%pU\n", ids.uuid);
+	return sysfs_emit(buf, "%u\n", ids.nsid);
 }
 
 static struct attribute *rblk_ns_attrs[] = {
@@ -123,14 +165,15 @@ static struct attribute *rblk_ns_attrs[] = {
 static umode_t rblk_ns_attr_visible(struct kobject *kobj,
 				    struct attribute *a, int n)
 {
-	struct rblk_ns *ns = dev_to_ns(kobj_to_dev(kobj));
+	struct rblk_xlate_ns ids;
 
+	rblk_disk_ids(kobj_to_dev(kobj), &ids);
 	if (a == &dev_attr_nguid.attr)
-		return memchr_inv(ns->nguid, 0, sizeof(ns->nguid)) ? a->mode : 0;
+		return memchr_inv(ids.nguid, 0, sizeof(ids.nguid)) ? a->mode : 0;
 	if (a == &dev_attr_eui.attr)
-		return memchr_inv(ns->eui64, 0, sizeof(ns->eui64)) ? a->mode : 0;
+		return memchr_inv(ids.eui64, 0, sizeof(ids.eui64)) ? a->mode : 0;
 	if (a == &dev_attr_uuid.attr)
-		return uuid_is_null(&ns->uuid) ? 0 : a->mode;
+		return memchr_inv(ids.uuid, 0, sizeof(ids.uuid)) ? a->mode : 0;
 	return a->mode;
 }
 
@@ -141,6 +184,7 @@ static const struct attribute_group rblk_ns_attr_group = {
 
 const struct attribute_group *rblk_ns_attr_groups[] = {
 	&rblk_ns_attr_group,
+	&rblk_path_attr_group,
 	NULL,
 };
 
@@ -183,7 +227,7 @@ static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 	struct nvme_id_ns *id;
 	struct gendisk *disk;
 	struct rblk_ns *ns;
-	int ret, minor;
+	int ret;
 
 	ns = kzalloc(sizeof(*ns), GFP_KERNEL);
 	id = kzalloc(sizeof(*id), GFP_KERNEL);
@@ -193,33 +237,44 @@ static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 	}
 	ns->ctrl = ctrl;
 	ns->nsid = nsid;
+	INIT_LIST_HEAD(&ns->siblings);
 	ret = rblk_identify_ns(ctrl, ns, id);
 	if (ret)
 		goto out_free;
 	rblk_identify_ns_descs(ctrl, ns);
+	ns->anagrpid = le32_to_cpu(id->anagrpid);
+	ns->ana_state = rblk_ana_group_state(ctrl, ns->anagrpid);
 
 	rblk_ns_limits(ns, id, &lim);
-	minor = ida_alloc_max(&rblk_minor_ida,
-			      (MINORMASK + 1) / RBLK_PART_MINORS - 1, GFP_KERNEL);
-	if (minor < 0) {
-		ret = minor;
-		goto out_free;
+	if (rblk_ctrl_mpath(ctrl)) {
+		ret = rblk_mpath_attach(ns, &lim);
+		if (ret)
+			goto out_free;
 	}
 	disk = rblk_alloc_disk(&ctrl->io_set, &lim, ns);
 	if (IS_ERR(disk)) {
-		ida_free(&rblk_minor_ida, minor);
 		ret = PTR_ERR(disk);
-		goto out_free;
+		goto out_detach;
 	}
-	/* From here the disk owns ns, its minors and a controller reference. */
+	ret = rblk_disk_minor_alloc(disk);
+	if (ret) {
+		put_disk(disk);
+		goto out_detach;
+	}
+	/* From here ns owns the disk's minors and a controller reference. */
 	kref_get(&ctrl->ref);
 	ns->disk = disk;
-	disk->major = rblk_major;
-	disk->first_minor = minor * RBLK_PART_MINORS;
-	disk->minors = RBLK_PART_MINORS;
 	disk->fops = &rblk_bdev_ops;
 	disk->private_data = ns;
-	snprintf(disk->disk_name, DISK_NAME_LEN, "rblk%un%u", ctrl->id, nsid);
+	if (ns->head) {
+		/* The head is what users open; the path only carries its I/O. */
+		disk->flags |= GENHD_FL_HIDDEN;
+		snprintf(disk->disk_name, DISK_NAME_LEN, "rblk%uc%un%u",
+			 ctrl->subsys->instance, ctrl->id, nsid);
+	} else {
+		snprintf(disk->disk_name, DISK_NAME_LEN, "rblk%un%u", ctrl->id,
+			 nsid);
+	}
 	set_capacity(disk, ns->nsze << (ns->lba_shift - SECTOR_SHIFT));
 	kfree(id);
 
@@ -235,14 +290,22 @@ static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 		mutex_lock(&ctrl->ns_lock);
 		list_del(&ns->entry);
 		mutex_unlock(&ctrl->ns_lock);
+		rblk_mpath_detach(ns);
+		/* Never added: the block layer will not call ->free_disk(). */
 		put_disk(disk);
+		rblk_ns_free(ns);
 		return ret;
 	}
 	mutex_lock(&ctrl->ns_lock);
 	ns->added = true;
 	mutex_unlock(&ctrl->ns_lock);
+	rblk_mpath_path_ready(ns);
 	return 0;
 
+out_detach:
+	rblk_mpath_detach(ns);
+	if (ns->head)
+		rblk_mpath_put_head(ns->head);
 out_free:
 	kfree(id);
 	kfree(ns);
@@ -351,6 +414,8 @@ static void rblk_ns_remove(struct rblk_ctrl *ctrl, struct rblk_ns *ns)
 	mutex_unlock(&ctrl->ns_lock);
 	blk_mq_kick_requeue_list(q);
 	rblk_ns_flush_requeue(ctrl);
+	/* No new I/O down this path; what it holds fails over. */
+	rblk_mpath_detach(ns);
 	rblk_tagset_reap_start(ctrl);
 	del_gendisk(ns->disk);
 	rblk_tagset_reap_stop(ctrl);
@@ -388,6 +453,7 @@ static bool rblk_ns_revalidate(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
 		ns->nsze = tmp.nsze;
 		set_capacity_and_notify(ns->disk,
 					ns->nsze << (ns->lba_shift - SECTOR_SHIFT));
+		rblk_mpath_set_capacity(ns);
 	}
 	return true;
 }
@@ -574,6 +640,7 @@ void rblk_ns_remove_all(struct rblk_ctrl *ctrl)
 	rblk_tagset_reap_start(ctrl);
 	list_for_each_entry_safe(ns, next, &gone, entry) {
 		list_del(&ns->entry);
+		rblk_mpath_detach(ns);
 		del_gendisk(ns->disk);
 		put_disk(ns->disk);
 	}

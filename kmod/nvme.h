@@ -14,10 +14,13 @@
 #include <linux/blk-mq.h>
 #include <linux/device.h>
 #include <linux/kdev_t.h>
+#include <linux/srcu.h>
+#include <linux/timer.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 
 #include "cid.h"
+#include "compat.h"
 #include "ctrl_state.h"
 #include "identify.h"
 #include "rblk.h"
@@ -35,6 +38,8 @@
 
 struct cdev;
 struct rblk_ctrl;
+struct rblk_ns_head;
+struct rblk_subsys;
 struct rblk_qlim;
 struct rblk_xlate_ns;
 
@@ -85,7 +90,15 @@ enum rblk_req_flag {
 	RBLK_REQ_DONE,		/* completion claimed: never complete twice */
 	RBLK_REQ_MR_VALID,	/* the MR may still be accessed remotely */
 	RBLK_REQ_ACTIVE,	/* holds one of queue->nr_active */
+	RBLK_REQ_MPATH_CNT,	/* holds one of ctrl->nr_mpath_active */
 };
+
+/*
+ * A bio the head sent down a path (multipath.c): its request fails over
+ * instead of failing. REQ_DRV is the driver's own flag, as nvme's
+ * REQ_NVME_MPATH.
+ */
+#define REQ_RBLK_MPATH		REQ_DRV
 
 /*
  * Per-request driver data (blk-mq PDU). Locking: queue_rq owns it until
@@ -113,10 +126,65 @@ struct rblk_pcpu_stats {
 };
 
 /*
+ * A namespace of a subsystem, over every path to it (multipath.c): the
+ * disk users open, /dev/rblk<S>n<NSID>. Locking: the identity is that of
+ * its first path and constant; entry and dying under rblk_subsys_lock;
+ * the path list is written under it and read under srcu; current_path[]
+ * is a hint written by any reader (RCU pointers).
+ */
+struct rblk_ns_head {
+	struct kref		ref;		/* paths + the head disk */
+	struct list_head	entry;		/* subsys->heads */
+	struct rblk_subsys	*subsys;	/* a reference */
+	u32			nsid;
+	u8			lba_shift;
+	u8			nguid[16];
+	u8			eui64[8];
+	uuid_t			uuid;
+	struct gendisk		*disk;
+	struct mutex		lock;		/* adding and deleting disk */
+	bool			disk_added;	/* lock; lockless reads ONCE */
+	bool			dying;		/* rblk_subsys_lock: last path left */
+	struct work_struct	live_work;	/* adds disk once a path is usable */
+	struct srcu_struct	srcu;
+	struct list_head	paths;		/* rblk_ns.siblings */
+	spinlock_t		requeue_lock;
+	struct bio_list		requeue_list;	/* requeue_lock */
+	struct work_struct	requeue_work;
+	struct rblk_ns __rcu	*current_path[];	/* per NUMA node */
+};
+
+/*
+ * Controllers with one subsystem NQN and host NQN (subsys.c). The head
+ * disks are named after instance, the id of its first controller, which
+ * the subsystem keeps until it goes. Locking: ctrls, heads and the
+ * controllers' subsys_entry under rblk_subsys_lock; iopolicy ONCE.
+ */
+struct rblk_subsys {
+	struct device		dev;		/* rblk-subsys<instance>; the ref */
+	struct list_head	entry;		/* rblk_subsystems */
+	u32			instance;
+	char			subnqn[NVMF_NQN_FIELD_LEN];
+	char			hostnqn[NVMF_NQN_FIELD_LEN];
+	bool			multipath;	/* head disks; constant */
+	u8			iopolicy;	/* enum rblk_iopolicy; ONCE */
+	struct list_head	ctrls;
+	struct list_head	heads;
+};
+
+/* ANA, per path: ns->ana_flags. */
+enum rblk_ns_ana_flag {
+	RBLK_NS_ANA_PENDING,	/* an ANA error: the log is being read again */
+};
+
+/*
  * A namespace and its disk. Locking: the identity (nsid, lba_shift, the
  * ids) is set before the disk is added and never changes (a namespace
  * that changes it is replaced); entry, added and frozen are under
  * ctrl->ns_lock; scan_entry and nsze belong to the scan (ctrl->scan_lock).
+ * With multipath the disk is this path's, hidden, under head: siblings
+ * under rblk_subsys_lock (read under head->srcu); ana_state and anagrpid
+ * are written by the ANA log's reader (ONCE).
  */
 struct rblk_ns {
 	struct list_head	entry;		/* ctrl->namespaces */
@@ -124,6 +192,11 @@ struct rblk_ns {
 	struct rblk_ctrl	*ctrl;
 	u32			nsid;
 	struct gendisk		*disk;
+	struct rblk_ns_head	*head;		/* NULL: a disk of its own */
+	struct list_head	siblings;	/* head->paths */
+	u8			ana_state;	/* enum rblk_ana_state; ONCE */
+	u32			anagrpid;	/* ONCE */
+	unsigned long		ana_flags;	/* enum rblk_ns_ana_flag */
 	u8			lba_shift;
 	u64			nsze;		/* in LBAs */
 	u8			nguid[16];
@@ -238,6 +311,26 @@ struct rblk_ctrl {
 
 	struct rblk_pcpu_stats __percpu *stats;
 	atomic64_t		reconnects;
+
+	/*
+	 * Multipath (subsys.c, multipath.c): subsys and the ANA fields are
+	 * set by the first association's Identify and constant after.
+	 */
+	struct rblk_subsys	*subsys;	/* a reference; NULL: discovery */
+	struct list_head	subsys_entry;	/* subsys->ctrls */
+	u8			cmic;
+	u8			anacap;
+	u8			anatt;		/* seconds */
+	u32			anagrpmax;
+	u32			nanagrpid;
+	struct mutex		ana_lock;	/* the log buffer, ana_grp_state */
+	void			*ana_log_buf;
+	size_t			ana_log_size;
+	u8			*ana_grp_state;	/* [1..anagrpmax] */
+	struct work_struct	ana_work;
+	struct timer_list	anatt_timer;	/* a group stuck in change */
+	atomic_t		nr_mpath_active;	/* queue-depth policy */
+	int			numa_node;
 };
 
 /* @msg must be static: extack keeps the pointer. */
@@ -400,7 +493,70 @@ void rblk_ns_sync(struct rblk_ctrl *ctrl);
 void rblk_ns_scan_work(struct work_struct *work);
 void rblk_ns_xlate_ids(const struct rblk_ns *ns, struct rblk_xlate_ns *f);
 void rblk_ns_freeze_start(struct rblk_ctrl *ctrl);
+int rblk_disk_minor_alloc(struct gendisk *disk);
+void rblk_disk_minor_free(struct gendisk *disk);
 int rblk_ns_freeze_wait(struct rblk_ctrl *ctrl, unsigned long timeout);
 void rblk_ns_unfreeze(struct rblk_ctrl *ctrl);
+
+/* subsys.c: subsystems, the controllers and heads they group */
+extern struct mutex rblk_subsys_lock;
+int rblk_subsys_init(void);
+void rblk_subsys_exit(void);
+int rblk_subsys_join(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack);
+void rblk_subsys_leave(struct rblk_ctrl *ctrl);
+void rblk_subsys_put(struct rblk_subsys *subsys);
+int rblk_subsys_set_iopolicy(struct rblk_subsys *subsys, u8 policy);
+const char *rblk_iopolicy_name(u8 policy);
+/* ctrl.c: a controller id the subsystem kept, when the subsystem goes */
+void rblk_ctrl_id_free(u32 id);
+
+/* multipath.c: heads, path selection, failover, ANA */
+extern bool rblk_multipath;
+static inline bool rblk_ctrl_mpath(const struct rblk_ctrl *ctrl)
+{
+	return ctrl->subsys && ctrl->subsys->multipath;
+}
+
+/*
+ * A head's request with bios to hand back (a flush of the flush
+ * machinery has none): it may fail over.
+ */
+static inline bool rblk_mpath_rq(struct request *rq)
+{
+	struct rblk_ns *ns = rq->q->queuedata;
+
+	return (rq->cmd_flags & REQ_RBLK_MPATH) && rq->bio && ns && ns->head;
+}
+
+static inline bool rblk_ctrl_ana(const struct rblk_ctrl *ctrl)
+{
+	return ctrl->anacap && ctrl->ana_log_buf;
+}
+
+int rblk_mpath_attach(struct rblk_ns *ns, const struct rblk_qlim *lim);
+void rblk_mpath_path_ready(struct rblk_ns *ns);
+void rblk_mpath_detach(struct rblk_ns *ns);
+void rblk_mpath_put_head(struct rblk_ns_head *head);
+void rblk_mpath_set_capacity(struct rblk_ns *ns);
+bool rblk_disk_is_head(struct gendisk *disk);
+void rblk_mpath_xlate_ids(const struct rblk_ns_head *head,
+			  struct rblk_xlate_ns *f);
+bool rblk_mpath_failover(struct request *rq);
+bool rblk_mpath_is_path_error(u16 status);
+void rblk_mpath_kick(struct rblk_ctrl *ctrl);
+void rblk_mpath_reset_policy(struct rblk_subsys *subsys);
+void rblk_mpath_start_rq(struct request *rq);
+void rblk_mpath_end_rq(struct request *rq);
+void rblk_ana_init(struct rblk_ctrl *ctrl);
+int rblk_ana_init_ctrl(struct rblk_ctrl *ctrl, const struct nvme_id_ctrl *id);
+void rblk_ana_free_ctrl(struct rblk_ctrl *ctrl);
+int rblk_ana_read(struct rblk_ctrl *ctrl);
+void rblk_ana_stop(struct rblk_ctrl *ctrl);
+u8 rblk_ana_group_state(struct rblk_ctrl *ctrl, u32 grpid);
+const char *rblk_ana_state_name(u8 state);
+/* ioctl.c: a namespace's ioctls, also reached through its head */
+int rblk_ns_ioctl_path(struct rblk_ns *ns, struct block_device *bdev,
+		       rblk_mode_t mode, unsigned int cmd, unsigned long arg);
+extern const struct attribute_group rblk_path_attr_group;
 
 #endif /* _RBLK_NVME_H */

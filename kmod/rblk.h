@@ -69,9 +69,13 @@ struct rblk_ctrl_stats {
 /* What netlink.c reports for one namespace. */
 struct rblk_ns_info {
 	u32	nsid;
-	char	disk_name[DISK_NAME_LEN];
+	char	disk_name[DISK_NAME_LEN];	/* to open: the head's, if any */
+	char	path_disk_name[DISK_NAME_LEN];	/* "": not a path of a head */
 	u64	size_bytes;
 	u32	lba_size;
+	bool	has_ana;
+	u8	ana_state;			/* enum rblk_ana_state */
+	u32	anagrpid;
 };
 
 /* What netlink.c reports for one controller (a consistent snapshot). */
@@ -90,6 +94,11 @@ struct rblk_ctrl_info {
 	char			model[41];
 	char			serial[21];
 	char			firmware[9];
+	bool			has_subsys;		/* not a discovery controller */
+	u32			subsys_id;
+	bool			multipath;
+	u8			iopolicy;		/* enum rblk_iopolicy */
+	u8			anatt;			/* 0: no ANA */
 };
 
 struct rblk_ctrl;
@@ -117,6 +126,16 @@ void rblk_ctrl_put(struct rblk_ctrl *ctrl);
 
 const struct rblk_ctrl_opts *rblk_ctrl_opts(struct rblk_ctrl *ctrl);
 void rblk_ctrl_get_info(struct rblk_ctrl *ctrl, struct rblk_ctrl_info *info);
+
+/*
+ * subsys.c: the I/O policy of a subsystem, named by NQN (@hostnqn NULL:
+ * any host NQN) or by one of its controllers; @why (static text) says
+ * why not.
+ */
+int rblk_subsys_set_iopolicy_nqn(const char *subnqn, const char *hostnqn,
+				 u8 policy, const char **why);
+int rblk_ctrl_set_iopolicy(struct rblk_ctrl *ctrl, u8 policy,
+			   const char **why);
 
 /* stats.c */
 void rblk_ctrl_get_stats(struct rblk_ctrl *ctrl, struct rblk_ctrl_stats *st);

@@ -62,6 +62,33 @@ static bool rblk_may_wait(struct rblk_ctrl *ctrl, struct request *rq)
 	       !(rq->cmd_flags & REQ_FAILFAST_MASK);
 }
 
+/*
+ * A head's request that met a path error may go down another path: a
+ * retry on a path, not of the command, so the target's DNR holds only for
+ * the statuses it sent (the host's own, when a path broke, carry it to
+ * stop retries on this one). As nvme, not a request that must not retry.
+ */
+static bool rblk_may_fail_over(struct request *rq, u16 status)
+{
+	u16 sc = status & RBLK_SC_MASK;
+	bool host = sc == NVME_SC_HOST_PATH_ERROR ||
+		    sc == NVME_SC_HOST_ABORTED_CMD;
+
+	return rblk_mpath_rq(rq) && !(rq->cmd_flags & REQ_FAILFAST_MASK) &&
+	       rblk_mpath_is_path_error(status) &&
+	       (host || !(status & NVME_STATUS_DNR));
+}
+
+/* A head's request on a path that cannot take it now: to another path. */
+static bool rblk_fail_over_now(struct request *rq)
+{
+	if (!rblk_mpath_rq(rq) || (rq->cmd_flags & REQ_FAILFAST_MASK))
+		return false;
+	blk_mq_start_request(rq);
+	rblk_req(rq)->status = NVME_SC_HOST_PATH_ERROR;
+	return rblk_mpath_failover(rq);
+}
+
 static blk_status_t rblk_error_status(u16 status)
 {
 	switch (status & RBLK_SC_MASK) {
@@ -158,6 +185,7 @@ static void rblk_req_cleanup(struct rblk_queue *queue, struct request *rq)
 
 	rblk_rdma_unmap_data(queue, rq);
 	rblk_slot_put(queue, req);
+	rblk_mpath_end_rq(rq);
 	if (rq->rq_flags & RQF_SPECIAL_PAYLOAD) {
 		kfree(bvec_virt(&rq->special_vec));
 		rq->rq_flags &= ~RQF_SPECIAL_PAYLOAD;
@@ -213,6 +241,10 @@ static void rblk_complete_rq(struct request *rq)
 		return;
 	}
 
+	/* Another path may serve it: the head resubmits its bios there. */
+	if (unlikely(sts != BLK_STS_OK) && rblk_may_fail_over(rq, req->status) &&
+	    rblk_mpath_failover(rq))
+		return;
 	if (unlikely(sts != BLK_STS_OK) && !(req->status & NVME_STATUS_DNR) &&
 	    req->retries < RBLK_MAX_RETRIES && rblk_may_wait(ctrl, rq)) {
 		req->retries++;
@@ -350,6 +382,8 @@ static blk_status_t rblk_queue_not_ready(struct rblk_queue *queue,
 {
 	struct rblk_ctrl *ctrl = queue->ctrl;
 
+	if (rblk_fail_over_now(rq))
+		return BLK_STS_OK;
 	if (!rblk_may_wait(ctrl, rq))
 		return rblk_fail_early(ctrl, rq);
 	/* Its queue will never come back: waiting would stall the resize. */
@@ -389,8 +423,9 @@ static blk_status_t rblk_req_prep(struct rblk_queue *queue,
 	req->cmd.common.command_id = rblk_cid(rq->tag, req->gen);
 	req->status = 0;
 	req->result.u64 = 0;
-	/* Out of idle (RBLK_REQ_DONE); the slot rblk_slot_get() took stays. */
-	req->flags &= BIT(RBLK_REQ_ACTIVE);
+	/* Out of idle (RBLK_REQ_DONE); the slot and count taken stay. */
+	req->flags &= BIT(RBLK_REQ_ACTIVE) | BIT(RBLK_REQ_MPATH_CNT);
+	rblk_mpath_start_rq(rq);
 	/*
 	 * The response; LOCAL_INV reuses it. A signaled SEND adds its own
 	 * completion (rblk_rdma_post_cmd()).
@@ -463,7 +498,8 @@ static blk_status_t rblk_queue_rq(struct blk_mq_hw_ctx *hctx,
 
 	/* The namespace left the target: its disk is being deleted. */
 	if (unlikely(ns && READ_ONCE(ns->gone)))
-		return rblk_fail_early(queue->ctrl, rq);
+		return rblk_fail_over_now(rq) ? BLK_STS_OK :
+						rblk_fail_early(queue->ctrl, rq);
 	if (unlikely(!rblk_queue_ready(queue, rq)))
 		return rblk_queue_not_ready(queue, rq);
 	if (unlikely(!rblk_slot_get(queue, req)))

@@ -475,8 +475,8 @@ static int rblk_sgio_run(struct rblk_sgio *sg, struct block_device *bdev,
 	return rblk_sgio_complete(sg);
 }
 
-static int rblk_sg_io(struct block_device *bdev, rblk_mode_t mode,
-		      void __user *argp)
+static int rblk_sg_io(struct block_device *bdev, struct rblk_ns *ns,
+		      rblk_mode_t mode, void __user *argp)
 {
 	struct rblk_sgio *sg;
 	int ret;
@@ -484,7 +484,7 @@ static int rblk_sg_io(struct block_device *bdev, rblk_mode_t mode,
 	sg = kzalloc(sizeof(*sg), GFP_KERNEL);
 	if (!sg)
 		return -ENOMEM;
-	sg->ns = bdev->bd_disk->private_data;
+	sg->ns = ns;
 	ret = rblk_sgio_get_hdr(&sg->hdr, argp);
 	if (!ret)
 		ret = rblk_sgio_run(sg, bdev, mode);
@@ -496,10 +496,10 @@ static int rblk_sg_io(struct block_device *bdev, rblk_mode_t mode,
 	return ret;
 }
 
-int rblk_scsi_ioctl(struct block_device *bdev, rblk_mode_t mode,
-		    unsigned int cmd, unsigned long arg)
+int rblk_scsi_ioctl(struct block_device *bdev, struct rblk_ns *ns,
+		    rblk_mode_t mode, unsigned int cmd, unsigned long arg)
 {
-	struct request_queue *q = bdev->bd_disk->queue;
+	struct request_queue *q = ns->disk->queue;
 	void __user *argp = (void __user *)arg;
 
 	/* An fd may outlive del_gendisk(); the namespace is gone then. */
@@ -507,7 +507,7 @@ int rblk_scsi_ioctl(struct block_device *bdev, rblk_mode_t mode,
 		return -ENODEV;
 	switch (cmd) {
 	case SG_IO:
-		return rblk_sg_io(bdev, mode, argp);
+		return rblk_sg_io(bdev, ns, mode, argp);
 	case SG_GET_VERSION_NUM:
 		return put_user(RBLK_SG_VERSION, (int __user *)argp);
 	case SG_GET_RESERVED_SIZE:

@@ -187,14 +187,16 @@ int rblk_xlate_wwid(const struct rblk_xlate_ns *ns, char *buf, unsigned int len)
 
 #ifdef __KERNEL__
 struct block_device;
+struct rblk_ns;
 
 /*
  * scsi.c: SG_IO, SG_GET_VERSION_NUM and SG_GET_RESERVED_SIZE on a namespace
- * block device (its .ioctl; .compat_ioctl is blkdev_compat_ptr_ioctl).
+ * block device (its .ioctl; .compat_ioctl is blkdev_compat_ptr_ioctl),
+ * carried by @ns: the disk's own, or a path of the head @bdev opens.
  * Returns -ENOTTY for other commands.
  */
-int rblk_scsi_ioctl(struct block_device *bdev, rblk_mode_t mode,
-		    unsigned int cmd, unsigned long arg);
+int rblk_scsi_ioctl(struct block_device *bdev, struct rblk_ns *ns,
+		    rblk_mode_t mode, unsigned int cmd, unsigned long arg);
 /*
  * ioctl.c: the namespace disks' .ioctl: the NVMe ioctls (type 'N'), the
  * rest to rblk_scsi_ioctl().

@@ -57,8 +57,8 @@ enum rblk_cmd {
 	 */
 	RBLK_CMD_AEN,
 	/*
-	 * Admin: the I/O policy of the subsystem SUBNQN (HOSTNQN: the
-	 * default host NQN when absent) as IOPOLICY; the controllers of a
+	 * Admin: the I/O policy of the subsystem SUBNQN (of HOSTNQN's only,
+	 * else of every host NQN's) as IOPOLICY; the controllers of a
 	 * subsystem share it, so any of them may be named instead
 	 * (CTRL_NAME or CTRL_ID).
 	 */

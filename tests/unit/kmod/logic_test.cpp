@@ -1,12 +1,18 @@
 // Host unit tests of the controller core's pure decisions: the state
-// machine (ctrl_state.c), command ids (cid.h), Identify data (identify.c).
+// machine (ctrl_state.c), command ids (cid.h), Identify data and the ANA
+// log (identify.c).
+#include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 extern "C" {
 #include "cid.h"
 #include "ctrl_state.h"
 #include "identify.h"
+#include "uapi/rblk.h"
 }
 
 TEST(State, LegalEdgesOnly) {
@@ -71,4 +77,160 @@ TEST(NsDescs, ParsesAndBounds) {
 	EXPECT_EQ(0, rblk_parse_ns_descs(z, sizeof(z), &ids));
 	u8 big[4] = {2, 255, 0, 0};
 	EXPECT_EQ(0, rblk_parse_ns_descs(big, sizeof(big), &ids));
+}
+
+/* --- The ANA log page (identify.c: rblk_ana_log_parse) --- */
+
+namespace {
+
+/* A log as a target would send it: header, then groups with their nsids. */
+struct AnaLog {
+	std::vector<uint8_t> b = std::vector<uint8_t>(RBLK_ANA_HDR_LEN);
+
+	static void le32(uint8_t *p, uint32_t v)
+	{
+		for (int i = 0; i < 4; i++)
+			p[i] = (uint8_t)(v >> (8 * i));
+	}
+	AnaLog &group(uint32_t grpid, uint8_t state, std::vector<uint32_t> nsids)
+	{
+		size_t off = b.size();
+
+		b.resize(off + RBLK_ANA_DESC_LEN + 4 * nsids.size());
+		le32(&b[off], grpid);
+		le32(&b[off + 4], (uint32_t)nsids.size());
+		b[off + 16] = state;
+		for (size_t i = 0; i < nsids.size(); i++)
+			le32(&b[off + RBLK_ANA_DESC_LEN + 4 * i], nsids[i]);
+		uint16_t n = (uint16_t)(b[8] | b[9] << 8);
+		n++;
+		b[8] = (uint8_t)n;
+		b[9] = (uint8_t)(n >> 8);
+		return *this;
+	}
+};
+
+struct Seen {
+	std::vector<std::pair<uint32_t, uint8_t>> groups;
+	std::vector<uint32_t> nsids;
+};
+
+int collect(void *priv, const struct rblk_ana_desc *d)
+{
+	auto *s = static_cast<Seen *>(priv);
+
+	s->groups.emplace_back(d->grpid, d->state);
+	for (uint32_t i = 0; i < d->nnsids; i++)
+		s->nsids.push_back(rblk_ana_desc_nsid(d, i));
+	return 0;
+}
+
+int parse(const AnaLog &log, Seen *seen, const char **why, size_t len = 0,
+	  uint32_t anagrpmax = 4, uint32_t nn = 8)
+{
+	*why = nullptr;
+	return rblk_ana_log_parse(log.b.data(), len ? len : log.b.size(),
+				  anagrpmax, nn, collect, seen, why);
+}
+
+}  // namespace
+
+TEST(AnaLog, TakesEveryGroupInOrder)
+{
+	AnaLog log;
+	Seen seen;
+	const char *why;
+
+	log.group(1, RBLK_ANA_OPTIMIZED, {1, 2}).group(2, RBLK_ANA_INACCESSIBLE, {3});
+	ASSERT_EQ(2, parse(log, &seen, &why));
+	EXPECT_EQ(nullptr, why);
+	ASSERT_EQ(2u, seen.groups.size());
+	EXPECT_EQ(std::make_pair(1u, (uint8_t)RBLK_ANA_OPTIMIZED), seen.groups[0]);
+	EXPECT_EQ(std::make_pair(2u, (uint8_t)RBLK_ANA_INACCESSIBLE), seen.groups[1]);
+	EXPECT_EQ((std::vector<uint32_t>{1, 2, 3}), seen.nsids);
+}
+
+TEST(AnaLog, EmptyAndChangeStatesAccepted)
+{
+	AnaLog empty, change;
+	Seen seen;
+	const char *why;
+
+	EXPECT_EQ(0, parse(empty, &seen, &why));
+	change.group(3, RBLK_ANA_CHANGE, {}).group(4, RBLK_ANA_PERSISTENT_LOSS, {8});
+	EXPECT_EQ(2, parse(change, &seen, &why));
+}
+
+/* Malformed: refused whole, before anything is taken from it. */
+TEST(AnaLog, RefusesMalformedLogsWhole)
+{
+	const char *why;
+	Seen seen;
+
+	{
+		AnaLog log;
+		EXPECT_EQ(-EINVAL, parse(log, &seen, &why, RBLK_ANA_HDR_LEN - 1));
+		EXPECT_STREQ("log shorter than its header", why);
+	}
+	{
+		AnaLog log;
+		log.group(1, RBLK_ANA_OPTIMIZED, {1}).group(2, RBLK_ANA_OPTIMIZED, {2, 3});
+		/* The second group's namespace list is cut short. */
+		EXPECT_EQ(-EINVAL, parse(log, &seen, &why, log.b.size() - 4));
+		EXPECT_STREQ("namespace list runs past the log", why);
+		EXPECT_EQ(-EINVAL, parse(log, &seen, &why, RBLK_ANA_HDR_LEN + 40));
+		EXPECT_STREQ("group descriptor runs past the log", why);
+	}
+	{
+		AnaLog log;
+		log.group(5, RBLK_ANA_OPTIMIZED, {1});
+		EXPECT_EQ(-EINVAL, parse(log, &seen, &why));
+		EXPECT_STREQ("group id outside 1..ANAGRPMAX", why);
+	}
+	{
+		AnaLog log;
+		log.group(0, RBLK_ANA_OPTIMIZED, {1});
+		EXPECT_EQ(-EINVAL, parse(log, &seen, &why));
+	}
+	{
+		AnaLog log;
+		log.group(1, 0x7, {1});
+		EXPECT_EQ(-EINVAL, parse(log, &seen, &why));
+		EXPECT_STREQ("unknown ANA state", why);
+	}
+	{
+		AnaLog log;
+		log.group(1, RBLK_ANA_OPTIMIZED, {9});
+		EXPECT_EQ(-EINVAL, parse(log, &seen, &why));
+		EXPECT_STREQ("namespace id outside 1..NN", why);
+		AnaLog bcast;
+		bcast.group(1, RBLK_ANA_OPTIMIZED, {0xffffffffu});
+		EXPECT_EQ(-EINVAL, parse(bcast, &seen, &why, 0, 4, 0));
+	}
+	{
+		AnaLog log;
+		log.group(2, RBLK_ANA_OPTIMIZED, {1}).group(2, RBLK_ANA_INACCESSIBLE, {2});
+		EXPECT_EQ(-EINVAL, parse(log, &seen, &why));
+		EXPECT_STREQ("group listed twice", why);
+	}
+	{
+		AnaLog log;
+		log.group(1, RBLK_ANA_OPTIMIZED, {1}).group(2, RBLK_ANA_OPTIMIZED, {2});
+		EXPECT_EQ(-EINVAL, parse(log, &seen, &why, 0, 1));
+		EXPECT_STREQ("more groups than ANAGRPMAX", why);
+	}
+	{
+		/* An nnsids that would overflow the offset arithmetic. */
+		AnaLog log;
+		log.group(1, RBLK_ANA_OPTIMIZED, {1});
+		AnaLog::le32(&log.b[RBLK_ANA_HDR_LEN + 4], 0xffffffffu);
+		EXPECT_EQ(-EINVAL, parse(log, &seen, &why));
+	}
+	EXPECT_TRUE(seen.groups.empty()) << "nothing taken from a refused log";
+}
+
+TEST(AnaLog, SizeCoversGroupsAndNamespaces)
+{
+	EXPECT_EQ((size_t)RBLK_ANA_HDR_LEN + 2 * RBLK_ANA_DESC_LEN + 3 * 4,
+		  rblk_ana_log_size(2, 3));
 }
