@@ -7,7 +7,6 @@
 #include <rblk/error.hpp>
 #include <rblk/json.hpp>
 
-#include <set>
 
 #include <filesystem>
 #include <regex>
@@ -103,7 +102,7 @@ void add_iopolicy(CLI::App& app, Request& req)
         ->check(CLI::IsMember(rblk::iopolicy_names()));
     CLI::Option* hostnqn = sub->add_option(
         "-q,--hostnqn", req.hostnqn,
-        "Host NQN of the subsystem NQN names (default: the one it is connected with)");
+        "Host NQN of the subsystem NQN names (default: every host NQN it is connected as)");
     sub->callback([&req, hostnqn] {
         if (req.subsystem.empty())
             throw CLI::ValidationError("set-iopolicy: the subsystem is empty");
@@ -127,20 +126,8 @@ rblk::SubsystemRef subsystem_ref(const Request& req,
                 return {c.name, {}, {}};
         throw rblk::InvalidOption("no subsystem " + req.subsystem);
     }
-    if (!req.hostnqn.empty())
-        return {{}, req.subsystem, req.hostnqn};
-    std::set<std::string> hosts;
-    for (const rblk::ControllerInfo& c : controllers)
-        if (c.subnqn == req.subsystem)
-            hosts.insert(c.hostnqn);
-    if (hosts.size() > 1) {
-        std::string list;
-        for (const std::string& h : hosts)
-            list += (list.empty() ? "" : ", ") + h;
-        throw rblk::InvalidOption(req.subsystem + " is connected as more than one host (" + list +
-                                  "): name one with --hostnqn");
-    }
-    return {{}, req.subsystem, hosts.empty() ? std::string() : *hosts.begin()};
+    // Without a host NQN the kernel sets the subsystem of every host NQN.
+    return {{}, req.subsystem, req.hostnqn};
 }
 
 int run_list(const Request& req, rblk::Client& client, std::ostream& out)
@@ -165,10 +152,9 @@ int run_list_subsys(const Request& req, rblk::Client& client, std::ostream& out)
 
 int run_set_iopolicy(const Request& req, rblk::Client& client, std::ostream&)
 {
-    // A controller is named to the kernel as it is; anything else is
-    // looked up among the controllers first.
+    // Only a subsystem's name needs its controllers looked up.
     const std::vector<rblk::ControllerInfo> controllers =
-        controller_name(req.subsystem) ? std::vector<rblk::ControllerInfo>{} : client.list();
+        subsys_number(req.subsystem) ? client.list() : std::vector<rblk::ControllerInfo>{};
     // The CLI checked the name against iopolicy_names().
     client.set_iopolicy(subsystem_ref(req, controllers), *rblk::parse_iopolicy(req.iopolicy));
     return 0;

@@ -61,11 +61,10 @@ int run_show(const Request& req, rblk::Client& client, std::ostream& out);
 int run_list_subsys(const Request& req, rblk::Client& client, std::ostream& out);
 int run_set_iopolicy(const Request& req, rblk::Client& client, std::ostream& out);
 // What set-iopolicy sends for the subsystem req.subsystem names, given the
-// controllers there are: a controller by name; rblk-subsysS, or an NQN
-// without -q, as the NQN and host NQN of its controllers (an NQN that
-// nothing is connected to goes as typed, for the kernel to answer).
-// Throws InvalidOption for rblk-subsysS that does not exist, or an NQN
-// connected with more than one host NQN and no -q.
+// controllers there are: a controller by name; rblk-subsysS as one of its
+// controllers (throws InvalidOption when it has none); an NQN as typed,
+// with -q's host NQN (none: the kernel sets the subsystems of that NQN of
+// every host NQN).
 rblk::SubsystemRef subsystem_ref(const Request& req,
                                  const std::vector<rblk::ControllerInfo>& controllers);
 int run_stats(const Request& req, rblk::Client& client, std::ostream& out);

@@ -118,12 +118,12 @@ std::string format_list(const std::vector<rblk::ControllerInfo>& controllers)
     std::vector<std::vector<std::string>> rows = {
         {"NAME", "STATE", "ANA", "TRANSPORT", "TRADDR", "TRSVCID", "QUEUES", "QSIZE", "SUBSYS",
          "SUBNQN", "DEVICES", "SIZE"}};
-    for (const rblk::SubsystemInfo& s : rblk::group_subsystems(controllers))
-        for (const rblk::ControllerInfo& c : s.paths)
-            rows.push_back({c.name, rblk::state_name(c.state), or_dash(rblk::path_ana_summary(c)),
-                            c.transport, c.traddr, std::to_string(c.trsvcid), queues(c),
-                            std::to_string(c.queue_size), rblk::subsys_name(s.id), subnqn_of(c),
-                            devices(c), sizes(c)});
+    for (const rblk::ControllerInfo& c : rblk::by_subsystem(controllers))
+        rows.push_back({c.name, rblk::state_name(c.state), or_dash(rblk::path_ana_summary(c)),
+                        c.transport, c.traddr, std::to_string(c.trsvcid), queues(c),
+                        std::to_string(c.queue_size),
+                        c.subsys_id ? rblk::subsys_name(*c.subsys_id) : "-", subnqn_of(c),
+                        devices(c), sizes(c)});
     return align_table(rows);
 }
 

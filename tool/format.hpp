@@ -21,7 +21,8 @@ std::string align_table(const std::vector<std::vector<std::string>>& rows);
 std::string human_size(std::uint64_t bytes);
 
 // `list`: a header and one row per controller (a path), grouped by
-// subsystem (SUBSYS, rblk-subsys<S>), ANA its namespaces' ANA state
+// subsystem (SUBSYS, rblk-subsys<S>; "-" for a discovery controller, in
+// none), ANA its namespaces' ANA state
 // (path_ana_summary(), "-" without ANA), DEVICES the disks to open (with
 // multipath the heads, the same on every path), SIZE the human_size() of
 // each.

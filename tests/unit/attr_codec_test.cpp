@@ -346,7 +346,7 @@ TEST(SetIopolicyAttrs, ByControllerOrBySubsystemNqn)
     auto default_host = genl_msg(RBLK_CMD_SET_IOPOLICY);
     put_set_iopolicy_attrs(default_host.get(), {"", "nqn.sub", ""}, Iopolicy::Numa);
     p = parse_all(default_host.get());
-    EXPECT_EQ(p.tb[RBLK_ATTR_HOSTNQN], nullptr);  // the kernel's default host NQN
+    EXPECT_EQ(p.tb[RBLK_ATTR_HOSTNQN], nullptr);  // every host NQN's
     EXPECT_EQ(nla_get_u8(p.tb[RBLK_ATTR_IOPOLICY]), RBLK_IOPOLICY_NUMA);
 }
 

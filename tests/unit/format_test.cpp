@@ -35,9 +35,9 @@ TEST(Format, ListHasAHeaderAndOneRowPerController)
                                "SUBSYS  SUBNQN  DEVICES  SIZE\n");
     const std::string out = format_list({sample()});
     EXPECT_EQ(out,
-              "NAME   STATE  ANA  TRANSPORT  TRADDR     TRSVCID  QUEUES  QSIZE  SUBSYS        "
+              "NAME   STATE  ANA  TRANSPORT  TRADDR     TRSVCID  QUEUES  QSIZE  SUBSYS  "
               "SUBNQN   DEVICES                    SIZE\n"
-              "rblk0  live   -    rdma       10.99.0.1  4420     2       128    rblk-subsys0  "
+              "rblk0  live   -    rdma       10.99.0.1  4420     2       128    -       "
               "nqn.sub  /dev/rblk0n1,/dev/rblk0n2  1.0M,2.0M\n");
 }
 

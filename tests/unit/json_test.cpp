@@ -84,9 +84,10 @@ TEST(Json, ListEntryHasExactlyTheDocumentedKeysAndTypes)
     EXPECT_EQ(ns["device"], "/dev/rblk7n1");
     EXPECT_EQ(ns["size_bytes"], 1ull << 40);
     EXPECT_EQ(ns["lba_size"], 512);
-    // A module that reports no subsystem: the controller is one of its own,
-    // without multipath, iopolicy or ANA.
-    EXPECT_EQ(c["subsys_id"], 7);
+    // No subsystem reported (a discovery controller, an older module): in
+    // none, without multipath, iopolicy or ANA.
+    EXPECT_EQ(c["subsys_id"], -1);
+    EXPECT_EQ(j["subsystems"], json::array());
     EXPECT_EQ(c["multipath"], false);
     EXPECT_EQ(c["iopolicy"], "");
     EXPECT_EQ(c["anatt"], 0);
@@ -188,6 +189,7 @@ TEST(Json, ListSubsysHasNvmeClisShape)
 {
     std::vector<ControllerInfo> ctrls = two_paths();
     ControllerInfo other = sample();  // another host, a subsystem of its own
+    other.subsys_id = 7;
     other.hostnqn = "nqn.other-host";
     other.host_traddr = "10.99.0.2";
     ctrls.push_back(other);

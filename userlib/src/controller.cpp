@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 #include <string_view>
+#include <utility>
 
 namespace rblk {
 namespace {
@@ -64,8 +65,10 @@ std::string subsys_name(std::uint32_t subsys_id) { return "rblk-subsys" + std::t
 std::vector<SubsystemInfo> group_subsystems(const std::vector<ControllerInfo>& controllers)
 {
     std::map<std::uint32_t, SubsystemInfo> by_id;
-    for (const ControllerInfo& c : controllers) {
-        const std::uint32_t id = subsys_of(c);
+    for (const ControllerInfo& c : by_subsystem(controllers)) {
+        if (!c.subsys_id)
+            continue;
+        const std::uint32_t id = *c.subsys_id;
         auto [it, fresh] = by_id.try_emplace(id);
         SubsystemInfo& s = it->second;
         if (fresh) {
@@ -80,12 +83,18 @@ std::vector<SubsystemInfo> group_subsystems(const std::vector<ControllerInfo>& c
         s.paths.push_back(c);
     }
     std::vector<SubsystemInfo> out;
-    for (auto& [id, s] : by_id) {
-        std::stable_sort(s.paths.begin(), s.paths.end(),
-                  [](const ControllerInfo& a, const ControllerInfo& b) { return a.id < b.id; });
+    for (auto& [id, s] : by_id)
         out.push_back(std::move(s));
-    }
     return out;
+}
+
+std::vector<ControllerInfo> by_subsystem(std::vector<ControllerInfo> controllers)
+{
+    std::stable_sort(controllers.begin(), controllers.end(),
+                     [](const ControllerInfo& a, const ControllerInfo& b) {
+                         return std::pair(subsys_of(a), a.id) < std::pair(subsys_of(b), b.id);
+                     });
+    return controllers;
 }
 
 std::string path_ana_summary(const ControllerInfo& c)

@@ -83,7 +83,7 @@ json controller_json(const ControllerInfo& c)
             {"host_traddr", c.host_traddr},
             {"tos", c.tos},
             {"discovery", c.discovery},
-            {"subsys_id", subsys_of(c)},
+            {"subsys_id", c.subsys_id ? static_cast<std::int64_t>(*c.subsys_id) : -1},
             {"multipath", c.multipath},
             {"iopolicy", iopolicy_or_empty(c.iopolicy)},
             {"anatt", c.anatt},

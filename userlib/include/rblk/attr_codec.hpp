@@ -20,8 +20,8 @@ namespace rblk {
 void put_connect_attrs(nl_msg* msg, const ConnectOptions& opts);
 
 // The subsystem an RBLK_CMD_SET_IOPOLICY names: by one of its controllers
-// (ctrl_name, "rblk0"), else by subnqn and hostnqn (empty: the kernel's
-// default host NQN).
+// (ctrl_name, "rblk0"), else by subnqn and hostnqn (empty: the subsystems
+// of that NQN of every host NQN).
 struct SubsystemRef {
     std::string ctrl_name;
     std::string subnqn;

@@ -170,8 +170,9 @@ struct ControllerInfo {
     std::optional<std::uint64_t> loss_deadline_ms;
     bool discovery = false;  // RBLK_ATTR_DISCOVERY: admin queue only, no namespaces
     // The subsystem this controller is a path of (RBLK_ATTR_SUBSYS_ID;
-    // unset from a module before multipath) and what it shares with the
-    // other paths: head disks (multipath) and their I/O policy.
+    // unset for a discovery controller, which is in none, and from a module
+    // before multipath) and what it shares with the other paths: head disks
+    // (multipath) and their I/O policy.
     std::optional<std::uint32_t> subsys_id;
     bool multipath = false;
     std::optional<Iopolicy> iopolicy;
@@ -180,11 +181,13 @@ struct ControllerInfo {
     std::optional<CtrlStats> stats;  // only in GET_STATS replies
 };
 
-// The subsystem of controller c: its SUBSYS_ID, or its own id from a
-// module that reports none (each controller was then a subsystem of its own).
+// Where controller c sorts among subsystems: its SUBSYS_ID, or its own id
+// when it is in none.
 inline std::uint32_t subsys_of(const ControllerInfo& c) { return c.subsys_id.value_or(c.id); }
 // "rblk-subsys0", as /sys/class/rblk-subsystem names it.
 std::string subsys_name(std::uint32_t subsys_id);
+// The controllers ordered as list shows them: by subsys_of(), then by id.
+std::vector<ControllerInfo> by_subsystem(std::vector<ControllerInfo> controllers);
 
 // A subsystem as its controllers (paths) report it: the controllers of one
 // SUBSYS_ID, ordered by id.
@@ -197,7 +200,8 @@ struct SubsystemInfo {
     std::vector<ControllerInfo> paths;
 };
 
-// The controllers grouped by subsystem, ordered by subsystem id.
+// The controllers grouped by subsystem, ordered by subsystem id; those in
+// none (no SUBSYS_ID) are left out.
 std::vector<SubsystemInfo> group_subsystems(const std::vector<ControllerInfo>& controllers);
 // The ANA state of a path as one word: its namespaces' common state,
 // or their states in namespace order, comma-separated, when they differ;

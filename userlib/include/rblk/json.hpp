@@ -10,7 +10,8 @@
 //              "queue_size": 128, "host_traddr": "" (none) or "10.0.0.2",
 //              "tos": -1 (default) or 0..255, "discovery": false (true: a
 //              discovery controller, no namespaces), "subsys_id": 0 (the
-//              subsystem it is a path of), "multipath": true (its namespaces
+//              subsystem it is a path of; -1: none, a discovery controller),
+//              "multipath": true (its namespaces
 //              are head disks shared by the subsystem's paths), "iopolicy":
 //              "numa" | "round-robin" | "queue-depth" (the subsystem's; ""
 //              when not reported), "anatt": 10 (ANA transition time, s; 0:
