@@ -58,8 +58,10 @@ CLI::Option* add_name_argument(CLI::App* sub, Request& req)
 
 void add_list(CLI::App& app, Request& req)
 {
-    CLI::App* list = app.add_subcommand("list", "List controllers and their block devices");
-    add_json_options(list, req.json, "Print JSON: {\"controllers\": [...]}");
+    CLI::App* list = app.add_subcommand(
+        "list", "List controllers (paths) by subsystem, their ANA state and block devices");
+    add_json_options(list, req.json,
+                     "Print JSON: {\"controllers\": [...], \"subsystems\": [...]}");
     list->callback([&req] { req.command = Command::List; });
 
     CLI::App* show = app.add_subcommand("show", "Show one controller in detail");
@@ -122,7 +124,7 @@ rblk::SubsystemRef subsystem_ref(const Request& req,
         return {*ctrl, {}, {}};
     if (const auto id = subsys_number(req.subsystem)) {
         for (const rblk::ControllerInfo& c : controllers)
-            if (rblk::subsys_of(c) == *id)
+            if (c.subsys_id == *id)
                 return {c.name, {}, {}};
         throw rblk::InvalidOption("no subsystem " + req.subsystem);
     }

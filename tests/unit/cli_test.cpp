@@ -221,9 +221,11 @@ rblk::ControllerInfo ctrl(std::uint32_t id, std::uint32_t subsys, const std::str
 
 TEST(CliSetIopolicy, WhatIsSentForEachWayOfNamingTheSubsystem)
 {
-    const std::vector<rblk::ControllerInfo> ctrls = {
+    std::vector<rblk::ControllerInfo> ctrls = {
         ctrl(0, 0, "nqn.a", "nqn.h1"), ctrl(1, 0, "nqn.a", "nqn.h1"),
         ctrl(2, 2, "nqn.b", "nqn.h1"), ctrl(3, 3, "nqn.b", "nqn.h2")};
+    ctrls.push_back(ctrl(5, 0, RBLK_DISC_SUBNQN, "nqn.h1"));
+    ctrls.back().subsys_id.reset();  // a discovery controller: in no subsystem
     const auto ref = [&](std::vector<std::string> args) {
         args.insert(args.begin(), "set-iopolicy");
         args.insert(args.begin() + 2, "numa");
@@ -242,6 +244,7 @@ TEST(CliSetIopolicy, WhatIsSentForEachWayOfNamingTheSubsystem)
     eq(ref({"nqn.b", "-q", "nqn.h2"}), "", "nqn.b", "nqn.h2");
     eq(ref({"nqn.unknown"}), "", "nqn.unknown", "");  // the kernel answers
     EXPECT_THROW(ref({"rblk-subsys1"}), rblk::InvalidOption);  // rblk1 is a path of 0
+    EXPECT_THROW(ref({"rblk-subsys5"}), rblk::InvalidOption);  // rblk5 is in none
 }
 
 TEST(CliShowStats, NameIsRequired)
