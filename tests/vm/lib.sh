@@ -304,6 +304,10 @@ vm_nvmet_teardown() {
 	for l in "$VM_NVMET"/ports/*/referrals/*; do
 		[ -d "$l" ] && rmdir "$l"
 	done
+	# ANA groups but the default (1) one, which goes with its port.
+	for l in "$VM_NVMET"/ports/*/ana_groups/*; do
+		[ -d "$l" ] && [ "${l##*/}" != 1 ] && rmdir "$l"
+	done
 	for p in "$VM_NVMET"/ports/*; do
 		[ -d "$p" ] && rmdir "$p"
 	done
