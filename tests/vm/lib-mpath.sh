@@ -18,7 +18,8 @@
 #   mp_ana_set PORT STATE [GRP]  ANA state of group GRP (default 1) on
 #                                PORT: optimized, non-optimized,
 #                                inaccessible, persistent-loss, change
-#   mp_ana_group PORT GRP        create ANA group GRP on PORT (optimized)
+#   mp_ana_group PORT GRP        create ANA group GRP on PORT, optimized
+#                                (nvmet's own default is inaccessible)
 #   mp_ns_grp NQN NSID GRP       namespace NSID's ANA group
 #   mp_port_down PORT NQN / mp_port_up PORT NQN
 #                                unlink NQN from PORT (nvmet drops the
@@ -80,8 +81,10 @@ mp_ana_set() {
 		vm_fail "cannot set ANA group ${3:-1} of port $1 to $2"
 }
 
+# nvmet makes a new group inaccessible (6.12): optimized it is here.
 mp_ana_group() {
 	[ -d "$VM_NVMET/ports/$1/ana_groups/$2" ] || mkdir "$VM_NVMET/ports/$1/ana_groups/$2"
+	mp_ana_set "$1" optimized "$2"
 }
 
 mp_ns_grp() {

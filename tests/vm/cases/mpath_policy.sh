@@ -22,6 +22,8 @@ vm_rblk_load
 mp_connect "$nqn" 1 > /dev/null
 mp_connect "$nqn" 2 > /dev/null
 vm_assert_eq inaccessible "$(mp_path_ana rblk0c1n2)" "namespace 2 through port 2"
+vm_assert_eq optimized "$(mp_path_ana rblk0c0n2)" "namespace 2 through port 1"
+vm_assert_exists /dev/rblk0n2
 
 reads() {
 	"$RBLKCTL" stats "$1" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["stats"]["reads"])' ||
