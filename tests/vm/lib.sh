@@ -55,6 +55,9 @@
 #   vm_rblk_attr CTRL ATTR           one sysfs attribute of CTRL
 #   vm_rblk_wait_state SECS CTRL ST  wait until CTRL is in state ST
 #   vm_rblk_wait_gone SECS CTRL      wait until /sys/class/rblk/CTRL is gone
+#   vm_rblk_mq_disk DISK             the disk with DISK's blk-mq queues: DISK,
+#                                    or for a multipath head rblkSnN its
+#                                    (first) path disk rblkScCnN
 #   RBLKCTL, RBLK_NLPROBE            paths of the built rblkctl and probe tool
 # Data path:
 #   vm_rdma_target NQN SIZE_MIB [BS] soft-RoCE (once), a memory-backed disk
@@ -401,6 +404,16 @@ vm_rblk_wait_state() { vm_wait_for "$1" vm__rblk_in_state "$2" "$3"; }
 vm__rblk_gone() { [ ! -e "/sys/class/rblk/$1" ]; }
 
 vm_rblk_wait_gone() { vm_wait_for "$1" vm__rblk_gone "$2"; }
+
+# With multipath (nvmet reports a multi-controller subsystem, so even one
+# path has a head) the head is bio-based: the queues are its paths'.
+vm_rblk_mq_disk() {
+	local p
+	for p in "/sys/block/${1%n*}c"*"n${1##*n}"; do
+		[ -e "$p" ] && { echo "${p##*/}"; return 0; }
+	done
+	echo "$1"
+}
 
 # --- data path ------------------------------------------------------------------
 

@@ -63,7 +63,7 @@ vm_assert_eq 5 "$(attr kato)" kato
 vm_assert_match '^[1-9][0-9]*$' "$(attr cntlid)" cntlid
 vm_assert_eq Linux "$(attr model)" model
 vm_assert_match '^[0-9a-f]+$' "$(attr serial)" serial
-vm_assert_eq "$(attr nr_io_queues)" "$(find /sys/block/rblk0n1/mq -mindepth 1 -maxdepth 1 | wc -l)" \
+vm_assert_eq "$(attr nr_io_queues)" "$(find "/sys/block/$(vm_rblk_mq_disk rblk0n1)/mq" -mindepth 1 -maxdepth 1 | wc -l)" \
 	"blk-mq hardware queues"
 vm_assert_eq 0 "$(attr errors)" errors
 
