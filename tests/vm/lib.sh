@@ -27,10 +27,12 @@
 #   vm_rxe_pair N NET                another such pair, after vm_setup_rxe:
 #                                    vethN NET.1 (rxeN) <-> vethN+1 NET.2
 #                                    (rxeN+1); NET is "10.98.0"
-#   vm_membacked_disk COUNT SIZE_MIB [BS] [DISCARD]  memory-backed null_blk
-#                                    disks (data is kept, block size BS,
-#                                    default 512; DISCARD=1: discard frees
-#                                    the blocks, which then read as zeros);
+#   vm_membacked_disk COUNT SIZE_MIB [BS] [DISCARD] [DELAY_NS]  memory-backed
+#                                    null_blk disks (data is kept, block size
+#                                    BS, default 512; DISCARD=1: discard frees
+#                                    the blocks, which then read as zeros;
+#                                    DELAY_NS: each I/O completes that late,
+#                                    on a timer);
 #                                    prints one /dev path a line:
 #                                    devs=$(vm_membacked_disk 2 64)
 #   vm_meminfo_kib FIELD             a /proc/meminfo value (Slab, MemFree...)
@@ -218,7 +220,7 @@ vm__rxe_active() {
 }
 
 vm_membacked_disk() {
-	local count=$1 size_mib=$2 bs=${3:-512} discard=${4:-0} i n d
+	local count=$1 size_mib=$2 bs=${3:-512} discard=${4:-0} delay=${5:-} i n d
 	[ -d "$VM_NULLB" ] || vm_modprobe null_blk nr_devices=0
 	for ((i = 0; i < count; i++)); do
 		n=0
@@ -229,6 +231,10 @@ vm_membacked_disk() {
 		echo 1 > "$d/memory_backed"
 		echo "$bs" > "$d/blocksize"
 		echo "$discard" > "$d/discard"
+		if [ -n "$delay" ]; then
+			echo 2 > "$d/irqmode"
+			echo "$delay" > "$d/completion_nsec"
+		fi
 		echo 1 > "$d/power"
 		# The disk is named after the configfs item on newer kernels,
 		# nullb<index> on older ones.

@@ -103,8 +103,9 @@ want = {"name": "rblk0", "state": "live", "transport": "rdma", "traddr": "10.99.
         "trsvcid": 4420, "subnqn": nqn, "nr_io_queues": nq, "queue_size": 128}
 for k, v in want.items():
     assert c[k] == v, (k, c[k], v)
-assert c["namespaces"] == [{"nsid": 1, "device": "/dev/rblk0n1", "size_bytes": size,
-                            "lba_size": 512}], c["namespaces"]
+assert [{k: ns[k] for k in ("nsid", "device", "size_bytes", "lba_size")}
+        for ns in c["namespaces"]] == [{"nsid": 1, "device": "/dev/rblk0n1", "size_bytes": size,
+                                        "lba_size": 512}], c["namespaces"]
 PY
 
 # --- duplicates -------------------------------------------------------------------
@@ -118,8 +119,15 @@ connect_dup() {
 connect_dup
 vm_assert_eq /dev/rblk0n1 "$(vm_rblk_disks)" "disks after the refused duplicate"
 out=$(vm_rblk_connect "$nqn" --duplicate-connect)
-vm_assert_eq $'rblk1\n/dev/rblk1n1' "$out" "connect --duplicate-connect"
-vm_assert_eq "$(cat /sys/block/rblk0n1/wwid)" "$(cat /sys/block/rblk1n1/wwid)" "wwid of the duplicate"
+# With multipath (nvmet's subsystems have several controllers) the
+# duplicate is a second path below the same head.
+if [ -e /sys/block/rblk0c0n1 ]; then
+	vm_assert_eq $'rblk1\n/dev/rblk0n1' "$out" "connect --duplicate-connect"
+	vm_assert_eq "$(cat /sys/block/rblk0c0n1/wwid)" "$(cat /sys/block/rblk0c1n1/wwid)" "wwid of the duplicate path"
+else
+	vm_assert_eq $'rblk1\n/dev/rblk1n1' "$out" "connect --duplicate-connect"
+	vm_assert_eq "$(cat /sys/block/rblk0n1/wwid)" "$(cat /sys/block/rblk1n1/wwid)" "wwid of the duplicate"
+fi
 "$RBLKCTL" disconnect rblk1 > /dev/null || vm_fail "rblkctl disconnect rblk1 failed"
 connect_dup
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"

@@ -1,18 +1,21 @@
 #!/bin/bash
 # The I/O policies over two optimized paths, by the per-path counters
 # (rblkctl stats of each controller). Namespace 1 is optimized on both
-# ports; namespace 2 is in ANA group 2, inaccessible on port 2, so its I/O
-# can only go through rblk0. numa keeps a CPU's I/O on one path;
-# round-robin spreads it over both, about half each, even while a deep
-# queue on namespace 2 keeps rblk0 full; queue-depth then prefers the
-# emptier path, rblk1, for namespace 1.
+# ports; namespace 2, a disk whose every I/O takes 20 ms, is in ANA group 2,
+# inaccessible on port 2, so its I/O can only go through rblk0. numa keeps a
+# CPU's I/O on one path; round-robin spreads it over both, half each, even
+# while a deep queue on namespace 2 keeps rblk0 full; queue-depth then
+# prefers the emptier path, rblk1, for namespace 1.
 # vm-timeout: 400
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 . "$RBLK_SRC_DIR/tests/vm/lib-mpath.sh"
 vm_require "$RBLKCTL"
 
 nqn=nqn.2024-01.io.rblk:mp-policy
-mp_target "$nqn" 32 2 > /dev/null
+mp_target "$nqn" 32 > /dev/null
+# 20 ms an I/O: its commands stay outstanding on rblk0 (counted by
+# queue-depth) rather than complete before the next one is chosen.
+vm_nvmet_subsys "$nqn" "$(vm_membacked_disk 1 32 512 0 20000000)" 2
 for port in 1 2; do
 	mp_ana_group "$port" 2
 done
@@ -42,7 +45,7 @@ split() {
 }
 
 # load_start / load_stop: reads at QD128 on namespace 2 (so through rblk0
-# only), until stopped; started once rblk0 has carried 2000 of them.
+# only), until stopped; started once rblk0 has carried 500 of them.
 load_start() {
 	local base
 	base=$(mp_ctrl_io rblk0)
@@ -50,7 +53,7 @@ load_start() {
 		--rw=randread --bs=4k --iodepth=128 --time_based --runtime=180 --cpus_allowed=1 \
 		> /tmp/load.log 2>&1 &
 	load_pid=$!
-	vm_wait_for 60 loaded $((base + 2000))
+	vm_wait_for 60 loaded $((base + 500))
 	vm_log "load on rblk0: in flight $(cat /sys/class/rblk/rblk0/inflight), $(cat /sys/class/rblk/rblk0/inflight), $(cat /sys/class/rblk/rblk0/inflight)"
 }
 loaded() {
@@ -80,6 +83,6 @@ echo "RESULT: mpath policy round-robin, rblk0 loaded: namespace 1 through rblk1 
 [ "$b" -ge 900 ] && [ "$b" -le 1100 ] || vm_fail "round-robin with rblk0 loaded: $b of 2000 through rblk1, expected about half"
 read -r _ b <<< "$(split queue-depth)"
 echo "RESULT: mpath policy queue-depth, rblk0 loaded: namespace 1 through rblk1 $b of 2000"
-[ "$b" -ge 1300 ] || vm_fail "queue-depth with rblk0 loaded: only $b of 2000 through the emptier rblk1"
+[ "$b" -ge 1600 ] || vm_fail "queue-depth with rblk0 loaded: only $b of 2000 through the emptier rblk1"
 load_stop
 vm_assert_eq queue-depth "$(cat /sys/class/rblk-subsystem/rblk-subsys0/iopolicy)" "iopolicy at the end"
