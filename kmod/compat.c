@@ -4,6 +4,7 @@
  * (struct queue_limits at allocation time). See compat.h.
  */
 #include <linux/blkdev.h>
+#include <linux/part_stat.h>
 
 #include "compat.h"
 
@@ -52,7 +53,7 @@ struct gendisk *rblk_alloc_bio_disk(const struct rblk_qlim *l, bool poll,
 
 	rblk_fill_limits(&lim, l);
 	/* REQ_NOWAIT passes through to the path, which honours it. */
-	lim.features |= BLK_FEAT_NOWAIT;
+	lim.features |= BLK_FEAT_NOWAIT | BLK_FEAT_IO_STAT;
 	if (poll)
 		lim.features |= BLK_FEAT_POLL;
 	return blk_alloc_disk(&lim, node);
@@ -143,6 +144,7 @@ struct gendisk *rblk_alloc_bio_disk(const struct rblk_qlim *l, bool poll,
 		return ERR_PTR(-ENOMEM);
 	rblk_apply_limits(disk->queue, l);
 	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, disk->queue);
+	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, disk->queue);
 	if (poll)
 		blk_queue_flag_set(QUEUE_FLAG_POLL, disk->queue);
 	return disk;
@@ -167,6 +169,42 @@ int rblk_set_xfer_limits(struct request_queue *q, const struct rblk_qlim *l)
 }
 
 #endif /* RBLK_HAVE_QUEUE_LIMITS */
+
+/*
+ * 6.3 moved the sector count from the start of the I/O to its end. A
+ * flush is counted as the block layer counts a blk-mq disk's (flush_end_io()):
+ * in the flush columns, never in flight, which bdev_*_io_acct() would not do.
+ */
+unsigned long rblk_io_acct_start(struct block_device *bdev,
+				 struct request *rq)
+{
+	if (req_op(rq) == REQ_OP_FLUSH)
+		return jiffies;
+#ifdef RBLK_HAVE_BDEV_ACCT_END_SECTORS
+	return bdev_start_io_acct(bdev, req_op(rq), jiffies);
+#else
+	return bdev_start_io_acct(bdev, blk_rq_sectors(rq), req_op(rq),
+				  jiffies);
+#endif
+}
+
+void rblk_io_acct_end(struct block_device *bdev, struct request *rq,
+		      unsigned long start)
+{
+	if (req_op(rq) == REQ_OP_FLUSH) {
+		part_stat_lock();
+		part_stat_inc(bdev, ios[STAT_FLUSH]);
+		part_stat_add(bdev, nsecs[STAT_FLUSH],
+			      jiffies_to_nsecs(jiffies - start));
+		part_stat_unlock();
+		return;
+	}
+#ifdef RBLK_HAVE_BDEV_ACCT_END_SECTORS
+	bdev_end_io_acct(bdev, req_op(rq), blk_rq_sectors(rq), start);
+#else
+	bdev_end_io_acct(bdev, req_op(rq), start);
+#endif
+}
 
 int rblk_import_ubuf(int rw, void __user *buf, size_t len, struct iovec *iov,
 		     struct iov_iter *iter)

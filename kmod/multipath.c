@@ -447,8 +447,9 @@ again:
 	if (head && (!rblk_ids_equal(head, ns) ||
 		     head->lba_shift != ns->lba_shift)) {
 		mutex_unlock(&rblk_subsys_lock);
-		dev_err(ctrl->dev, "nsid %u: identifiers differ from %s's on the other paths: not merged\n",
-			ns->nsid, head->disk->disk_name);
+		/* The head may go once unlocked: named by what ns knows. */
+		dev_err(ctrl->dev, "nsid %u: identifiers differ from rblk%un%u's on the other paths: not merged\n",
+			ns->nsid, subsys->instance, ns->nsid);
 		if (made)
 			rblk_head_discard(made);
 		return -EINVAL;
@@ -665,29 +666,43 @@ bool rblk_mpath_failover(struct request *rq)
 	blk_steal_bios(&head->requeue_list, rq);
 	spin_unlock_irqrestore(&head->requeue_lock, flags);
 
-	rblk_stats_account(ns->ctrl, rq, BLK_STS_OK);
+	__rblk_stats_account(ns->ctrl, rq, BLK_STS_OK, true);
 	blk_mq_end_request(rq, BLK_STS_OK);
 	rblk_head_kick(head);
 	return true;
 }
 
-/* Counted only while the policy needs it: an atomic per command. */
+/*
+ * A head's command is sent: the head disk's I/O statistics count it (its
+ * bios skip the block layer's own accounting, as a bio-based disk's do),
+ * and so does the queue-depth policy, only while it is in use: that is
+ * an atomic per command on a counter all CPUs share.
+ */
 void rblk_mpath_start_rq(struct request *rq)
 {
 	struct rblk_req *req = rblk_req(rq);
 	struct rblk_ns *ns = rq->q->queuedata;
+	struct gendisk *disk;
 
-	if (!(rq->cmd_flags & REQ_RBLK_MPATH) || !ns || !ns->head ||
-	    READ_ONCE(ns->head->subsys->iopolicy) != RBLK_IOPOLICY_QUEUE_DEPTH)
+	if (!(rq->cmd_flags & REQ_RBLK_MPATH) || !ns || !ns->head)
 		return;
-	if (!test_and_set_bit(RBLK_REQ_MPATH_CNT, &req->flags))
+	disk = ns->head->disk;
+	if (blk_queue_io_stat(disk->queue) &&
+	    !test_and_set_bit(RBLK_REQ_MPATH_ACCT, &req->flags))
+		req->mpath_start = rblk_io_acct_start(disk->part0, rq);
+	if (READ_ONCE(ns->head->subsys->iopolicy) == RBLK_IOPOLICY_QUEUE_DEPTH &&
+	    !test_and_set_bit(RBLK_REQ_MPATH_CNT, &req->flags))
 		atomic_inc(&ns->ctrl->nr_mpath_active);
 }
 
+/* Before the request ends or hands its bios back (then 0 bytes). */
 void rblk_mpath_end_rq(struct request *rq)
 {
 	struct rblk_req *req = rblk_req(rq);
+	struct rblk_ns *ns = rq->q->queuedata;
 
+	if (test_and_clear_bit(RBLK_REQ_MPATH_ACCT, &req->flags))
+		rblk_io_acct_end(ns->head->disk->part0, rq, req->mpath_start);
 	if (test_and_clear_bit(RBLK_REQ_MPATH_CNT, &req->flags))
 		atomic_dec(&req->queue->ctrl->nr_mpath_active);
 }

@@ -91,6 +91,7 @@ enum rblk_req_flag {
 	RBLK_REQ_MR_VALID,	/* the MR may still be accessed remotely */
 	RBLK_REQ_ACTIVE,	/* holds one of queue->nr_active */
 	RBLK_REQ_MPATH_CNT,	/* holds one of ctrl->nr_mpath_active */
+	RBLK_REQ_MPATH_ACCT,	/* counted in its head disk's statistics */
 };
 
 /*
@@ -116,6 +117,7 @@ struct rblk_req {
 	bool			in_stats;	/* counted as started */
 	u16			status;		/* NVMe status, DNR/MORE kept */
 	union nvme_result	result;
+	unsigned long		mpath_start;	/* RBLK_REQ_MPATH_ACCT: jiffies */
 	/* The transport's part follows: rblk_rdma_req_size() bytes. */
 };
 
@@ -167,6 +169,10 @@ struct rblk_subsys {
 	char			subnqn[NVMF_NQN_FIELD_LEN];
 	char			hostnqn[NVMF_NQN_FIELD_LEN];
 	bool			multipath;	/* head disks; constant */
+	/* Its first controller's Identify strings; constant (udev's names). */
+	char			model[41];
+	char			serial[21];
+	char			firmware[9];
 	u8			iopolicy;	/* enum rblk_iopolicy; ONCE */
 	struct list_head	ctrls;
 	struct list_head	heads;
@@ -471,8 +477,14 @@ int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 int rblk_stats_alloc(struct rblk_ctrl *ctrl);
 void rblk_stats_free(struct rblk_ctrl *ctrl);
 void rblk_stats_started(struct rblk_ctrl *ctrl);
-void rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
-			blk_status_t sts);
+void __rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
+			  blk_status_t sts, bool failover);
+static inline void rblk_stats_account(struct rblk_ctrl *ctrl,
+				      struct request *rq, blk_status_t sts)
+{
+	__rblk_stats_account(ctrl, rq, sts, false);
+}
+
 extern const struct attribute_group rblk_stats_attr_group;
 void rblk_stats_sysfs_init(void);
 

@@ -53,6 +53,7 @@ enum rblk_stat {
 	RBLK_STAT_READ_BYTES,
 	RBLK_STAT_WRITE_BYTES,
 	RBLK_STAT_ERRORS,
+	RBLK_STAT_FAILOVERS,		/* multipath: handed back to the head */
 	RBLK_STAT_STARTED,		/* internal: for inflight */
 	RBLK_STAT_COMPLETED,		/* internal: for inflight */
 	RBLK_STAT_NR_PCPU,

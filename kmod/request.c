@@ -382,15 +382,17 @@ static blk_status_t rblk_queue_not_ready(struct rblk_queue *queue,
 {
 	struct rblk_ctrl *ctrl = queue->ctrl;
 
-	if (rblk_fail_over_now(rq))
-		return BLK_STS_OK;
 	if (!rblk_may_wait(ctrl, rq))
-		return rblk_fail_early(ctrl, rq);
-	/* Its queue will never come back: waiting would stall the resize. */
+		return rblk_fail_over_now(rq) ? BLK_STS_OK :
+						rblk_fail_early(ctrl, rq);
+	/*
+	 * Its queue will never come back: waiting would stall the resize,
+	 * and the head would pick this path and queue again until it ends.
+	 */
 	if (queue->qid > READ_ONCE(ctrl->nr_io_queues))
 		return rblk_requeue_bios(ctrl, rq) ? BLK_STS_OK :
 						     rblk_fail_early(ctrl, rq);
-	return BLK_STS_RESOURCE;
+	return rblk_fail_over_now(rq) ? BLK_STS_OK : BLK_STS_RESOURCE;
 }
 
 /* A live queue takes anything; a connected one only its Connect. */
@@ -424,7 +426,8 @@ static blk_status_t rblk_req_prep(struct rblk_queue *queue,
 	req->status = 0;
 	req->result.u64 = 0;
 	/* Out of idle (RBLK_REQ_DONE); the slot and count taken stay. */
-	req->flags &= BIT(RBLK_REQ_ACTIVE) | BIT(RBLK_REQ_MPATH_CNT);
+	req->flags &= BIT(RBLK_REQ_ACTIVE) | BIT(RBLK_REQ_MPATH_CNT) |
+		      BIT(RBLK_REQ_MPATH_ACCT);
 	rblk_mpath_start_rq(rq);
 	/*
 	 * The response; LOCAL_INV reuses it. A signaled SEND adds its own

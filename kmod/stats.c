@@ -26,6 +26,7 @@ static const struct rblk_stat_desc rblk_stat_descs[RBLK_STAT_NR] = {
 	[RBLK_STAT_READ_BYTES]	= { "read_bytes", RBLK_STAT_ATTR_READ_BYTES },
 	[RBLK_STAT_WRITE_BYTES]	= { "write_bytes", RBLK_STAT_ATTR_WRITE_BYTES },
 	[RBLK_STAT_ERRORS]	= { "errors", RBLK_STAT_ATTR_ERRORS },
+	[RBLK_STAT_FAILOVERS]	= { "failovers", RBLK_STAT_ATTR_FAILOVERS },
 	[RBLK_STAT_RECONNECTS]	= { "reconnects", RBLK_STAT_ATTR_RECONNECTS },
 	[RBLK_STAT_INFLIGHT]	= { "inflight", RBLK_STAT_ATTR_INFLIGHT },
 };
@@ -71,9 +72,12 @@ void rblk_stats_started(struct rblk_ctrl *ctrl)
 	put_cpu_ptr(ctrl->stats);
 }
 
-/* A request ends: its outcome, and the end of its rblk_stats_started(). */
-void rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
-			blk_status_t sts)
+/*
+ * A request ends: its outcome, and the end of its rblk_stats_started().
+ * @failover: it handed its bios back to its head (multipath.c).
+ */
+void __rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
+			  blk_status_t sts, bool failover)
 {
 	struct rblk_req *req = rblk_req(rq);
 	struct rblk_pcpu_stats *s;
@@ -86,6 +90,8 @@ void rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
 	req->in_stats = false;
 	if (sts != BLK_STS_OK) {
 		rblk_stats_add(s, RBLK_STAT_ERRORS, 1);
+	} else if (failover) {
+		rblk_stats_add(s, RBLK_STAT_FAILOVERS, 1);
 	} else if (!blk_rq_bytes(rq)) {
 		/* Its bios were handed back for resubmission, or a flush. */
 	} else if (req_op(rq) == REQ_OP_READ) {

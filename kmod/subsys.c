@@ -65,6 +65,28 @@ static ssize_t iopolicy_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(iopolicy);
 
+/* What udev's rules take from a disk's parents (ATTRS{model}, ...). */
+static ssize_t rblk_subsys_id_show(struct device *dev,
+				   struct device_attribute *attr, char *buf);
+static struct device_attribute dev_attr_model =
+	__ATTR(model, 0444, rblk_subsys_id_show, NULL);
+static struct device_attribute dev_attr_serial =
+	__ATTR(serial, 0444, rblk_subsys_id_show, NULL);
+static struct device_attribute dev_attr_firmware =
+	__ATTR(firmware, 0444, rblk_subsys_id_show, NULL);
+
+static ssize_t rblk_subsys_id_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	struct rblk_subsys *subsys = dev_to_subsys(dev);
+
+	if (attr == &dev_attr_model)
+		return sysfs_emit(buf, "%s\n", subsys->model);
+	if (attr == &dev_attr_serial)
+		return sysfs_emit(buf, "%s\n", subsys->serial);
+	return sysfs_emit(buf, "%s\n", subsys->firmware);
+}
+
 static ssize_t multipath_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
 {
@@ -77,6 +99,9 @@ static struct attribute *rblk_subsys_attrs[] = {
 	&dev_attr_hostnqn.attr,
 	&dev_attr_iopolicy.attr,
 	&dev_attr_multipath.attr,
+	&dev_attr_model.attr,
+	&dev_attr_serial.attr,
+	&dev_attr_firmware.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(rblk_subsys);
@@ -141,6 +166,7 @@ static struct rblk_subsys *rblk_subsys_find(const struct rblk_ctrl *ctrl)
 int rblk_subsys_join(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack)
 {
 	struct rblk_subsys *subsys, *found;
+	unsigned long flags;
 	int ret;
 
 	if (ctrl->opts.discovery || ctrl->subsys)
@@ -148,6 +174,11 @@ int rblk_subsys_join(struct rblk_ctrl *ctrl, struct netlink_ext_ack *extack)
 	subsys = kzalloc(sizeof(*subsys), GFP_KERNEL);
 	if (!subsys)
 		return -ENOMEM;
+	spin_lock_irqsave(&ctrl->lock, flags);
+	strscpy(subsys->model, ctrl->model, sizeof(subsys->model));
+	strscpy(subsys->serial, ctrl->serial, sizeof(subsys->serial));
+	strscpy(subsys->firmware, ctrl->firmware, sizeof(subsys->firmware));
+	spin_unlock_irqrestore(&ctrl->lock, flags);
 	subsys->instance = ctrl->id;
 	strscpy(subsys->subnqn, ctrl->opts.subnqn, sizeof(subsys->subnqn));
 	strscpy(subsys->hostnqn, ctrl->opts.hostnqn, sizeof(subsys->hostnqn));

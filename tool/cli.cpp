@@ -29,6 +29,7 @@ Cli::Cli() : app_("rblkctl: control rblk NVMe-oF/RDMA block devices", "rblkctl")
     add_session(app_, request_);
     add_discover(app_, request_);
     add_bench_command(app_, request_);
+    add_bypass_io(app_, request_);
     add_completion(app_, request_);  // last: it describes everything above
 }
 

@@ -3,12 +3,18 @@
 // and validated by rblk::bench::parse_options so every rule has its own message.
 #include "cmd_bench.hpp"
 
+#include "bench_bypass.hpp"
+#include "commands.hpp"
+
 #include <rblk/bench/engine.hpp>
 #include <rblk/bench/report.hpp>
+#include <rblk/bypass/controller.hpp>
+#include <rblk/host_identity.hpp>
 
 #include <csignal>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <iostream>
 #include <memory>
@@ -72,10 +78,71 @@ private:
     struct sigaction previous_{};
 };
 
+// --path bypass: --traddr and --nqn instead of --filename, and none of
+// io_uring's own options; the report names the target by its NQN.
+void check_bench_path(Request& req, const CLI::App& sub, bool bypass_options)
+{
+    const rblk::ConnectOptions& c = req.connect;
+    rb::BenchArgs& b = req.bench;
+    if (req.bench_path == "kernel") {
+        if (bypass_options)
+            throw CLI::ValidationError("--traddr and --nqn go with --path bypass");
+        return;
+    }
+    if (b.filename)
+        throw CLI::ValidationError("--filename goes with --path kernel; --path bypass takes --traddr and --nqn");
+    if (c.traddr.empty() || c.subnqn.empty())
+        throw CLI::ValidationError("--path bypass needs --traddr and --nqn");
+    // --hipri keeps its meaning, polled completions: the job busy-polls.
+    for (const auto& [set, name] : {std::pair{b.direct, "--direct"}, {b.sqpoll, "--sqpoll"}})
+        if (set)
+            throw CLI::ValidationError(std::string(name) + " is io_uring's: not with --path bypass");
+    if (req.bypass_io.nsid < 1 || req.bypass_io.nsid >= 0xffffffffLL)
+        throw CLI::ValidationError("--nsid " + std::to_string(req.bypass_io.nsid) +
+                                   " is out of range (1..4294967294)");
+    check_options(sub, c);
+    b.filename = c.subnqn + "@" + c.traddr + ":" + std::to_string(c.trsvcid) + "/ns" +
+                 std::to_string(req.bypass_io.nsid);
+}
+
+// One controller with an I/O queue per job, the jobs on them.
+void run_bench_bypass(const Request& req, std::ostream& out)
+{
+    namespace bp = rblk::bypass;
+    const rb::BenchOptions o = rb::parse_options(req.bench);  // its messages first
+    bp::ControllerOptions co;
+    co.connect = req.connect;
+    co.connect.nr_io_queues = o.numjobs;
+    co.connect.queue_size = std::max<std::int64_t>(o.iodepth, RBLK_DEFAULT_QUEUE_SIZE);
+    rblk::apply_host_identity(co.connect, host_identity());
+    co.connect = rblk::resolve_traddr(co.connect);
+    co.nsid = static_cast<std::uint32_t>(req.bypass_io.nsid);
+    bp::Controller ctrl(co);
+    if (ctrl.nr_io_queues() < o.numjobs)
+        throw std::runtime_error("the target grants " + std::to_string(ctrl.nr_io_queues()) +
+                                 " I/O queues, --numjobs asks for " + std::to_string(o.numjobs));
+    if (o.iodepth > ctrl.io_queue_size())
+        throw std::runtime_error("--iodepth " + std::to_string(o.iodepth) + " exceeds the I/O queue size the target grants (" +
+                                 std::to_string(ctrl.io_queue_size()) + ")");
+    if (o.block_size > ctrl.io_queue(0).max_transfer())
+        throw std::runtime_error("--bs " + std::to_string(o.block_size) + " exceeds the target's transfer limit (" +
+                                 std::to_string(ctrl.io_queue(0).max_transfer()) + " bytes)");
+    rb::ExternalTarget ext;
+    ext.kind = "bypass";
+    ext.path = o.filename;
+    ext.bytes = ctrl.ns().size_bytes();
+    ext.logical_block = ctrl.ns().lba_size();
+    ext.make_io = [&ctrl, poll = o.hipri](unsigned job, const rb::IoBuffers& buffers) {
+        return std::make_unique<BypassJobIo>(ctrl.io_queue(job), buffers, poll);
+    };
+    run_bench_command(req.bench, out, std::cerr, ::isatty(STDERR_FILENO) == 1, &ext);
+    ctrl.shutdown();
+}
+
 }  // namespace
 
 void run_bench_command(const rb::BenchArgs& args, std::ostream& out, std::ostream& err,
-                       bool progress)
+                       bool progress, const rb::ExternalTarget* external)
 {
     const rb::BenchOptions options = rb::parse_options(args);
     const InterruptGuard interrupt;
@@ -84,7 +151,7 @@ void run_bench_command(const rb::BenchArgs& args, std::ostream& out, std::ostrea
         show = [&err](const rb::ProgressSample& s) {
             err << '\r' << rb::progress_line(s) << "\033[K" << std::flush;  // overwrite in place
         };
-    const rb::RunResult result = rb::run_bench(options, show, &g_interrupted);
+    const rb::RunResult result = rb::run_bench(options, show, &g_interrupted, external);
     if (progress)
         err << "\r\033[K" << std::flush;
     if (auto error = result.first_error(); !error.empty())
@@ -112,14 +179,31 @@ void add_bench_command(CLI::App& app, Request& req)
     sub->add_flag("--direct", state->flags.direct, "O_DIRECT on a file (block devices always are)");
     sub->add_flag("--verify", state->flags.verify, "Stamp written blocks, check read ones");
     sub->add_flag("--sqpoll", state->flags.sqpoll, "Kernel thread polls the submission queue");
-    sub->add_flag("--hipri", state->flags.hipri, "Polled completions (needs device poll queues)");
+    sub->add_flag("--hipri", state->flags.hipri,
+                  "Polled completions (needs device poll queues; --path bypass: busy polling)");
     sub->add_flag("--json", state->flags.json, "fio-like JSON report");
-    sub->callback([state, &req] {
+    // The kernel-bypass path: rblkctl itself the initiator, no --filename.
+    const char* bypass_group = "Kernel-bypass path (--path bypass)";
+    sub->add_option("--path", req.bench_path,
+                    "kernel: io_uring on --filename; bypass: rblkctl's own NVMe-oF/RDMA "
+                    "initiator, one I/O queue per job")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"kernel", "bypass"}));
+    auto* a = sub->add_option("-a,--traddr", req.connect.traddr, "Target address (--path bypass)");
+    auto* s = sub->add_option("-s,--trsvcid", req.connect.trsvcid, "Target port")->capture_default_str();
+    auto* n = sub->add_option("-n,--nqn", req.connect.subnqn, "Subsystem NQN (--path bypass)");
+    auto* ns = sub->add_option("--nsid", req.bypass_io.nsid, "Namespace ID")->capture_default_str();
+    auto* q = sub->add_option("-q,--hostnqn", req.connect.hostnqn, "Host NQN (default: /etc/nvme/hostnqn)");
+    auto* i = sub->add_option("-I,--hostid", req.connect.hostid, "Host UUID (default: /etc/nvme/hostid)");
+    for (CLI::Option* opt : {a, s, n, ns, q, i})
+        opt->group(bypass_group);
+    sub->callback([state, &req, sub, a, n] {
         req.command = Command::Bench;
         req.bench = state->flags;
         for (const auto& v : state->values)
             if (v.option->count() > 0)
                 req.bench.*(v.field) = v.text;
+        check_bench_path(req, *sub, a->count() > 0 || n->count() > 0);
         // Bad options are a usage error, told at parse time like CLI11's own.
         try {
             (void)rb::parse_options(req.bench);
@@ -131,6 +215,10 @@ void add_bench_command(CLI::App& app, Request& req)
 
 int run_bench(const Request& req, std::ostream& out)
 {
+    if (req.bench_path == "bypass") {
+        run_bench_bypass(req, out);
+        return 0;
+    }
     run_bench_command(req.bench, out, std::cerr, ::isatty(STDERR_FILENO) == 1);
     return 0;
 }

@@ -3,6 +3,7 @@
 
 #include "request.hpp"
 
+#include <rblk/bench/job_io.hpp>
 #include <rblk/bench/options.hpp>
 
 #include <CLI/CLI.hpp>
@@ -18,8 +19,9 @@ void add_bench_command(CLI::App& app, Request& req);
 
 // Validates `args`, runs the bench and prints its report to `out`; verify
 // mismatches are listed on `err`, a progress line too when `err` is a TTY.
-// Throws std::exception with the reason on any failure.
+// Throws std::exception with the reason on any failure. With `external`,
+// the jobs run on it instead of args.filename (--path bypass).
 void run_bench_command(const rblk::bench::BenchArgs& args, std::ostream& out, std::ostream& err,
-                       bool progress);
+                       bool progress, const rblk::bench::ExternalTarget* external = nullptr);
 
 }  // namespace rblkctl

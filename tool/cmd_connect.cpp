@@ -41,16 +41,18 @@ void add_host_options(CLI::App* sub, rblk::ConnectOptions& o)
         ->default_str(kernel_default(-1));
 }
 
-void add_io_options(CLI::App* sub, rblk::ConnectOptions& o)
+void add_io_options(CLI::App* sub, rblk::ConnectOptions& o, bool queue_counts)
 {
-    sub->add_option("-i,--nr-io-queues", o.nr_io_queues, "Number of I/O queues")
-        ->default_str("one per CPU");
-    sub->add_option("-W,--nr-write-queues", o.nr_write_queues,
-                    "Number of write queues (the I/O queues then carry reads)")
-        ->default_str(kernel_default(0));
-    sub->add_option("-P,--nr-poll-queues", o.nr_poll_queues,
-                    "Number of poll queues (polled I/O only: io_uring IOPOLL, RWF_HIPRI)")
-        ->default_str(kernel_default(0));
+    if (queue_counts) {
+        sub->add_option("-i,--nr-io-queues", o.nr_io_queues, "Number of I/O queues")
+            ->default_str("one per CPU");
+        sub->add_option("-W,--nr-write-queues", o.nr_write_queues,
+                        "Number of write queues (the I/O queues then carry reads)")
+            ->default_str(kernel_default(0));
+        sub->add_option("-P,--nr-poll-queues", o.nr_poll_queues,
+                        "Number of poll queues (polled I/O only: io_uring IOPOLL, RWF_HIPRI)")
+            ->default_str(kernel_default(0));
+    }
     sub->add_option("-Q,--queue-size", o.queue_size, "I/O queue depth")
         ->default_str(kernel_default(RBLK_DEFAULT_QUEUE_SIZE));
     sub->add_option("-k,--keep-alive-tmo", o.kato, "Keep-alive timeout, seconds (0: off)")

@@ -24,12 +24,14 @@ void add_stats(CLI::App& app, Request& req);       // cmd_stats.cpp
 void add_monitor(CLI::App& app, Request& req);     // cmd_monitor.cpp
 void add_session(CLI::App& app, Request& req);     // cmd_session.cpp: apply, save
 void add_discover(CLI::App& app, Request& req);    // cmd_discover.cpp: discover, connect-all
+void add_bypass_io(CLI::App& app, Request& req);   // cmd_bypass_io.cpp: read, write
 
 // The option groups connect shares with discover, connect-all and monitor
 // (cmd_connect.cpp): one definition each, so the spellings cannot drift.
 void add_address_options(CLI::App* sub, rblk::ConnectOptions& o, bool traddr_required);  // -t -a -s
 void add_host_options(CLI::App* sub, rblk::ConnectOptions& o);  // -q -I -w -T
-void add_io_options(CLI::App* sub, rblk::ConnectOptions& o);    // -i -W -P -Q -k -c -l --fast-io-fail-tmo
+// -i -W -P (unless !queue_counts: read/write use one queue) -Q -k -c -l --fast-io-fail-tmo
+void add_io_options(CLI::App* sub, rblk::ConnectOptions& o, bool queue_counts = true);
 // --json and nvme-cli's -o/--output-format normal|json, setting `json`.
 void add_json_options(CLI::App* sub, bool& json, const std::string& help);
 // The NAME positional of show, stats and disconnect, into req.name: a
@@ -84,8 +86,10 @@ std::vector<rblk::ConnectOptions> load_sessions(const Request& req);
 int run_apply(const Request& req, const std::vector<rblk::ConnectOptions>& sessions,
               rblk::Client& client, std::ostream& out);
 int run_save(const Request& req, rblk::Client& client, std::ostream& out);
-// The commands that need no kernel: cmd_bench.cpp, completion.cpp.
+// The commands that need no kernel: cmd_bench.cpp, completion.cpp,
+// cmd_bypass_io.cpp (the bypass path talks to the target itself).
 int run_bench(const Request& req, std::ostream& out);
+int run_bypass_io(const Request& req, std::ostream& out);
 int run_completion(const Request& req, std::ostream& out);
 
 // The one dispatch: every subcommand's add_* fills the Request, run()

@@ -39,6 +39,13 @@ const std::map<std::string, Source>& value_sources()
         {"set-iopolicy subsystem", {Source::Subnqns}},
         {"bench --filename", {Source::Files}},
         {"bench --rw", {Source::Words, {"read", "write", "randread", "randwrite", "randrw"}}},
+        {"bench --path", {Source::Words, {"kernel", "bypass"}}},
+        {"read --data", {Source::Files}},
+        {"write --data", {Source::Files}},
+        {"read --path", {Source::Words, {"bypass"}}},
+        {"write --path", {Source::Words, {"bypass"}}},
+        {"read --transport", rdma},
+        {"write --transport", rdma},
         {"completion shell", {Source::Words, completion_shells()}},
     };
     return sources;

@@ -149,8 +149,9 @@ std::string main_page(const CLI::App& app, const ManMeta& meta)
       << ".B rblkctl\n"
       << "sets up and inspects the NVMe over Fabrics (RDMA) controllers of the\n"
       << ".B rblk\n"
-      << "kernel module over its generic netlink family, and benchmarks block\n"
-      << "devices with io_uring. Each command has its own page,\n"
+      << "kernel module over its generic netlink family, benchmarks block\n"
+      << "devices with io_uring, and reads and writes namespaces through its own\n"
+      << "userspace (kernel-bypass) NVMe-oF/RDMA initiator. Each command has its own page,\n"
       << ".BR rblkctl\\-\\fICOMMAND\\fR (8),\n"
       << "and its own\n.BR \\-\\-help .\n"
       << ".SH COMMANDS\n";

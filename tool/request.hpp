@@ -6,13 +6,29 @@
 #include <rblk/connect_options.hpp>
 #include <rblk/session_config.hpp>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace rblkctl {
 
 enum class Command {
     None, List, Connect, Disconnect, Show, Stats, Monitor, Apply, Save, Bench, Completion,
-    Discover, ConnectAll, ListSubsys, SetIopolicy
+    Discover, ConnectAll, ListSubsys, SetIopolicy, Read, Write
+};
+
+// read/write: raw bytes between a namespace and a file, through a data
+// path (today the bypass initiator; the controller is req.connect).
+// bench --path bypass takes its nsid too.
+struct BypassIoArgs {
+    std::string path;             // "bypass"
+    std::int64_t nsid = 1;
+    std::int64_t offset = 0;      // bytes
+    std::optional<std::int64_t> length;  // bytes; write: the file's size by default
+    std::string data;             // the file; empty: stdin (write) / stdout (read)
+    bool copy = false;            // stage through the queue's pool, no registration of the file's buffer
+    bool event = false;           // sleep on the completion channel instead of busy polling
+    bool verbose = false;         // the controller's limits and how the commands carried data, on stderr
 };
 
 struct Request {
@@ -28,6 +44,8 @@ struct Request {
     std::string shell;   // completion
     std::string output;  // completion: the script to print
     rblk::bench::BenchArgs bench;  // bench: its options, as given
+    std::string bench_path = "kernel";  // bench --path: kernel (io_uring) or bypass
+    BypassIoArgs bypass_io;        // read, write
     // discover/connect-all: the discovery controller is req.connect (its
     // subnqn the discovery NQN, RBLK_DISC_SUBNQN by default); connect-all
     // and monitor --connect-new also take its I/O options for the controllers

@@ -8,6 +8,8 @@ int run(const Request& req, std::ostream& out)
     case Command::None: return 0;
     case Command::Bench: return run_bench(req, out);
     case Command::Completion: return run_completion(req, out);
+    case Command::Read:
+    case Command::Write: return run_bypass_io(req, out);
     default: break;
     }
     std::vector<rblk::ConnectOptions> sessions;
@@ -29,7 +31,9 @@ int run(const Request& req, std::ostream& out)
     case Command::SetIopolicy: return run_set_iopolicy(req, client, out);
     case Command::None:
     case Command::Bench:
-    case Command::Completion: break;
+    case Command::Completion:
+    case Command::Read:
+    case Command::Write: break;
     }
     return 0;
 }

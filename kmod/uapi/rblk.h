@@ -198,6 +198,7 @@ enum rblk_stat_attr {
 	RBLK_STAT_ATTR_ERRORS,
 	RBLK_STAT_ATTR_RECONNECTS,
 	RBLK_STAT_ATTR_INFLIGHT,
+	RBLK_STAT_ATTR_FAILOVERS,	/* requests handed back to their head */
 	__RBLK_STAT_ATTR_MAX,
 };
 

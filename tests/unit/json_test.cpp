@@ -280,13 +280,14 @@ TEST(Json, DetailAddsTunablesAndOptionalTimers)
 TEST(Json, StatsObject)
 {
     ControllerInfo c = sample();
-    c.stats = CtrlStats{1, 2, 3, 4, 5, 6, 7};
+    c.stats = CtrlStats{1, 2, 3, 4, 5, 6, 7, 8};
     const json j = controller_stats_json(c);
     EXPECT_EQ(j["name"], "rblk7");
     EXPECT_EQ(j["id"], 7);
     EXPECT_FALSE(j.contains("state"));  // GET_STATS does not report it
     EXPECT_EQ(j["stats"], json::parse(R"({"reads":1,"writes":2,"read_bytes":3,"write_bytes":4,
-                                          "errors":5,"reconnects":6,"inflight":7})"));
+                                          "errors":5,"reconnects":6,"inflight":7,
+                                          "failovers":8})"));
 }
 
 TEST(Json, StatsObjectHasEveryCounterOfTheTable)

@@ -57,9 +57,6 @@
 #   vm_rblk_attr CTRL ATTR           one sysfs attribute of CTRL
 #   vm_rblk_wait_state SECS CTRL ST  wait until CTRL is in state ST
 #   vm_rblk_wait_gone SECS CTRL      wait until /sys/class/rblk/CTRL is gone
-#   vm_rblk_mq_disk DISK             the disk with DISK's blk-mq queues: DISK,
-#                                    or for a multipath head rblkSnN its
-#                                    (first) path disk rblkScCnN
 #   RBLKCTL, RBLK_NLPROBE            paths of the built rblkctl and probe tool
 # Data path:
 #   vm_rdma_target NQN SIZE_MIB [BS] soft-RoCE (once), a memory-backed disk
@@ -411,15 +408,6 @@ vm__rblk_gone() { [ ! -e "/sys/class/rblk/$1" ]; }
 
 vm_rblk_wait_gone() { vm_wait_for "$1" vm__rblk_gone "$2"; }
 
-# With multipath (nvmet reports a multi-controller subsystem, so even one
-# path has a head) the head is bio-based: the queues are its paths'.
-vm_rblk_mq_disk() {
-	local p
-	for p in "/sys/block/${1%n*}c"*"n${1##*n}"; do
-		[ -e "$p" ] && { echo "${p##*/}"; return 0; }
-	done
-	echo "$1"
-}
 
 # --- data path ------------------------------------------------------------------
 
@@ -439,6 +427,20 @@ vm_rblk_connect() {
 	out=$("$RBLKCTL" connect -a 10.99.0.1 -n "$nqn" "$@" 2>&1) ||
 		vm_fail "rblkctl connect -a 10.99.0.1 -n $nqn $* failed: $out"
 	echo "$out"
+}
+
+# vm_rblk_path_disk CTRL [NSID]: the blk-mq disk of controller CTRL (rblkN)
+# for namespace NSID (default 1): with multipath the hidden path
+# rblk<S>c<N>n<NSID> below the head, else rblk<N>n<NSID> itself.
+vm_rblk_path_disk() {
+	local c=${1#rblk} n=${2:-1} d
+	for d in /sys/block/rblk[0-9]*c"${c}"n"${n}" /sys/block/rblk"${c}"n"${n}"; do
+		if [ -d "$d/mq" ]; then
+			basename "$d"
+			return 0
+		fi
+	done
+	vm_fail "no blk-mq disk of rblk$c for nsid $n"
 }
 
 vm_rblk_disks() {

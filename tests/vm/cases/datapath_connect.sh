@@ -63,7 +63,12 @@ vm_assert_eq 5 "$(attr kato)" kato
 vm_assert_match '^[1-9][0-9]*$' "$(attr cntlid)" cntlid
 vm_assert_eq Linux "$(attr model)" model
 vm_assert_match '^[0-9a-f]+$' "$(attr serial)" serial
-vm_assert_eq "$(attr nr_io_queues)" "$(find "/sys/block/$(vm_rblk_mq_disk rblk0n1)/mq" -mindepth 1 -maxdepth 1 | wc -l)" \
+# nvmet reports a multi-controller subsystem: rblk0n1 is its head, over
+# the hidden path rblk0c0n1 (no device node), which has the hardware queues.
+vm_assert_eq rblk0c0n1 "$(vm_rblk_path_disk rblk0)" "the path's disk"
+vm_assert_not_exists /dev/rblk0c0n1
+vm_assert_not_exists /sys/block/rblk0n1/mq
+vm_assert_eq "$(attr nr_io_queues)" "$(find /sys/block/rblk0c0n1/mq -mindepth 1 -maxdepth 1 | wc -l)" \
 	"blk-mq hardware queues"
 vm_assert_eq 0 "$(attr errors)" errors
 
@@ -103,9 +108,8 @@ want = {"name": "rblk0", "state": "live", "transport": "rdma", "traddr": "10.99.
         "trsvcid": 4420, "subnqn": nqn, "nr_io_queues": nq, "queue_size": 128}
 for k, v in want.items():
     assert c[k] == v, (k, c[k], v)
-assert [{k: ns[k] for k in ("nsid", "device", "size_bytes", "lba_size")}
-        for ns in c["namespaces"]] == [{"nsid": 1, "device": "/dev/rblk0n1", "size_bytes": size,
-                                        "lba_size": 512}], c["namespaces"]
+assert c["namespaces"] == [{"nsid": 1, "device": "/dev/rblk0n1", "size_bytes": size,
+                            "lba_size": 512}], c["namespaces"]
 PY
 
 # --- duplicates -------------------------------------------------------------------
@@ -118,17 +122,15 @@ connect_dup() {
 }
 connect_dup
 vm_assert_eq /dev/rblk0n1 "$(vm_rblk_disks)" "disks after the refused duplicate"
+# A duplicate is a second path to the same subsystem: the same head.
 out=$(vm_rblk_connect "$nqn" --duplicate-connect)
-# With multipath (nvmet's subsystems have several controllers) the
-# duplicate is a second path below the same head.
-if [ -e /sys/block/rblk0c0n1 ]; then
-	vm_assert_eq $'rblk1\n/dev/rblk0n1' "$out" "connect --duplicate-connect"
-	vm_assert_eq "$(cat /sys/block/rblk0c0n1/wwid)" "$(cat /sys/block/rblk0c1n1/wwid)" "wwid of the duplicate path"
-else
-	vm_assert_eq $'rblk1\n/dev/rblk1n1' "$out" "connect --duplicate-connect"
-	vm_assert_eq "$(cat /sys/block/rblk0n1/wwid)" "$(cat /sys/block/rblk1n1/wwid)" "wwid of the duplicate"
-fi
+vm_assert_eq $'rblk1\n/dev/rblk0n1' "$out" "connect --duplicate-connect"
+vm_assert_eq "$(cat /sys/block/rblk0n1/wwid)" "$(cat /sys/block/rblk0c1n1/wwid)" "wwid of the duplicate's path"
+vm_assert_eq /dev/rblk0n1 "$(vm_rblk_disks)" "disks with the duplicate"
 "$RBLKCTL" disconnect rblk1 > /dev/null || vm_fail "rblkctl disconnect rblk1 failed"
+vm_assert_not_exists /sys/block/rblk0c1n1
+dd if=/dev/rblk0n1 of=/dev/null bs=4k count=1 iflag=direct status=none ||
+	vm_fail "reading /dev/rblk0n1 after the duplicate left"
 connect_dup
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"
 vm_wait_for 10 test -z "$(vm_rblk_disks)"
@@ -146,7 +148,7 @@ for ((i = 1; i <= 20; i++)); do
 	vm_assert_eq "" "$(ls /sys/class/rblk)" "cycle $i: controllers left"
 done
 vm_log "20 connect/disconnect cycles in $(( $EPOCHSECONDS - start ))s"
-vm_assert_eq '{"controllers": [], "subsystems": []}' "$("$RBLKCTL" list --json | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)))')" \
+vm_assert_eq '{"controllers": []}' "$("$RBLKCTL" list --json | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)))')" \
 	"rblkctl list --json at the end"
 
 vm_rblk_unload

@@ -20,8 +20,9 @@ vm_assert_eq "$(nproc)" "$nq" "I/O queues (one per CPU by default)"
 
 # Job i runs on CPU i (cpus_allowed_policy=split), so every hardware queue
 # gets one: blk-mq maps CPU i to queue i.
+path=$(vm_rblk_path_disk rblk0)
 for ((i = 0; i < nq; i++)); do
-	vm_assert_eq "$i" "$(cat "/sys/block/$(vm_rblk_mq_disk rblk0n1)/mq/$i/cpu_list")" "CPUs of hardware queue $i"
+	vm_assert_eq "$i" "$(cat "/sys/block/$path/mq/$i/cpu_list")" "CPUs of hardware queue $i"
 done
 
 # Packets each of rblk's queues has sent, in queue order (admin first):

@@ -53,9 +53,9 @@ vm_assert_eq 10.99.0.3 "$(cat "$c/host_traddr")" "sysfs host_traddr"
 vm_assert_eq 32 "$(cat "$c/tos")" "sysfs tos"
 vm_assert_eq traddr=10.99.0.1,trsvcid=4420,host_traddr=10.99.0.3 "$(cat "$c/address")" "sysfs address"
 
-# Another source address is another path, not a duplicate.
+# Another source address is another path, not a duplicate: of the same head.
 out=$(vm_rblk_connect "$nqn" -i 1 -Q 32 -w 10.99.0.4)
-vm_assert_eq $'rblk1\n/dev/rblk1n1' "$out" "connect --host-traddr 10.99.0.4"
+vm_assert_eq $'rblk1\n/dev/rblk0n1' "$out" "connect --host-traddr 10.99.0.4"
 vm_assert_eq "10.99.0.3x2 10.99.0.4x2" "$(cm_srcs)" "source addresses of rblk0 and rblk1"
 vm_assert_eq -1 "$(cat /sys/class/rblk/rblk1/tos)" "sysfs tos, not given"
 rc=0
@@ -63,11 +63,19 @@ out=$("$RBLKCTL" connect -a 10.99.0.1 -n "$nqn" -w 10.99.0.4 2>&1) || rc=$?
 vm_assert_ne 0 "$rc" "exit code of a duplicate with the same host_traddr"
 vm_assert_contains "$out" "already exists" "a duplicate with the same host_traddr"
 
-# Data through one path, read back through the other.
+# Data through both paths: round-robin takes turns (per bio: 64 KiB
+# reads, where one 1 MiB read would be one bio), so both source addresses
+# carry the reads back.
+echo round-robin > /sys/class/rblk-subsystem/rblk-subsys0/iopolicy
+r0=$(cat /sys/class/rblk/rblk0/reads) r1=$(cat /sys/class/rblk/rblk1/reads)
 head -c $((1 << 20)) /dev/urandom > /tmp/data
 vm_put /tmp/data /dev/rblk0n1 0
-vm_assert_eq "$(sha256sum < /tmp/data | cut -d' ' -f1)" "$(vm_sum /dev/rblk1n1 0 $((1 << 20)))" \
-	"written from 10.99.0.3, read from 10.99.0.4"
+vm_assert_eq "$(sha256sum < /tmp/data | cut -d' ' -f1)" \
+	"$(dd if=/dev/rblk0n1 bs=64k count=16 iflag=direct status=none | sha256sum | cut -d' ' -f1)" \
+	"written and read through 10.99.0.3 and 10.99.0.4"
+[ "$(cat /sys/class/rblk/rblk0/reads)" -gt "$r0" ] && [ "$(cat /sys/class/rblk/rblk1/reads)" -gt "$r1" ] ||
+	vm_fail "round-robin reads did not use both paths"
+echo numa > /sys/class/rblk-subsystem/rblk-subsys0/iopolicy
 
 json=$("$RBLKCTL" list --json)
 JSON=$json python3 - <<'PY' || vm_fail "rblkctl list --json: $json"

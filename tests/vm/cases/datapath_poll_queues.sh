@@ -38,7 +38,9 @@ vm_assert_eq 1 "$(cat /sys/block/rblk0n1/queue/io_poll)" "queue/io_poll"
 # I/O queues: qid, blk-mq map, size, commands posted), and the disk's
 # hardware contexts of each type.
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-vm_assert_eq "default read poll" "$(cat "/sys/kernel/debug/block/$(vm_rblk_mq_disk rblk0n1)"/hctx*/type | tr '\n' ' ' | sed 's/ $//')" \
+# The hardware contexts are the path's (below the head rblk0n1).
+path=$(vm_rblk_path_disk rblk0)
+vm_assert_eq "default read poll" "$(cat /sys/kernel/debug/block/"$path"/hctx*/type | tr '\n' ' ' | sed 's/ $//')" \
 	"the disk's hardware contexts (blk-mq debugfs)"
 posted() { awk -v m="$1" '$2 == m { n += $4 } END { print n + 0 }' /sys/kernel/debug/rblk/rblk0/queues; }
 counts() { echo "$(posted default) $(posted read) $(posted poll)"; }

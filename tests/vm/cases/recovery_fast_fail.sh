@@ -55,8 +55,10 @@ vm_put /tmp/after "$dev" $((4 * mib))
 vm_assert_eq "$(sha256sum < /tmp/after | cut -d' ' -f1)" "$(vm_sum "$dev" $((4 * mib)) "$mib")" \
 	"data written after the reconnect"
 [ "$(vm_rblk_attr rblk0 reconnects)" -ge 1 ] || vm_fail "reconnect counter did not move"
-# fio's failed reads and the new one: the controller counts them.
-[ "$(vm_rblk_attr rblk0 errors)" -ge 2 ] || vm_fail "error counter: $(vm_rblk_attr rblk0 errors), expected 2 at least"
+# fio's failed reads and the new one failed on the head (rblk0n1, nvmet's
+# subsystem is multipath), for want of a path: the path handed its
+# commands back rather than fail them, so the controller counts none.
+vm_assert_eq 0 "$(vm_rblk_attr rblk0 errors)" "commands failed on the path (handed back to the head)"
 rec_result recovery_fast_fail "fast_io_fail_tmo_s=$ff link_loss_to_eio_ms=$fail_ms" \
 	"loss_seen_ms=$seen_ms loss_seen_to_eio_ms=$tmo_ms" \
 	"new_io_fail_ms=$new_io_ms restore_to_live_ms=$((t_live - t_up))" \

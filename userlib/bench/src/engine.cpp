@@ -62,14 +62,14 @@ void watch(const std::atomic<unsigned>& finished, unsigned jobs,
 }  // namespace
 
 RunResult run_bench(const BenchOptions& o, const ProgressFn& progress,
-                    const std::atomic<bool>* stop)
+                    const std::atomic<bool>* stop, const ExternalTarget* external)
 {
-    const Target target = open_target(o);
+    const Target target = external ? external_target(o, *external) : open_target(o);
     const auto plans = plan_jobs(o, target.size);
 
     RunResult r;
     r.options = o;
-    r.target_kind = target.block_device ? "block" : "file";
+    r.target_kind = external ? external->kind : target.block_device ? "block" : "file";
     r.target_size = target.size;
     r.target_direct = target.direct;
     r.target_created = target.created;
@@ -88,8 +88,8 @@ RunResult run_bench(const BenchOptions& o, const ProgressFn& progress,
         for (unsigned i = 0; i < n; ++i) {
             try {
                 threads.emplace_back([&, i] {
-                    results[i] =
-                        run_job({o, target, plans[i], r.generation, ready, abort, counters[i]});
+                    results[i] = run_job({o, target, plans[i], r.generation, ready, abort,
+                                          counters[i], external});
                     finished.fetch_add(1);
                 });
             } catch (...) {

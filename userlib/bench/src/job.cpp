@@ -2,6 +2,7 @@
 
 #include "rblk/bench/block_header.hpp"
 #include "rblk/bench/io_buffers.hpp"
+#include "rblk/bench/job_io.hpp"
 #include "rblk/bench/prng.hpp"
 #include "rblk/bench/ring.hpp"
 #include "rblk/bench/write_log.hpp"
@@ -15,6 +16,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <system_error>
@@ -50,6 +53,50 @@ std::string hex(std::uint64_t v)
     std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
     return buf;
 }
+
+// The default JobIo: a ring of the job's own on the target's fd, with the
+// file and the buffers registered (READ_FIXED/WRITE_FIXED).
+class UringIo final : public JobIo {
+public:
+    UringIo(const BenchOptions& o, int fd, const IoBuffers& buffers)
+        : ring_(RingConfig{o.iodepth, o.sqpoll, o.hipri})
+    {
+        ring_.register_file(fd);
+        ring_.register_buffers(buffers.iovecs());
+    }
+
+    void prep(std::uint32_t slot, bool write, std::span<std::byte> buf, std::uint64_t offset) override
+    {
+        io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());  // never null: inflight <= entries
+        const auto len = static_cast<unsigned>(buf.size());
+        if (write)
+            io_uring_prep_write_fixed(sqe, 0, buf.data(), len, offset, static_cast<int>(slot));
+        else
+            io_uring_prep_read_fixed(sqe, 0, buf.data(), len, offset, static_cast<int>(slot));
+        sqe->flags |= IOSQE_FIXED_FILE;
+        io_uring_sqe_set_data64(sqe, slot);
+    }
+
+    void submit_and_reap(std::uint32_t min_complete,
+                         const std::function<void(std::uint32_t, int)>& done) override
+    {
+        io_uring* ring = ring_.get();
+        const int ret = io_uring_submit_and_wait(ring, min_complete);
+        if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
+            throw std::system_error(-ret, std::generic_category(), "io_uring_submit_and_wait");
+        unsigned head, reaped = 0;
+        io_uring_cqe* cqe;
+        io_uring_for_each_cqe(ring, head, cqe)
+        {
+            done(static_cast<std::uint32_t>(io_uring_cqe_get_data64(cqe)), cqe->res);
+            ++reaped;
+        }
+        io_uring_cq_advance(ring, reaped);
+    }
+
+private:
+    Ring ring_;
+};
 
 enum class Phase { ramp, measure, readback };
 
@@ -94,9 +141,9 @@ private:
     Xoshiro256 rng_;
     JobResult result_;
 
-    // Buffers outlive the ring that has them registered.
+    // Buffers outlive the engine that has them registered.
     std::optional<IoBuffers> buffers_;
-    std::optional<Ring> ring_;
+    std::unique_ptr<JobIo> io_;
     std::vector<Slot> slots_;
     std::vector<std::uint32_t> free_;      // slots ready to issue
     std::vector<std::uint32_t> pending_;   // prepared, not yet submitted
@@ -129,9 +176,10 @@ void Job::setup()
 {
     pin();  // first, so the ring and buffers are allocated on the job's node
     buffers_.emplace(o_.iodepth, bs_);
-    ring_.emplace(RingConfig{o_.iodepth, o_.sqpoll, o_.hipri});
-    ring_->register_file(ctx_.target.fd.get());
-    ring_->register_buffers(buffers_->iovecs());
+    if (ctx_.external)
+        io_ = ctx_.external->make_io(ctx_.plan.id, *buffers_);
+    else
+        io_ = std::make_unique<UringIo>(o_, ctx_.target.fd.get(), *buffers_);
     if (!o_.verify && mode_writes(o_.mode)) {
         // Incompressible data, once: a deduplicating target must not look fast.
         for (std::uint32_t i = 0; i < o_.iodepth; ++i)
@@ -191,19 +239,11 @@ void Job::prep(std::uint32_t i)
     const std::uint64_t block = pick_block();
     s.offset = ctx_.plan.start + block * bs_;
     const auto buf = (*buffers_)[i];
-    io_uring_sqe* sqe = io_uring_get_sqe(ring_->get());  // never null: inflight <= entries
-    if (s.write) {
-        if (o_.verify) {
-            s.sequence = log_.next_sequence();
-            fill_block(buf, {s.offset, ctx_.generation,
-                             std::uint64_t{ctx_.plan.id} << 32 | s.sequence});
-        }
-        io_uring_prep_write_fixed(sqe, 0, buf.data(), bs_, s.offset, static_cast<int>(i));
-    } else {
-        io_uring_prep_read_fixed(sqe, 0, buf.data(), bs_, s.offset, static_cast<int>(i));
+    if (s.write && o_.verify) {
+        s.sequence = log_.next_sequence();
+        fill_block(buf, {s.offset, ctx_.generation, std::uint64_t{ctx_.plan.id} << 32 | s.sequence});
     }
-    sqe->flags |= IOSQE_FIXED_FILE;
-    io_uring_sqe_set_data64(sqe, i);
+    io_->prep(i, s.write, buf, s.offset);
     if (o_.verify)
         log_.begin(block);
     if (phase_ == Phase::measure)
@@ -318,7 +358,6 @@ void Job::tick(std::uint64_t now)
 
 void Job::loop()
 {
-    io_uring* ring = ring_->get();
     refill();
     while (inflight_ > 0 || !pending_.empty()) {
         if (!pending_.empty()) {
@@ -329,21 +368,19 @@ void Job::loop()
             inflight_ += static_cast<std::uint32_t>(pending_.size());
             pending_.clear();
         }
-        // Never more than is in flight, or the wait could not end.
-        const int ret = io_uring_submit_and_wait(ring, std::min(o_.batch_complete, inflight_));
-        if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
-            throw std::system_error(-ret, std::generic_category(), "io_uring_submit_and_wait");
-        const std::uint64_t now = now_ns();
-        unsigned head, reaped = 0;
-        io_uring_cqe* cqe;
-        io_uring_for_each_cqe(ring, head, cqe)
-        {
-            const auto i = static_cast<std::uint32_t>(io_uring_cqe_get_data64(cqe));
-            complete(i, cqe->res, now);
+        // Never more than is in flight, or the wait could not end. One
+        // clock read per batch of completions, once the wait is over.
+        std::uint64_t now = 0;
+        unsigned reaped = 0;
+        io_->submit_and_reap(std::min(o_.batch_complete, inflight_), [&](std::uint32_t i, int res) {
+            if (now == 0)
+                now = now_ns();
+            complete(i, res, now);
             free_.push_back(i);
             ++reaped;
-        }
-        io_uring_cq_advance(ring, reaped);
+        });
+        if (now == 0)
+            now = now_ns();
         inflight_ -= reaped;
         last_now_ = now;
         tick(now);

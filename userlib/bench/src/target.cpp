@@ -1,5 +1,6 @@
 #include "rblk/bench/target.hpp"
 
+#include "rblk/bench/job_io.hpp"
 #include "rblk/bench/units.hpp"
 
 #include <fcntl.h>
@@ -22,6 +23,19 @@ namespace {
     throw std::system_error(err, std::generic_category(), what);
 }
 
+// A device of `bytes` in blocks of `lbs`: --bs and --size must fit it.
+void size_device(Target& t, const BenchOptions& o, std::uint64_t bytes, std::uint32_t lbs)
+{
+    t.logical_block = lbs;
+    if (o.block_size % t.logical_block != 0)
+        fail("--bs (" + std::to_string(o.block_size) + ") must be a multiple of " + t.path +
+             "'s logical block size (" + std::to_string(t.logical_block) + ")");
+    if (o.size && *o.size > bytes)
+        fail("--size (" + format_size(*o.size) + ") exceeds the size of " + t.path + " (" +
+             std::to_string(bytes) + " bytes)");
+    t.size = o.size ? *o.size : bytes - bytes % o.block_size;
+}
+
 void size_block_device(Target& t, const BenchOptions& o, const struct stat& st)
 {
     std::uint64_t bytes = 0;
@@ -30,14 +44,7 @@ void size_block_device(Target& t, const BenchOptions& o, const struct stat& st)
         fail_errno(errno, t.path + ": BLKGETSIZE64");
     if (::ioctl(t.fd.get(), BLKSSZGET, &lbs) != 0)
         fail_errno(errno, t.path + ": BLKSSZGET");
-    t.logical_block = static_cast<std::uint32_t>(lbs);
-    if (o.block_size % t.logical_block != 0)
-        fail("--bs (" + std::to_string(o.block_size) + ") must be a multiple of " + t.path +
-             "'s logical block size (" + std::to_string(t.logical_block) + ")");
-    if (o.size && *o.size > bytes)
-        fail("--size (" + format_size(*o.size) + ") exceeds the size of " + t.path + " (" +
-             std::to_string(bytes) + " bytes)");
-    t.size = o.size ? *o.size : bytes - bytes % o.block_size;
+    size_device(t, o, bytes, static_cast<std::uint32_t>(lbs));
     t.io_poll = read_io_poll(major(st.st_rdev), minor(st.st_rdev));
 }
 
@@ -129,6 +136,17 @@ Target open_target(const BenchOptions& o)
         size_file(t, o);
     if (o.hipri && t.io_poll == false)
         fail(no_poll_queues_message(o.filename, t.poll_device));
+    return t;
+}
+
+Target external_target(const BenchOptions& o, const ExternalTarget& ext)
+{
+    Target t;
+    t.path = ext.path;
+    t.block_device = true;  // sized and checked as one; no page cache either way
+    size_device(t, o, ext.bytes, ext.logical_block);
+    if (t.size == 0)
+        fail(t.path + " is smaller than --bs (" + format_size(o.block_size) + ")");
     return t;
 }
 

@@ -80,6 +80,7 @@ struct CtrlStats {
     std::uint64_t errors = 0;
     std::uint64_t reconnects = 0;
     std::uint64_t inflight = 0;
+    std::uint64_t failovers = 0;
 
     bool operator==(const CtrlStats&) const = default;
 };
@@ -104,6 +105,7 @@ inline constexpr std::array kCtrlStatFields = {
     CtrlStatField{RBLK_STAT_ATTR_ERRORS, "errors", &CtrlStats::errors},
     CtrlStatField{RBLK_STAT_ATTR_RECONNECTS, "reconnects", &CtrlStats::reconnects},
     CtrlStatField{RBLK_STAT_ATTR_INFLIGHT, "inflight", &CtrlStats::inflight},
+    CtrlStatField{RBLK_STAT_ATTR_FAILOVERS, "failovers", &CtrlStats::failovers},
 };
 
 // The row of counter attribute `attr`; nullptr for UNSPEC, PAD and

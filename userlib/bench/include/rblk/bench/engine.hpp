@@ -2,6 +2,7 @@
 // per job, samples progress once a second, and collects the results.
 #pragma once
 
+#include "rblk/bench/job_io.hpp"
 #include "rblk/bench/options.hpp"
 #include "rblk/bench/results.hpp"
 
@@ -24,7 +25,9 @@ using ProgressFn = std::function<void(const ProgressSample&)>;
 // it cannot be opened; job failures (I/O errors) land in RunResult::jobs[].error,
 // verify mismatches in their mismatch lists. Setting *stop (e.g. from a
 // SIGINT handler) ends the run early with the results so far, as fio does.
+// With `external`, the jobs run on it (job_io.hpp) instead of o.filename.
 RunResult run_bench(const BenchOptions& o, const ProgressFn& progress = {},
-                    const std::atomic<bool>* stop = nullptr);
+                    const std::atomic<bool>* stop = nullptr,
+                    const ExternalTarget* external = nullptr);
 
 }  // namespace rblk::bench

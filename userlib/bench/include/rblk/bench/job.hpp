@@ -2,6 +2,7 @@
 // the submit/complete loop over its part of the target.
 #pragma once
 
+#include "rblk/bench/job_io.hpp"
 #include "rblk/bench/job_plan.hpp"
 #include "rblk/bench/options.hpp"
 #include "rblk/bench/results.hpp"
@@ -29,6 +30,7 @@ struct JobContext {
     std::latch& ready;          // every job set up: start together
     std::atomic<bool>& abort;   // a job failed: the others stop
     JobProgress& progress;
+    const ExternalTarget* external = nullptr;  // set: its JobIo, not io_uring on target.fd
 };
 
 // Never throws: a failure lands in JobResult::error (and raises abort).

@@ -1,0 +1,126 @@
+#!/bin/bash
+# The kernel-bypass path against the kernel's: data written with
+# `rblkctl write --path bypass` (rblkctl itself the NVMe-oF/RDMA initiator)
+# reads back byte-identical through rblk.ko (/dev/rblk0n1) and through the
+# kernel's nvme-rdma, and what those two write reads back identical through
+# `rblkctl read --path bypass`; in-capsule (4 KiB), keyed SGL over the
+# registered file buffer (1 MiB) and staged through the
+# queue's pool (--copy, --event); `rblkctl bench --path bypass --verify`
+# stamps that rblk.ko's bench checks, and checks nvme-rdma's; the
+# library's asynchronous API (rblk_bypass_probe: QD 16, poll and wait, write
+# zeroes, deallocate, flush) leaves what both kernel initiators read. No
+# RDMA device, a wrong NQN, no listener and an address nobody answers each
+# give one line and a non-zero exit.
+. "$RBLK_SRC_DIR/tests/vm/lib.sh"
+PROBE=$RBLK_BUILD_DIR/tests/tools/rblk_bypass_probe
+vm_require "$RBLKCTL" "$PROBE"
+
+nqn=nqn.2024-01.io.rblk:bypass
+t=10.99.0.1
+
+# bypass_refused MESSAGE ARGS...: rblkctl ARGS fails with exactly that line.
+bypass_refused() {
+	local msg=$1 out rc=0
+	shift
+	out=$("$RBLKCTL" "$@" 2>&1 > /dev/null) || rc=$?
+	vm_assert_ne 0 "$rc" "exit code of rblkctl $*"
+	vm_assert_eq "rblkctl: $msg" "$out" "rblkctl $*"
+	vm_log "refused as expected: $out"
+}
+
+head -c 4096 /dev/urandom > /tmp/w4k
+head -c $((1 << 20)) /dev/urandom > /tmp/w1m
+head -c $((192 << 10)) /dev/urandom > /tmp/wcopy
+
+# --- before any RDMA device exists ----------------------------------------------
+if [ -z "$(ls /sys/class/infiniband 2> /dev/null)" ]; then
+	bypass_refused "no RDMA device (load an RDMA driver and rdma_ucm, e.g. modprobe rdma_rxe rdma_ucm)" \
+		write --path bypass -a "$t" -n "$nqn" --data /tmp/w4k
+fi
+
+vm_rdma_target "$nqn" 32 > /dev/null
+
+# --- user errors: one line each ----------------------------------------------------
+bypass_refused "Connect refused: subsystem NQN not found on the target" \
+	write --path bypass -a "$t" -n nqn.2024-01.io.rblk:no-such-subsystem --data /tmp/w4k
+bypass_refused "connection rejected (no NVMe-oF listener at this address?)" \
+	read --path bypass -a "$t" -s 4421 -n "$nqn" --length 4096 --data /tmp/x
+bypass_refused "cannot resolve the target address" \
+	read --path bypass -a 10.99.0.77 -n "$nqn" --length 4096 --data /tmp/x
+bypass_refused "read failed: offset and length must be multiples of the LBA size (512)" \
+	read --path bypass -a "$t" -n "$nqn" --offset 100 --length 4096 --data /tmp/x
+
+# --- bypass writes, the kernel's initiators read --------------------------------------
+br() { "$RBLKCTL" read --path bypass -a "$t" -n "$nqn" "$@" || vm_fail "rblkctl read --path bypass $* failed"; }
+sum() { sha256sum "$1" | cut -d' ' -f1; }
+
+# bw_via ERE ARGS...: a bypass write whose --verbose summary matches ERE
+# (how the commands carried the data).
+bw_via() {
+	local re=$1 out
+	shift
+	out=$("$RBLKCTL" write --path bypass -a "$t" -n "$nqn" -v "$@" 2>&1 > /dev/null) ||
+		vm_fail "rblkctl write --path bypass $* failed: $out"
+	vm_log "$out"
+	vm_assert_match "$re" "$out" "how rblkctl write --path bypass $* carried the data"
+}
+bw_via ' 0 in-capsule, 0 through the pool, [1-9][0-9]* through the registered buffer' \
+	--offset $((1 << 20)) --data /tmp/w1m
+bw_via ' 1 in-capsule, 0 through the pool, 0 through the registered buffer' \
+	--offset $((3 << 20)) --data /tmp/w4k
+bw_via ' 0 in-capsule, [1-9][0-9]* through the pool, 0 through the registered buffer' \
+	--offset $((5 << 20)) --data /tmp/wcopy --copy --event
+
+vm_rblk_load
+vm_assert_eq $'rblk0\n/dev/rblk0n1' "$(vm_rblk_connect "$nqn" -i 1)" "rblkctl connect"
+ref=$(vm_nvme_ref_connect "$nqn")
+for dev in /dev/rblk0n1 "$ref"; do
+	vm_assert_eq "$(sum /tmp/w1m)" "$(vm_sum "$dev" $((1 << 20)) $((1 << 20)))" "1 MiB bypass write, read by $dev"
+	vm_assert_eq "$(sum /tmp/w4k)" "$(vm_sum "$dev" $((3 << 20)) 4096)" "4 KiB bypass write, read by $dev"
+	vm_assert_eq "$(sum /tmp/wcopy)" "$(vm_sum "$dev" $((5 << 20)) $((192 << 10)))" "staged bypass write, read by $dev"
+done
+
+# --- the library's asynchronous API: QD 16, poll and wait, write zeroes,
+# deallocate, flush (tests/tools/rblk_bypass_probe.cpp) --------------------------------
+out=$("$PROBE" -a "$t" -n "$nqn" --offset $((16 << 20)) --expect /tmp/expect 2>&1) ||
+	vm_fail "rblk_bypass_probe failed: $out"
+vm_log "$out"
+for dev in /dev/rblk0n1 "$ref"; do
+	vm_assert_eq "$(sum /tmp/expect)" "$(vm_sum "$dev" $((16 << 20)) $((320 << 10)))" \
+		"the probe's region (zeroed, deallocated, written), read by $dev"
+done
+
+# --- the kernel's initiators write, bypass reads ----------------------------------------
+head -c $((1 << 20)) /dev/urandom > /tmp/k1
+head -c $((64 << 10)) /dev/urandom > /tmp/k2
+vm_put /tmp/k1 /dev/rblk0n1 $((8 << 20))
+vm_put /tmp/k2 "$ref" $((12 << 20))
+br --offset $((8 << 20)) --length $((1 << 20)) --data /tmp/r1
+br --offset $((12 << 20)) --length $((64 << 10)) --data /tmp/r2 --copy
+br --offset $((12 << 20)) --length $((64 << 10)) --event > /tmp/r3
+vm_assert_eq "$(sum /tmp/k1)" "$(sum /tmp/r1)" "rblk.ko write, read by bypass"
+vm_assert_eq "$(sum /tmp/k2)" "$(sum /tmp/r2)" "nvme-rdma write, read by bypass (staged)"
+vm_assert_eq "$(sum /tmp/k2)" "$(sum /tmp/r3)" "nvme-rdma write, read by bypass to stdout"
+# What the bypass wrote, read back by bypass too.
+br --offset $((3 << 20)) --length 4096 --data /tmp/r4
+vm_assert_eq "$(sum /tmp/w4k)" "$(sum /tmp/r4)" "bypass write, read by bypass"
+
+# --- rblkctl bench --verify across the paths (the first MiB, 2 jobs) --------------------
+# bench_ok WHAT ARGS...: the bench passes and checked every block of the MiB.
+bench_ok() {
+	local what=$1 out
+	shift
+	out=$("$RBLKCTL" bench --size 1M --bs 4k --iodepth 8 --numjobs 2 --verify "$@" 2>&1) ||
+		vm_fail "$what: rblkctl bench $* failed: $out"
+	vm_assert_match 'verify: 256 blocks checked, 0 mismatch' "$out" "$what: rblkctl bench $*"
+	vm_log "$what: $(grep -m1 -E '^ *(read|write):' <<< "$out")"
+}
+bench_ok "bypass stamps" --path bypass -a "$t" -n "$nqn" --rw write
+bench_ok "rblk.ko checks the bypass stamps" --filename /dev/rblk0n1 --rw read
+bench_ok "nvme-rdma stamps" --filename "$ref" --rw write
+bench_ok "bypass checks the nvme-rdma stamps" --path bypass -a "$t" -n "$nqn" --rw randread
+
+vm_nvme_ref_disconnect "$nqn"
+"$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"
+vm_rblk_unload
+vm_dmesg_clean

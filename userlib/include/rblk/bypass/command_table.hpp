@@ -1,0 +1,70 @@
+// The commands a queue has in flight: one slot per tag (up to the queue
+// depth), each command id the tag and a generation that every submission
+// bumps, encoded by the module's own kmod/cid.h. Every completion is
+// checked here before it is believed, as the module does
+// (kmod/rdma.c, rblk_process_cqe()): a command id naming no command in
+// flight, a stale generation or a second response to the same command is
+// a protocol error, which fails the queue (and leads to a reconnect) rather
+// than completing the wrong command. Also holds each command's deadline.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace rblk::bypass {
+
+enum class CqeVerdict {
+    Ok,               // the response of a command in flight
+    UnknownCid,       // tag beyond the queue, or no command in flight there
+    StaleGeneration,  // a command in flight there, but of another submission
+    Duplicate,        // that command has already had its response
+};
+
+const char* describe(CqeVerdict v);
+
+class CommandTable {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    // depth: 1..4096 (the tag bits of a command id).
+    explicit CommandTable(std::uint16_t depth);
+
+    std::uint16_t depth() const { return static_cast<std::uint16_t>(slots_.size()); }
+    std::uint16_t in_flight() const { return in_flight_; }
+
+    // A free tag, its generation bumped, marked in flight; nullopt when full.
+    std::optional<std::uint16_t> acquire(Clock::time_point deadline);
+    // The command id of the command in flight at `tag`.
+    std::uint16_t cid(std::uint16_t tag) const;
+
+    // A response arrived for `cid`: checked, and on Ok recorded (tag set).
+    CqeVerdict on_response(std::uint16_t cid, std::uint16_t& tag);
+    // The SEND carrying the command completed (its buffer may be reused).
+    void on_send_done(std::uint16_t tag);
+    bool responded(std::uint16_t tag) const { return slots_[tag].responded; }
+    bool send_done(std::uint16_t tag) const { return slots_[tag].send_done; }
+    // Both: the slot may be released.
+    bool finished(std::uint16_t tag) const { return responded(tag) && send_done(tag); }
+    void release(std::uint16_t tag);
+
+    // The first command in flight, without response, past its deadline.
+    std::optional<std::uint16_t> expired(Clock::time_point now) const;
+    // Every tag in flight (to fail them when the queue goes down).
+    std::vector<std::uint16_t> busy() const;
+
+private:
+    struct Slot {
+        bool busy = false;
+        bool responded = false;
+        bool send_done = false;
+        std::uint8_t gen = 0;
+        Clock::time_point deadline{};
+    };
+    std::vector<Slot> slots_;
+    std::vector<std::uint16_t> free_;
+    std::uint16_t in_flight_ = 0;
+};
+
+}  // namespace rblk::bypass

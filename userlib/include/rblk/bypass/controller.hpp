@@ -1,0 +1,140 @@
+// A bypass controller: the association with one NVMe-oF/RDMA subsystem
+// made from userspace, and the namespace it serves. The constructor
+// connects (throwing bypass::Error with one line on any failure): the
+// admin queue over rdma_cm, Fabrics Connect with the host NQN and host ID
+// (resolved as `rblkctl connect` does: rblk::apply_host_identity()),
+// Property Get CAP and VS, CC.EN then CSTS.RDY within CAP.TO, Identify
+// Controller (checked: identify.hpp), Set Features Number of Queues,
+// Identify Namespace, then the I/O queues (each Connected with the
+// controller ID), each an IoQueue for one application thread.
+//
+// Keep-alive: a thread of the controller's sends Keep Alive on the admin
+// queue every KATO/2 (the admin queue is only touched under admin_mu_, by
+// that thread and by the setup and shutdown paths). A keep-alive that fails
+// marks the controller failed, as a failed I/O queue does.
+//
+// Recovery (ctrl_loss_tmo / fast_io_fail_tmo, as the module and nvme-cli
+// mean them): a failed queue makes every command on it complete with
+// QueueDown/Timeout; recover() then tears the association down and
+// reconnects every reconnect_delay seconds. It gives up for good (throws)
+// once ctrl_loss_tmo has passed since the failure (-1: never), and returns
+// false (the controller still failed) once fast_io_fail_tmo has, so that
+// the I/O waiting on it fails instead of waiting for the reconnect. The
+// caller calls recover() with no I/O thread inside its IoQueue (SyncIo
+// does).
+//
+// The destructor shuts the controller down cleanly: CC.SHN normal, wait
+// for CSTS.SHST complete, then disconnect every queue.
+#pragma once
+
+#include "rblk/bypass/identify.hpp"
+#include "rblk/bypass/io_queue.hpp"
+#include "rblk/bypass/memory.hpp"
+#include "rblk/bypass/queue.hpp"
+#include "rblk/bypass/verbs.hpp"
+
+#include <rblk/connect_options.hpp>
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace rblk::bypass {
+
+struct ControllerOptions {
+    // Address, NQNs, host ID, queues, KATO and the reconnect timeouts:
+    // validated by ConnectOptions::validate(); hostnqn must be set
+    // (apply_host_identity()). traddr must be an address literal
+    // (rblk::resolve_traddr()). nr_io_queues defaults to 1 here.
+    rblk::ConnectOptions connect;
+    std::uint32_t nsid = 1;
+    std::chrono::milliseconds io_timeout{30000};
+    std::chrono::milliseconds admin_timeout{15000};
+    std::chrono::milliseconds cm_timeout{3000};
+};
+
+class Controller {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    explicit Controller(const ControllerOptions& opts);
+    Controller(const Controller&) = delete;
+    Controller& operator=(const Controller&) = delete;
+    ~Controller();
+
+    const ControllerInfo& info() const { return info_; }
+    const NamespaceInfo& ns() const { return ns_; }
+    std::uint64_t cap() const { return cap_; }
+    std::uint32_t version() const { return vs_; }
+    std::size_t nr_io_queues() const { return io_.size(); }
+    std::uint16_t io_queue_size() const { return io_size_; }
+    IoQueue& io_queue(std::size_t i) { return *io_.at(i); }
+
+    // A queue, or the keep-alive, failed: recover() is due.
+    bool failed() const;
+    std::string failure() const;
+    // See the header comment. Returns true when live again.
+    bool recover();
+    std::size_t reconnects() const { return reconnects_; }
+
+    // The clean shutdown of the destructor, with errors reported (throws).
+    void shutdown();
+
+private:
+    void connect_all(bool first);
+    void teardown();
+    QueueCompletion admin_cmd(const Command& cmd);
+    void connect_queue(Queue& q, std::uint16_t qid, std::uint16_t size);
+    std::uint64_t property_get(std::uint32_t reg, bool eight);
+    void property_set(std::uint32_t reg, std::uint32_t value);
+    void wait_csts(std::uint32_t mask, std::uint32_t want, std::chrono::milliseconds limit,
+                   const char* what);
+    void identify(std::uint8_t cns, std::uint32_t nsid, void* out);
+    void start_keep_alive();
+    void stop_keep_alive();
+    void keep_alive_loop(std::stop_token stop);
+
+    ControllerOptions opts_;
+    // Each admin command's limit: opts_.admin_timeout, less while a
+    // reconnect attempt must end by a deadline.
+    std::chrono::milliseconds admin_timeout_;
+    sockaddr_storage dst_{};
+    sockaddr_storage src_{};
+    bool has_src_ = false;
+    std::uint8_t hostid_[16]{};
+    std::chrono::milliseconds kato_{0};
+
+    ProtectionDomain pd_;                 // first: freed after everything on it
+    std::unique_ptr<BufferPool> admin_pool_;
+    std::unique_ptr<Queue> admin_;
+    std::vector<std::unique_ptr<IoQueue>> io_;
+    mutable std::mutex admin_mu_;
+
+    std::uint16_t cntlid_ = 0xffff;
+    std::uint64_t cap_ = 0;
+    std::uint32_t vs_ = 0;
+    std::uint32_t cc_ = 0;
+    ControllerInfo info_;
+    NamespaceInfo ns_;
+    std::uint16_t io_size_ = 0;
+
+    std::atomic<bool> ka_failed_{false};
+    std::mutex ka_mu_;
+    std::condition_variable_any ka_cv_;
+    std::jthread ka_;
+
+    std::optional<Clock::time_point> lost_since_;
+    std::string last_error_;
+    std::size_t reconnects_ = 0;
+    bool shut_down_ = false;
+};
+
+}  // namespace rblk::bypass

@@ -1,0 +1,127 @@
+// The application's handle on one I/O queue of a bypass controller: the
+// asynchronous API. One thread drives one IoQueue (no locks): it submits
+// NVM commands (read, write, flush, write zeroes, deallocate) and reaps
+// their completions by busy polling (poll()) or by sleeping on the
+// completion channel while the queue is idle (wait()). Nothing here throws;
+// every outcome is an IoStatus.
+//
+// Data moves without a copy when it lives in memory the queue has
+// registered: its buffer pool (alloc_buffer(), registered once at setup)
+// or a buffer the caller registered (register_buffer(): the registration
+// cache). Writes up to the in-capsule size go in the command capsule
+// itself. Other memory is refused (Invalid): SyncIo stages it through the
+// pool.
+#pragma once
+
+#include "rblk/bypass/capsule.hpp"
+#include "rblk/bypass/identify.hpp"
+#include "rblk/bypass/memory.hpp"
+#include "rblk/bypass/queue.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <span>
+
+namespace rblk::bypass {
+
+// What a queue's submissions used, since it was made (reconnects included).
+struct IoQueueStats {
+    std::uint64_t commands = 0;    // accepted by submit()
+    std::uint64_t in_capsule = 0;  // data in the command capsule
+    std::uint64_t pooled = 0;      // keyed SGL into the queue's pool
+    std::uint64_t registered = 0;  // keyed SGL into a caller's registered buffer
+};
+
+struct IoRequest {
+    IoOp op = IoOp::Read;
+    std::uint64_t slba = 0;     // read, write, write zeroes: first block
+    std::uint32_t nlb = 0;      // blocks (1..65536); for Dsm: ranges (1..256) in buf
+    void* buf = nullptr;        // read/write data, or Dsm's nvme_dsm_range array
+    std::size_t len = 0;        // bytes at buf: nlb blocks (read/write), nlb * 16 (Dsm)
+    std::uint64_t user_data = 0;
+    bool deallocate = false;    // write zeroes: may deallocate (DEAC)
+};
+
+using IoCompletion = QueueCompletion;
+
+class IoQueue {
+public:
+    // `ctrl_failed`: the controller's flag that its keep-alive failed; the
+    // queue's own thread then fails the queue at its next poll.
+    IoQueue(ibv_pd* pd, const ControllerInfo& ctrl, const NamespaceInfo& ns, std::uint16_t depth,
+            const std::atomic<bool>* ctrl_failed = nullptr);
+    IoQueue(const IoQueue&) = delete;
+    IoQueue& operator=(const IoQueue&) = delete;
+
+    std::uint16_t depth() const { return depth_; }
+    std::uint16_t in_flight() const { return q_ ? q_->in_flight() : 0; }
+    std::uint32_t max_transfer() const { return max_transfer_; }
+    std::uint32_t inline_max() const { return inline_max_; }
+    const NamespaceInfo& ns() const { return ns_; }
+    // The queue failed (or is being reconnected): submissions return QueueDown.
+    bool failed() const { return !q_ || q_->failed(); }
+    std::string failure() const { return q_ ? q_->failure() : "queue not connected"; }
+
+    // A pool chunk of buffer_size() bytes, nullptr when all are taken;
+    // give it back with free_buffer().
+    std::byte* alloc_buffer() { return pool_.get(); }
+    std::size_t buffer_size() const { return pool_.chunk_size(); }
+    std::size_t buffers_free() const { return pool_.free_count(); }
+    void free_buffer(std::byte* b) { pool_.put(b); }
+    // Zero-copy I/O from the caller's memory: 0 or an errno.
+    int register_buffer(const void* p, std::size_t len) { return cache_.add(p, len); }
+    void unregister_buffer(const void* p) { cache_.remove(p); }
+    bool is_registered(const void* p, std::size_t len) const
+    {
+        return pool_.contains(p, len) || cache_.find(p, len);
+    }
+
+    IoStatus submit(const IoRequest& r);
+    const IoQueueStats& stats() const { return stats_; }
+    std::size_t poll(std::span<IoCompletion> out)
+    {
+        check_controller();
+        return q_ ? q_->poll(out) : 0;
+    }
+    std::size_t wait(std::span<IoCompletion> out, std::chrono::milliseconds timeout)
+    {
+        check_controller();
+        return q_ ? q_->wait(out, timeout) : 0;
+    }
+
+    // Controller's side: the transport queue of this I/O queue, replaced at
+    // each (re)connect; the namespace as Identify says it now.
+    void attach(std::unique_ptr<Queue> q) { q_ = std::move(q); }
+    std::unique_ptr<Queue> detach() { return std::move(q_); }
+    Queue* transport() { return q_.get(); }
+    void update_ns(const NamespaceInfo& ns) { ns_ = ns; }
+
+private:
+    void check_controller()
+    {
+        if (ctrl_failed_ && q_ && !q_->failed() && ctrl_failed_->load(std::memory_order_relaxed))
+            q_->fail("the controller's keep-alive failed");
+    }
+
+    std::uint16_t depth_;
+    std::uint32_t max_transfer_;
+    std::uint32_t ioccsz_;
+    std::uint32_t inline_max_;
+    NamespaceInfo ns_;
+    BufferPool pool_;
+    RegistrationCache cache_;
+    std::unique_ptr<Queue> q_;
+    const std::atomic<bool>* ctrl_failed_;
+    IoQueueStats stats_;
+};
+
+// In-capsule data rblk sends at most per write (below IOCCSZ when that is larger).
+inline constexpr std::uint32_t kInlineDataMax = 8192;
+// The pool of a queue: chunks of min(max transfer, 128 KiB), one per
+// command slot, 4 MiB at most (below the default RLIMIT_MEMLOCK of 8 MiB).
+inline constexpr std::size_t kPoolChunkMax = 128 * 1024;
+inline constexpr std::size_t kPoolBytesMax = 4 * 1024 * 1024;
+
+}  // namespace rblk::bypass

@@ -1,0 +1,128 @@
+// One NVMe-oF queue over one RDMA RC queue pair: the admin queue (qid 0)
+// or an I/O queue. It connects through rdma_cm with the NVMe-oF private
+// data, posts a receive for every response it may get, sends commands
+// (each SEND carries the 64-byte command and, for small writes, the data
+// in the same capsule; larger data goes by keyed SGL over registered
+// memory) and reaps completions, by busy polling or by sleeping on the
+// completion channel. Every response is checked (CommandTable) before it
+// completes anything; a bad one, a failed work request or a command past
+// its timeout fails the queue: its QP goes to the error state (so the
+// target can no longer touch host memory through it) and every command in
+// flight completes with QueueDown, or Timeout for the one that expired.
+// Not thread safe: one thread drives a queue.
+#pragma once
+
+#include "rblk/bypass/command_table.hpp"
+#include "rblk/bypass/memory.hpp"
+#include "rblk/bypass/status.hpp"
+#include "rblk/bypass/verbs.hpp"
+#include "rblk/bypass/wire.hpp"
+
+#include <sys/socket.h>
+
+#include <chrono>
+#include <deque>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace rblk::bypass {
+
+struct QueueConfig {
+    std::uint16_t qid = 0;
+    std::uint16_t size = kAdminQueueSize;    // commands in flight at most (the SQ size)
+    std::uint32_t inline_max = 0;            // in-capsule data bytes per command (0: none)
+    std::chrono::milliseconds cmd_timeout{30000};
+    std::chrono::milliseconds cm_timeout{3000};  // address and route resolution, each
+    std::chrono::milliseconds connect_timeout{15000};  // the RDMA connection's establishment
+    int tos = -1;                            // RDMA type of service, -1: the default
+};
+
+// A finished command: what the submitter passed, the outcome, dword 0/1.
+struct QueueCompletion {
+    std::uint64_t user_data = 0;
+    IoStatus status;
+    std::uint64_t result = 0;
+};
+
+class Queue {
+public:
+    // Resolves the address and route of `dst` (from `src` if given) on an
+    // event channel of its own. Throws Error.
+    Queue(const QueueConfig& cfg, const sockaddr* dst, const sockaddr* src);
+    Queue(const Queue&) = delete;
+    Queue& operator=(const Queue&) = delete;
+    ~Queue();
+
+    // The device the route resolved to (for the controller's PD).
+    ibv_context* verbs() const { return id_->verbs; }
+    // Creates the CQ and QP on `pd` and connects (NVMe-oF private data);
+    // throws Error with the module's wording for each failure.
+    void connect(ibv_pd* pd);
+    // Disconnects the RDMA connection (the command side is done before).
+    void disconnect();
+
+    const QueueConfig& config() const { return cfg_; }
+    std::uint16_t depth() const { return table_.depth(); }
+    std::uint16_t in_flight() const { return table_.in_flight(); }
+    bool failed() const { return failed_; }
+    const std::string& failure() const { return failure_; }
+
+    // Posts `cmd` (its cid is set here); `inline_data`, if not empty, goes
+    // in the capsule after it and the SGL is set to say so, else the
+    // caller's SGL stays. Busy when the queue is full, QueueDown once failed.
+    IoStatus submit(Command cmd, std::span<const std::byte> inline_data, std::uint64_t user_data);
+
+    // Reaps what has completed (up to out.size()), checks timeouts; the
+    // number of entries filled. Never blocks.
+    std::size_t poll(std::span<QueueCompletion> out);
+    // As poll(), but when nothing is ready sleeps on the completion channel
+    // (up to `timeout`, and no longer than the next command deadline).
+    std::size_t wait(std::span<QueueCompletion> out, std::chrono::milliseconds timeout);
+
+    // Fails the queue: QP to error, every command in flight completed with
+    // QueueDown at the next poll(). `why` is kept for failure().
+    void fail(const std::string& why);
+
+    // Runs one command to completion (admin and setup): submit, then
+    // poll/wait until its completion. QueueDown when the queue failed.
+    QueueCompletion execute(const Command& cmd, std::chrono::milliseconds timeout);
+
+private:
+    struct Slot {
+        std::uint64_t user_data = 0;
+        std::uint16_t status = 0;
+        std::uint64_t result = 0;
+        IoStatus::Kind forced = IoStatus::Kind::Ok;  // QueueDown/Timeout once failed
+        bool ready = false;                          // in ready_
+    };
+    std::byte* capsule(std::uint16_t tag) const;
+    Completion* response(std::uint32_t idx) const;
+    bool post_recv(std::uint32_t idx);
+    void handle_wc(const ibv_wc& wc);
+    void make_ready(std::uint16_t tag);
+    std::size_t hand_out(std::span<QueueCompletion> out);
+
+    QueueConfig cfg_;
+    EventChannel channel_;
+    CmId id_;
+    CompletionChannel comp_;
+    CompletionQueue cq_;
+    std::size_t capsule_size_;
+    AlignedBytes ring_;  // capsules, then responses
+    MemoryRegion ring_mr_;
+    QueuePairHandle qp_;  // last: destroyed first, before the memory and CQ it uses
+    CommandTable table_;
+    std::vector<Slot> slots_;
+    std::deque<std::uint16_t> ready_;   // tags finished, to hand out
+    unsigned unacked_events_ = 0;
+    bool connected_ = false;
+    bool failed_ = false;
+    std::string failure_;
+    std::uint64_t next_exec_ = 1ull << 62;  // user_data of execute()'s commands
+    CommandTable::Clock::time_point next_expiry_scan_{};
+};
+
+}  // namespace rblk::bypass

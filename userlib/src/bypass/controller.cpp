@@ -1,0 +1,413 @@
+// The bypass controller: connect, admin commands, keep-alive, recovery and
+// shutdown; see controller.hpp.
+#include "rblk/bypass/controller.hpp"
+
+#include "rblk/bypass/capsule.hpp"
+
+#include <netdb.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace rblk::bypass {
+
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+sockaddr_storage numeric_address(const std::string& host, std::int64_t port, const char* what)
+{
+    addrinfo hints{};
+    hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* res = nullptr;
+    const std::string service = std::to_string(port);
+    if (::getaddrinfo(host.c_str(), service.c_str(), &hints, &res) != 0 || !res)
+        throw Error(std::string(what) + " '" + host + "' is not an IP address");
+    sockaddr_storage ss{};
+    std::memcpy(&ss, res->ai_addr, std::min<std::size_t>(res->ai_addrlen, sizeof(ss)));
+    ::freeaddrinfo(res);
+    return ss;
+}
+
+// Generic admin failures: the command's name and libnvme's text.
+[[noreturn]] void command_failed(const char* what, const QueueCompletion& c)
+{
+    throw Error(std::string(what) + " failed: " + c.status.describe());
+}
+
+}  // namespace
+
+Controller::Controller(const ControllerOptions& opts) : opts_(opts), admin_timeout_(opts.admin_timeout)
+{
+    rblk::ConnectOptions& c = opts_.connect;
+    if (!c.nr_io_queues)
+        c.nr_io_queues = 1;
+    try {
+        c.validate();
+    } catch (const std::exception& e) {
+        throw Error(e.what());
+    }
+    if (c.is_discovery())
+        throw Error("the bypass path serves I/O controllers, not discovery controllers");
+    if (!c.hostnqn)
+        throw Error("no host NQN (set one, or let /etc/nvme/hostnqn provide it)");
+    if (c.hostid) {
+        const auto id = rblk::parse_uuid(*c.hostid);
+        if (!id)
+            throw Error("hostid '" + *c.hostid + "' is not a UUID");
+        std::copy(id->begin(), id->end(), hostid_);
+    }
+    if (opts_.nsid == 0 || opts_.nsid == NVME_NSID_ALL)
+        throw Error("nsid " + std::to_string(opts_.nsid) + " is not a namespace ID");
+    dst_ = numeric_address(c.traddr, c.trsvcid, "traddr");
+    if (c.host_traddr) {
+        src_ = numeric_address(*c.host_traddr, 0, "host_traddr");
+        has_src_ = true;
+    }
+    kato_ = seconds(c.kato.value_or(RBLK_DEFAULT_KATO));
+    require_rdma_device();
+    connect_all(true);
+}
+
+Controller::~Controller()
+{
+    try {
+        shutdown();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): best effort, as a destructor must
+    }
+}
+
+void Controller::connect_all(bool first)
+{
+    const rblk::ConnectOptions& c = opts_.connect;
+    const sockaddr* dst = reinterpret_cast<const sockaddr*>(&dst_);
+    const sockaddr* src = has_src_ ? reinterpret_cast<const sockaddr*>(&src_) : nullptr;
+    QueueConfig acfg;
+    acfg.qid = 0;
+    acfg.size = kAdminQueueSize;
+    acfg.cmd_timeout = admin_timeout_;
+    acfg.cm_timeout = std::min(opts_.cm_timeout, admin_timeout_);
+    acfg.connect_timeout = admin_timeout_;
+    acfg.tos = static_cast<int>(c.tos.value_or(-1));
+
+    std::lock_guard lock(admin_mu_);
+    auto admin = std::make_unique<Queue>(acfg, dst, src);
+    if (!pd_) {
+        pd_.reset(ibv_alloc_pd(admin->verbs()));
+        if (!pd_)
+            throw Error("cannot allocate an RDMA protection domain");
+        admin_pool_ = std::make_unique<BufferPool>(pd_.get(), 4096, 2);
+    }
+    admin->connect(pd_.get());
+    admin_ = std::move(admin);
+
+    cntlid_ = 0xffff;
+    connect_queue(*admin_, 0, kAdminQueueSize);
+    cap_ = property_get(NVME_REG_CAP, true);
+    vs_ = static_cast<std::uint32_t>(property_get(NVME_REG_VS, false));
+    // CAP.TO: the worst case for CSTS.RDY to follow CC.EN, in 500 ms units.
+    const milliseconds ready_limit(std::max<std::uint64_t>(NVME_CAP_TO(cap_), 1) * 500);
+    cc_ = cc_enable();
+    property_set(NVME_REG_CC, cc_);
+    wait_csts(1u << NVME_CSTS_RDY_SHIFT, 1u << NVME_CSTS_RDY_SHIFT, ready_limit,
+              "controller not ready within CAP.TO");
+
+    auto id_ctrl = std::make_unique<nvme_id_ctrl>();
+    identify(NVME_IDENTIFY_CNS_CTRL, 0, id_ctrl.get());
+    auto checked = check_id_ctrl(*id_ctrl, cap_);
+    if (auto* why = std::get_if<std::string>(&checked))
+        throw Error("Identify Controller: " + *why);
+    ControllerInfo info = std::get<ControllerInfo>(checked);
+    if (info.nn && opts_.nsid > info.nn)
+        throw Error("nsid " + std::to_string(opts_.nsid) + " beyond the controller's " +
+                    std::to_string(info.nn) + " namespaces");
+
+    // I/O queues: as asked, as granted, as many as before on a reconnect.
+    const auto want = static_cast<std::uint16_t>(first ? *c.nr_io_queues : io_.size());
+    QueueCompletion sf = admin_cmd(set_features_num_queues(want));
+    if (!sf.status.ok())
+        command_failed("Set Features (Number of Queues)", sf);
+    const auto granted = static_cast<std::uint16_t>(
+        std::min<std::uint32_t>({want, static_cast<std::uint32_t>(sf.result & 0xffff) + 1u,
+                                 static_cast<std::uint32_t>((sf.result >> 16) & 0xffff) + 1u}));
+    if (!first && granted < io_.size())
+        throw Error("the controller now grants " + std::to_string(granted) + " I/O queues, not " +
+                    std::to_string(io_.size()));
+
+    auto id_ns = std::make_unique<nvme_id_ns>();
+    identify(NVME_IDENTIFY_CNS_NS, opts_.nsid, id_ns.get());
+    auto nchecked = check_id_ns(*id_ns, opts_.nsid);
+    if (auto* why = std::get_if<std::string>(&nchecked))
+        throw Error("Identify Namespace: " + *why);
+    const NamespaceInfo ns = std::get<NamespaceInfo>(nchecked);
+    if (!first && ns.lba_shift != ns_.lba_shift)
+        throw Error("the namespace changed its LBA format across the reconnect");
+    info_ = info;
+    ns_ = ns;
+
+    // Queue size: asked, within CAP.MQES (0's based) and MAXCMD.
+    std::uint32_t qsize = static_cast<std::uint32_t>(c.queue_size.value_or(RBLK_DEFAULT_QUEUE_SIZE));
+    qsize = std::min<std::uint32_t>(qsize, NVME_CAP_MQES(cap_) + 1u);
+    if (info_.maxcmd)
+        qsize = std::min<std::uint32_t>(qsize, info_.maxcmd);
+    if (qsize < 2)
+        throw Error("controller allows I/O queues of " + std::to_string(qsize) + " entries (CAP.MQES)");
+    if (!first && qsize < io_size_)
+        throw Error("the controller now allows I/O queues of " + std::to_string(qsize) + " entries only");
+    if (first)
+        io_size_ = static_cast<std::uint16_t>(qsize);
+
+    for (std::uint16_t i = 0; i < (first ? granted : io_.size()); ++i) {
+        QueueConfig qcfg;
+        qcfg.qid = static_cast<std::uint16_t>(i + 1);
+        qcfg.size = io_size_;
+        qcfg.inline_max = std::min(in_capsule_capacity(info_.ioccsz_bytes / 16), kInlineDataMax);
+        qcfg.cmd_timeout = opts_.io_timeout;
+        qcfg.cm_timeout = acfg.cm_timeout;
+        qcfg.connect_timeout = acfg.connect_timeout;
+        qcfg.tos = acfg.tos;
+        auto q = std::make_unique<Queue>(qcfg, dst, src);
+        q->connect(pd_.get());
+        connect_queue(*q, qcfg.qid, io_size_);
+        if (first)
+            io_.push_back(std::make_unique<IoQueue>(pd_.get(), info_, ns_, io_size_, &ka_failed_));
+        io_[i]->update_ns(ns_);
+        io_[i]->attach(std::move(q));
+    }
+    ka_failed_ = false;
+    start_keep_alive();
+}
+
+QueueCompletion Controller::admin_cmd(const Command& cmd)
+{
+    if (!admin_)
+        return {0, {IoStatus::Kind::QueueDown, 0}, 0};
+    return admin_->execute(cmd, admin_timeout_);
+}
+
+void Controller::connect_queue(Queue& q, std::uint16_t qid, std::uint16_t size)
+{
+    std::byte* buf = admin_pool_->get();
+    if (!buf)
+        throw Error("internal error: no admin buffer for Connect");
+    const ConnectData data = connect_data(hostid_, qid == 0 ? std::uint16_t{0xffff} : cntlid_,
+                                          opts_.connect.subnqn.c_str(),
+                                          opts_.connect.hostnqn->c_str());
+    std::memcpy(buf, &data, sizeof(data));
+    Command cmd = bypass::fabrics_connect(qid, static_cast<std::uint16_t>(size - 1),
+                                  static_cast<std::uint32_t>(kato_.count()));
+    const RemoteRef ref = admin_pool_->ref(buf);
+    cmd.dptr = keyed_sgl(ref.addr, sizeof(data), ref.rkey);
+    const QueueCompletion c = q.execute(cmd, admin_timeout_);
+    admin_pool_->put(buf);
+    if (c.status.kind == IoStatus::Kind::Nvme)
+        throw Error(connect_error(c.status.nvme, static_cast<std::uint32_t>(c.result)));
+    if (!c.status.ok())
+        throw Error("Connect (qid " + std::to_string(qid) + ") failed: " +
+                    (q.failed() ? q.failure() : c.status.describe()));
+    if (qid == 0)
+        cntlid_ = static_cast<std::uint16_t>(c.result);
+}
+
+std::uint64_t Controller::property_get(std::uint32_t reg, bool eight)
+{
+    const QueueCompletion c = admin_cmd(bypass::property_get(reg, eight));
+    if (!c.status.ok())
+        command_failed("Property Get", c);
+    return eight ? c.result : (c.result & 0xffffffffu);
+}
+
+void Controller::property_set(std::uint32_t reg, std::uint32_t value)
+{
+    const QueueCompletion c = admin_cmd(bypass::property_set(reg, value, false));
+    if (!c.status.ok())
+        command_failed("Property Set", c);
+}
+
+void Controller::wait_csts(std::uint32_t mask, std::uint32_t want, milliseconds limit, const char* what)
+{
+    const auto deadline = Clock::now() + limit;
+    for (;;) {
+        const auto csts = static_cast<std::uint32_t>(property_get(NVME_REG_CSTS, false));
+        if (csts & (1u << NVME_CSTS_CFS_SHIFT))
+            throw Error("controller reports a fatal status (CSTS.CFS)");
+        if ((csts & mask) == want)
+            return;
+        if (Clock::now() >= deadline)
+            throw Error(std::string(what) + " (" + std::to_string(limit.count()) + " ms)");
+        std::this_thread::sleep_for(milliseconds(20));
+    }
+}
+
+void Controller::identify(std::uint8_t cns, std::uint32_t nsid, void* out)
+{
+    std::byte* buf = admin_pool_->get();
+    if (!buf)
+        throw Error("internal error: no admin buffer for Identify");
+    Command cmd = bypass::identify(cns, nsid);
+    const RemoteRef ref = admin_pool_->ref(buf);
+    cmd.dptr = keyed_sgl(ref.addr, NVME_IDENTIFY_DATA_SIZE, ref.rkey);
+    std::memset(buf, 0, NVME_IDENTIFY_DATA_SIZE);
+    const QueueCompletion c = admin_cmd(cmd);
+    std::memcpy(out, buf, NVME_IDENTIFY_DATA_SIZE);
+    admin_pool_->put(buf);
+    if (!c.status.ok())
+        command_failed(cns == NVME_IDENTIFY_CNS_CTRL ? "Identify Controller" : "Identify Namespace", c);
+}
+
+void Controller::start_keep_alive()
+{
+    if (kato_.count() == 0)
+        return;
+    ka_ = std::jthread([this](std::stop_token st) { keep_alive_loop(st); });
+}
+
+void Controller::stop_keep_alive()
+{
+    if (ka_.joinable()) {
+        ka_.request_stop();
+        ka_cv_.notify_all();
+        ka_.join();
+    }
+}
+
+void Controller::keep_alive_loop(std::stop_token stop)
+{
+    // Twice per KATO, as the kernel's hosts do: one lost beat is no loss.
+    const auto period = std::max(kato_ / 2, milliseconds(100));
+    std::unique_lock lk(ka_mu_);
+    while (!stop.stop_requested()) {
+        if (ka_cv_.wait_for(lk, stop, period, [] { return false; }) || stop.stop_requested())
+            break;
+        std::lock_guard admin_lock(admin_mu_);
+        if (!admin_ || admin_->failed()) {
+            ka_failed_ = true;
+            return;
+        }
+        const QueueCompletion c = admin_->execute(keep_alive(), kato_);
+        if (!c.status.ok()) {
+            admin_->fail("keep-alive failed: " + c.status.describe());
+            ka_failed_ = true;
+            return;
+        }
+    }
+}
+
+bool Controller::failed() const
+{
+    if (ka_failed_)
+        return true;
+    {
+        std::lock_guard lock(admin_mu_);
+        if (!admin_ || admin_->failed())
+            return true;
+    }
+    return std::any_of(io_.begin(), io_.end(), [](const auto& q) { return q->failed(); });
+}
+
+std::string Controller::failure() const
+{
+    for (const auto& q : io_)
+        if (q->failed())
+            return q->failure();
+    std::lock_guard lock(admin_mu_);
+    if (admin_ && admin_->failed())
+        return admin_->failure();
+    return last_error_.empty() ? std::string("not connected") : last_error_;
+}
+
+void Controller::teardown()
+{
+    stop_keep_alive();
+    for (auto& q : io_)
+        q->detach();  // destroyed: QP, CQ, connection
+    std::lock_guard lock(admin_mu_);
+    admin_.reset();
+}
+
+bool Controller::recover()
+{
+    if (shut_down_)
+        throw Error("controller is shut down");
+    const rblk::ConnectOptions& c = opts_.connect;
+    const auto now = Clock::now();
+    if (!lost_since_) {
+        lost_since_ = now;
+        last_error_ = failure();
+    }
+    const std::int64_t loss = c.ctrl_loss_tmo.value_or(RBLK_DEFAULT_CTRL_LOSS_TMO);
+    const std::int64_t fast = c.fast_io_fail_tmo.value_or(RBLK_DEFAULT_FAST_IO_FAIL_TMO);
+    const seconds delay(c.reconnect_delay.value_or(RBLK_DEFAULT_RECONNECT_DELAY));
+    teardown();
+    for (bool tried = false;; tried = true) {
+        const auto t = Clock::now();
+        if (loss >= 0 && t - *lost_since_ >= seconds(loss) && tried)
+            throw Error("controller lost: no reconnect within ctrl_loss_tmo (" + std::to_string(loss) +
+                        " s); last error: " + last_error_);
+        if (fast >= 0 && t - *lost_since_ >= seconds(fast) && tried)
+            return false;
+        // An attempt, its commands bounded by the deadlines above: a
+        // silent target must not hold the I/O past fast_io_fail_tmo.
+        auto until = t + opts_.admin_timeout;
+        if (loss >= 0)
+            until = std::min(until, *lost_since_ + seconds(loss));
+        if (fast >= 0)
+            until = std::min(until, *lost_since_ + seconds(fast));
+        admin_timeout_ = std::max(std::chrono::duration_cast<milliseconds>(until - t), milliseconds(1000));
+        try {
+            connect_all(false);
+            admin_timeout_ = opts_.admin_timeout;
+            lost_since_.reset();
+            ++reconnects_;
+            return true;
+        } catch (const Error& e) {
+            admin_timeout_ = opts_.admin_timeout;
+            last_error_ = e.what();
+            teardown();
+        }
+        // The next attempt, no later than the deadlines above.
+        auto next = Clock::now() + delay;
+        if (loss >= 0)
+            next = std::min(next, *lost_since_ + seconds(loss));
+        if (fast >= 0)
+            next = std::min(next, *lost_since_ + seconds(fast));
+        std::this_thread::sleep_until(next);
+    }
+}
+
+void Controller::shutdown()
+{
+    if (shut_down_)
+        return;
+    shut_down_ = true;
+    stop_keep_alive();
+    std::string error;
+    {
+        std::lock_guard lock(admin_mu_);
+        if (admin_ && !admin_->failed()) {
+            try {
+                property_set(NVME_REG_CC, cc_shutdown(cc_));
+                wait_csts(NVME_CSTS_SHST_MASK << NVME_CSTS_SHST_SHIFT,
+                          NVME_CSTS_SHST_CMPLT << NVME_CSTS_SHST_SHIFT, milliseconds(5000),
+                          "controller did not complete its shutdown");
+            } catch (const Error& e) {
+                error = e.what();
+            }
+        }
+    }
+    for (auto& q : io_)
+        if (Queue* t = q->transport())
+            t->disconnect();
+    {
+        std::lock_guard lock(admin_mu_);
+        if (admin_)
+            admin_->disconnect();
+    }
+    teardown();
+    if (!error.empty())
+        throw Error(error);
+}
+
+}  // namespace rblk::bypass

@@ -1,0 +1,95 @@
+// The asynchronous I/O API; see io_queue.hpp.
+#include "rblk/bypass/io_queue.hpp"
+
+#include <algorithm>
+
+namespace rblk::bypass {
+
+namespace {
+
+std::size_t pool_chunk(const ControllerInfo& c) { return std::min<std::size_t>(c.max_transfer, kPoolChunkMax); }
+
+std::size_t pool_count(const ControllerInfo& c, std::uint16_t depth)
+{
+    return std::max<std::size_t>(1, std::min<std::size_t>(depth, kPoolBytesMax / pool_chunk(c)));
+}
+
+}  // namespace
+
+IoQueue::IoQueue(ibv_pd* pd, const ControllerInfo& ctrl, const NamespaceInfo& ns, std::uint16_t depth,
+                 const std::atomic<bool>* ctrl_failed)
+    : depth_(depth),
+      max_transfer_(ctrl.max_transfer),
+      ioccsz_(ctrl.ioccsz_bytes / 16),
+      inline_max_(std::min(in_capsule_capacity(ctrl.ioccsz_bytes / 16), kInlineDataMax)),
+      ns_(ns),
+      pool_(pd, pool_chunk(ctrl), pool_count(ctrl, depth)),
+      cache_(pd),
+      ctrl_failed_(ctrl_failed)
+{
+}
+
+IoStatus IoQueue::submit(const IoRequest& r)
+{
+    constexpr IoStatus invalid{IoStatus::Kind::Invalid, 0};
+    if (!q_ || q_->failed())
+        return {IoStatus::Kind::QueueDown, 0};
+    Command cmd{};
+    std::size_t bytes = 0;
+    bool to_target = false;
+    switch (r.op) {
+    case IoOp::Read:
+    case IoOp::Write:
+    case IoOp::WriteZeroes:
+        if (r.nlb == 0 || r.nlb > 65536 || r.slba > ns_.nsze || ns_.nsze - r.slba < r.nlb)
+            return invalid;
+        if (r.op == IoOp::WriteZeroes) {
+            cmd = nvm_write_zeroes(ns_.nsid, r.slba, r.nlb, r.deallocate);
+            break;
+        }
+        bytes = static_cast<std::size_t>(r.nlb) << ns_.lba_shift;
+        if (r.len != bytes || bytes > max_transfer_ || !r.buf)
+            return invalid;
+        cmd = nvm_rw(r.op == IoOp::Write, ns_.nsid, r.slba, r.nlb);
+        to_target = r.op == IoOp::Write;
+        break;
+    case IoOp::Flush: cmd = nvm_flush(ns_.nsid); break;
+    case IoOp::Dsm:
+        if (r.nlb == 0 || r.nlb > 256 || r.len != r.nlb * sizeof(nvme_dsm_range) || !r.buf)
+            return invalid;
+        cmd = nvm_dsm_deallocate(ns_.nsid, r.nlb);
+        bytes = r.len;
+        to_target = true;
+        break;
+    }
+    enum class Via { None, InCapsule, Pool, Registered } via = Via::None;
+    std::span<const std::byte> inline_data;
+    if (bytes == 0) {
+        // no data: the null SGL the builders set
+    } else if (to_target && use_in_capsule(static_cast<std::uint32_t>(bytes), ioccsz_, inline_max_)) {
+        via = Via::InCapsule;
+        inline_data = {static_cast<const std::byte*>(r.buf), bytes};
+    } else {
+        RemoteRef ref;
+        if (pool_.contains(r.buf, bytes)) {
+            ref = pool_.ref(r.buf);
+            via = Via::Pool;
+        } else if (const ibv_mr* mr = cache_.find(r.buf, bytes)) {
+            ref = {reinterpret_cast<std::uint64_t>(r.buf), mr->rkey};
+            via = Via::Registered;
+        } else {
+            return invalid;  // unregistered memory
+        }
+        cmd.dptr = keyed_sgl(ref.addr, static_cast<std::uint32_t>(bytes), ref.rkey);
+    }
+    const IoStatus st = q_->submit(cmd, inline_data, r.user_data);
+    if (st.ok()) {
+        ++stats_.commands;
+        stats_.in_capsule += via == Via::InCapsule;
+        stats_.pooled += via == Via::Pool;
+        stats_.registered += via == Via::Registered;
+    }
+    return st;
+}
+
+}  // namespace rblk::bypass

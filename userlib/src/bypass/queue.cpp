@@ -1,0 +1,395 @@
+// One NVMe-oF queue over one RDMA queue pair; see queue.hpp.
+#include "rblk/bypass/queue.hpp"
+
+#include "rblk/bypass/capsule.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace rblk::bypass {
+
+namespace {
+
+constexpr std::uint64_t kSendWr = 1ull << 63;  // wr_id of a SEND: this | tag; a RECV: its index
+constexpr std::size_t kPollBatch = 32;
+// IB CM reason of a reject by the peer's rdma_cm consumer (the target).
+constexpr int kRejConsumerDefined = 28;
+
+int ms(std::chrono::milliseconds d) { return static_cast<int>(std::max<std::int64_t>(d.count(), 1)); }
+
+std::string qname(std::uint16_t qid) { return "qid " + std::to_string(qid) + ": "; }
+
+}  // namespace
+
+Queue::Queue(const QueueConfig& cfg, const sockaddr* dst, const sockaddr* src)
+    : cfg_(cfg),
+      channel_(make_event_channel()),
+      id_(make_cm_id(channel_.get(), this)),
+      capsule_size_((sizeof(Command) + cfg.inline_max + 63) / 64 * 64),
+      table_(cfg.size),
+      slots_(cfg.size)
+{
+    if (rdma_resolve_addr(id_.get(), const_cast<sockaddr*>(src), const_cast<sockaddr*>(dst),
+                          ms(cfg_.cm_timeout)) != 0) {
+        throw Error(errno_message("cannot resolve the target address", errno));
+    }
+    CmEvent ev = wait_cm_event(channel_.get(), cfg_.cm_timeout + std::chrono::milliseconds(500));
+    if (!ev || ev->event != RDMA_CM_EVENT_ADDR_RESOLVED) {
+        if (ev && ev->status == -ENODEV)
+            throw Error("no RDMA device on the way to the target address");
+        throw Error(src ? "cannot reach the target address from host_traddr"
+                        : "cannot resolve the target address");
+    }
+    ev.reset();
+    if (cfg_.tos >= 0) {
+        std::uint8_t tos = static_cast<std::uint8_t>(cfg_.tos);
+        rdma_set_option(id_.get(), RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos));
+    }
+    if (rdma_resolve_route(id_.get(), ms(cfg_.cm_timeout)) != 0)
+        throw Error(errno_message("cannot resolve a route to the target", errno));
+    ev = wait_cm_event(channel_.get(), cfg_.cm_timeout + std::chrono::milliseconds(500));
+    if (!ev || ev->event != RDMA_CM_EVENT_ROUTE_RESOLVED)
+        throw Error("cannot resolve a route to the target");
+}
+
+Queue::~Queue()
+{
+    if (connected_)
+        disconnect();
+    if (cq_ && unacked_events_)
+        ibv_ack_cq_events(cq_.get(), unacked_events_);
+}
+
+std::byte* Queue::capsule(std::uint16_t tag) const { return ring_.get() + tag * capsule_size_; }
+
+Completion* Queue::response(std::uint32_t idx) const
+{
+    return reinterpret_cast<Completion*>(ring_.get() + cfg_.size * capsule_size_) + idx;
+}
+
+void Queue::connect(ibv_pd* pd)
+{
+    ibv_context* verbs = id_->verbs;
+    if (pd->context != verbs)
+        throw Error("I/O queue resolved to another RDMA device");
+    ibv_device_attr attr{};
+    if (ibv_query_device(verbs, &attr) != 0)
+        throw Error(errno_message("cannot query the RDMA device", errno));
+    if (cfg_.size + 1 > attr.max_qp_wr || 2 * cfg_.size + 1 > attr.max_cqe)
+        throw Error("queue size exceeds the RDMA device's limits");
+
+    comp_.reset(ibv_create_comp_channel(verbs));
+    if (!comp_)
+        throw Error(errno_message("cannot create a completion channel", errno));
+    const int flags = ::fcntl(comp_->fd, F_GETFL);
+    if (flags < 0 || ::fcntl(comp_->fd, F_SETFL, flags | O_NONBLOCK) < 0)
+        throw Error(errno_message("cannot set up the completion channel", errno));
+    cq_.reset(ibv_create_cq(verbs, 2 * cfg_.size + 1, this, comp_.get(), 0));
+    if (!cq_)
+        throw Error("cannot allocate RDMA queue resources (CQ)");
+
+    const std::size_t ring_bytes = cfg_.size * (capsule_size_ + sizeof(Completion));
+    ring_ = aligned_bytes(ring_bytes, "the queue's capsules");
+    ring_mr_.reset(ibv_reg_mr(pd, ring_.get(), ring_bytes, IBV_ACCESS_LOCAL_WRITE));
+    if (!ring_mr_)
+        throw Error(errno_message("cannot register the queue's capsules", errno));
+
+    ibv_qp_init_attr init{};
+    init.send_cq = cq_.get();
+    init.recv_cq = cq_.get();
+    init.qp_type = IBV_QPT_RC;
+    init.cap.max_send_wr = cfg_.size + 1u;
+    init.cap.max_recv_wr = cfg_.size;
+    init.cap.max_send_sge = 1;
+    init.cap.max_recv_sge = 1;
+    if (rdma_create_qp(id_.get(), pd, &init) != 0)
+        throw Error("cannot allocate RDMA queue resources (QP)");
+    qp_ = QueuePairHandle(id_.get());
+
+    CmRequest req{};
+    req.recfmt = 0;
+    req.qid = cfg_.qid;
+    req.hrqsize = cfg_.size;
+    req.hsqsize = static_cast<std::uint16_t>(cfg_.size - 1);
+    rdma_conn_param param{};
+    param.private_data = &req;
+    param.private_data_len = sizeof(req);
+    param.responder_resources = static_cast<std::uint8_t>(std::min(attr.max_qp_rd_atom, 255));
+    param.initiator_depth = 0;  // the target reads and writes us, never the reverse
+    param.flow_control = 1;
+    param.retry_count = 7;
+    param.rnr_retry_count = 7;
+    if (rdma_connect(id_.get(), &param) != 0)
+        throw Error(errno_message("cannot start the RDMA connection", errno));
+    CmEvent ev = wait_cm_event(channel_.get(), cfg_.connect_timeout);
+    if (!ev)
+        throw Error("target unreachable over RDMA (no answer to the connection request)");
+    switch (ev->event) {
+    case RDMA_CM_EVENT_ESTABLISHED: break;
+    case RDMA_CM_EVENT_REJECTED:
+        throw Error(cm_reject_reason(ev->status == kRejConsumerDefined, ev->param.conn.private_data,
+                                     ev->param.conn.private_data_len));
+    case RDMA_CM_EVENT_CONNECT_ERROR:
+    case RDMA_CM_EVENT_UNREACHABLE: throw Error("target unreachable over RDMA");
+    case RDMA_CM_EVENT_DEVICE_REMOVAL: throw Error("RDMA device removed");
+    default:
+        throw Error(std::string("unexpected RDMA CM event while connecting: ") +
+                    rdma_event_str(ev->event));
+    }
+    CmReply rep{};
+    if (ev->param.conn.private_data && ev->param.conn.private_data_len >= sizeof(rep))
+        std::memcpy(&rep, ev->param.conn.private_data, sizeof(rep));
+    ev.reset();
+    connected_ = true;
+    if (rep.crqsize && rep.crqsize < cfg_.size - 1)
+        throw Error("target receive queue smaller than the host SQ");
+    for (std::uint32_t i = 0; i < cfg_.size; ++i)
+        if (!post_recv(i))
+            throw Error(errno_message("cannot post the receive buffers", errno));
+}
+
+void Queue::disconnect()
+{
+    if (!connected_)
+        return;
+    connected_ = false;
+    rdma_disconnect(id_.get());
+    // The DISCONNECTED event, briefly: the target may hang up first.
+    (void)wait_cm_event(channel_.get(), std::chrono::milliseconds(200));
+}
+
+bool Queue::post_recv(std::uint32_t idx)
+{
+    ibv_sge sge{reinterpret_cast<std::uint64_t>(response(idx)), sizeof(Completion), ring_mr_->lkey};
+    ibv_recv_wr wr{};
+    wr.wr_id = idx;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    ibv_recv_wr* bad = nullptr;
+    return ibv_post_recv(qp_.get(), &wr, &bad) == 0;
+}
+
+IoStatus Queue::submit(Command cmd, std::span<const std::byte> inline_data, std::uint64_t user_data)
+{
+    if (failed_)
+        return {IoStatus::Kind::QueueDown, 0};
+    if (inline_data.size() > cfg_.inline_max)
+        return {IoStatus::Kind::Invalid, 0};
+    const auto tag = table_.acquire(CommandTable::Clock::now() + cfg_.cmd_timeout);
+    if (!tag)
+        return {IoStatus::Kind::Busy, 0};
+    cmd.cid = table_.cid(*tag);
+    if (!inline_data.empty())
+        cmd.dptr = in_capsule_sgl(static_cast<std::uint32_t>(inline_data.size()));
+    std::byte* c = capsule(*tag);
+    std::memcpy(c, &cmd, sizeof(cmd));
+    if (!inline_data.empty())
+        std::memcpy(c + sizeof(cmd), inline_data.data(), inline_data.size());
+    slots_[*tag] = Slot{user_data, 0, 0, IoStatus::Kind::Ok, false};
+
+    ibv_sge sge{reinterpret_cast<std::uint64_t>(c),
+                static_cast<std::uint32_t>(sizeof(cmd) + inline_data.size()), ring_mr_->lkey};
+    ibv_send_wr wr{};
+    wr.wr_id = kSendWr | *tag;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    ibv_send_wr* bad = nullptr;
+    if (ibv_post_send(qp_.get(), &wr, &bad) != 0) {
+        table_.release(*tag);
+        fail(errno_message("posting a command", errno));
+        return {IoStatus::Kind::QueueDown, 0};
+    }
+    return {};
+}
+
+void Queue::make_ready(std::uint16_t tag)
+{
+    if (!slots_[tag].ready) {
+        slots_[tag].ready = true;
+        ready_.push_back(tag);
+    }
+}
+
+void Queue::handle_wc(const ibv_wc& wc)
+{
+    if (failed_)
+        return;  // flushed work requests of a failed queue
+    const bool send = (wc.wr_id & kSendWr) != 0;
+    if (wc.status != IBV_WC_SUCCESS) {
+        fail(std::string(send ? "SEND" : "RECV") + " failed: " + ibv_wc_status_str(wc.status));
+        return;
+    }
+    if (send) {
+        const auto tag = static_cast<std::uint16_t>(wc.wr_id & 0xffff);
+        table_.on_send_done(tag);
+        if (table_.finished(tag))
+            make_ready(tag);
+        return;
+    }
+    const auto idx = static_cast<std::uint32_t>(wc.wr_id);
+    if (idx >= cfg_.size) {
+        fail("completion of an unknown receive");
+        return;
+    }
+    if (wc.byte_len < sizeof(Completion)) {
+        fail("short response (" + std::to_string(wc.byte_len) + " bytes)");
+        return;
+    }
+    if (wc.wc_flags & IBV_WC_WITH_INV) {
+        fail("target invalidated a key it was not given to invalidate");
+        return;
+    }
+    const Completion cqe = *response(idx);
+    if (!post_recv(idx)) {
+        fail(errno_message("re-posting a receive", errno));
+        return;
+    }
+    std::uint16_t tag = 0;
+    const CqeVerdict v = table_.on_response(cqe.cid, tag);
+    if (v != CqeVerdict::Ok) {
+        char hex[8];
+        std::snprintf(hex, sizeof(hex), "%#x", cqe.cid);
+        fail(std::string(describe(v)) + " " + hex);
+        return;
+    }
+    slots_[tag].status = completion_status(cqe);
+    slots_[tag].result = cqe.result;
+    if (table_.finished(tag))
+        make_ready(tag);
+}
+
+void Queue::fail(const std::string& why)
+{
+    if (failed_)
+        return;
+    failed_ = true;
+    failure_ = qname(cfg_.qid) + why;
+    if (qp_.get()) {
+        ibv_qp_attr a{};
+        a.qp_state = IBV_QPS_ERR;
+        ibv_modify_qp(qp_.get(), &a, IBV_QP_STATE);
+    }
+    for (std::uint16_t tag : table_.busy()) {
+        if (slots_[tag].ready)
+            continue;
+        if (!table_.responded(tag))
+            slots_[tag].forced = IoStatus::Kind::QueueDown;
+        make_ready(tag);
+    }
+}
+
+std::size_t Queue::hand_out(std::span<QueueCompletion> out)
+{
+    std::size_t n = 0;
+    while (n < out.size() && !ready_.empty()) {
+        const std::uint16_t tag = ready_.front();
+        ready_.pop_front();
+        Slot& s = slots_[tag];
+        QueueCompletion& c = out[n++];
+        c.user_data = s.user_data;
+        c.result = s.result;
+        c.status = s.forced != IoStatus::Kind::Ok ? IoStatus{s.forced, 0} : IoStatus::from_nvme(s.status);
+        s.ready = false;
+        table_.release(tag);
+    }
+    return n;
+}
+
+std::size_t Queue::poll(std::span<QueueCompletion> out)
+{
+    if (cq_) {
+        ibv_wc wcs[kPollBatch];
+        int got;
+        while ((got = ibv_poll_cq(cq_.get(), kPollBatch, wcs)) > 0) {
+            for (int i = 0; i < got; ++i)
+                handle_wc(wcs[i]);
+            if (ready_.size() >= out.size())
+                break;
+        }
+        if (got < 0)
+            fail("polling the completion queue failed");
+    }
+    // Deadlines: a scan of the slots ten times a second, not every poll.
+    const auto now = CommandTable::Clock::now();
+    if (!failed_ && now >= next_expiry_scan_) {
+        next_expiry_scan_ = now + std::chrono::milliseconds(100);
+        if (const auto tag = table_.expired(now)) {
+            char cid[8];
+            std::snprintf(cid, sizeof(cid), "%#x", table_.cid(*tag));
+            fail(std::string("command timed out (cid ") + cid + ")");
+            slots_[*tag].forced = IoStatus::Kind::Timeout;
+        }
+    }
+    return hand_out(out);
+}
+
+std::size_t Queue::wait(std::span<QueueCompletion> out, std::chrono::milliseconds timeout)
+{
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        std::size_t n = poll(out);
+        if (n || failed_ || !cq_)
+            return n;
+        if (ibv_req_notify_cq(cq_.get(), 0) != 0) {
+            fail("arming the completion queue failed");
+            return poll(out);
+        }
+        n = poll(out);  // what came before the arming
+        if (n || failed_)
+            return n;
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0)
+            return 0;
+        // Wake up now and then for the command deadlines.
+        pollfd p{comp_->fd, POLLIN, 0};
+        const int r = ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 200)));
+        if (r > 0) {
+            ibv_cq* cq = nullptr;
+            void* ctx = nullptr;
+            if (ibv_get_cq_event(comp_.get(), &cq, &ctx) == 0 && ++unacked_events_ >= 64) {
+                ibv_ack_cq_events(cq_.get(), unacked_events_);
+                unacked_events_ = 0;
+            }
+        }
+    }
+}
+
+QueueCompletion Queue::execute(const Command& cmd, std::chrono::milliseconds timeout)
+{
+    const std::uint64_t me = next_exec_++;
+    QueueCompletion result;
+    result.user_data = me;
+    const IoStatus st = submit(cmd, {}, me);
+    if (!st.ok()) {
+        result.status = st;
+        return result;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        QueueCompletion c[4];
+        const std::size_t n = wait(c, std::chrono::milliseconds(100));
+        for (std::size_t i = 0; i < n; ++i)
+            if (c[i].user_data == me)
+                return c[i];
+        if (failed_ && ready_.empty() && in_flight() == 0) {
+            result.status = {IoStatus::Kind::QueueDown, 0};
+            return result;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) {
+            fail("command timed out");
+            result.status = {IoStatus::Kind::Timeout, 0};
+            // What was in flight is handed out by later polls.
+            return result;
+        }
+    }
+}
+
+}  // namespace rblk::bypass
