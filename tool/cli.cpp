@@ -23,6 +23,7 @@ Cli::Cli() : app_("rblkctl: control rblk NVMe-oF/RDMA block devices", "rblkctl")
     add_connect(app_, request_);
     add_disconnect(app_, request_);
     add_list(app_, request_);
+    add_iopolicy(app_, request_);
     add_stats(app_, request_);
     add_monitor(app_, request_);
     add_session(app_, request_);

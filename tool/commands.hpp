@@ -18,7 +18,8 @@ namespace rblkctl {
 
 void add_connect(CLI::App& app, Request& req);     // cmd_connect.cpp
 void add_disconnect(CLI::App& app, Request& req);  // cmd_disconnect.cpp
-void add_list(CLI::App& app, Request& req);        // cmd_list.cpp: list, show
+void add_list(CLI::App& app, Request& req);        // cmd_list.cpp: list, show, list-subsys
+void add_iopolicy(CLI::App& app, Request& req);    // cmd_list.cpp: set-iopolicy
 void add_stats(CLI::App& app, Request& req);       // cmd_stats.cpp
 void add_monitor(CLI::App& app, Request& req);     // cmd_monitor.cpp
 void add_session(CLI::App& app, Request& req);     // cmd_session.cpp: apply, save
@@ -38,8 +39,10 @@ void add_json_options(CLI::App* sub, bool& json, const std::string& help);
 // path, always stored as the controller's name (cmd_list.cpp).
 CLI::Option* add_name_argument(CLI::App* sub, Request& req);
 // controller_name()'s rules: "rblk0" for "rblk0", "rblk0n1", "/dev/rblk0n1"
-// (a symlink under /dev, e.g. /dev/disk/by-id/..., is followed first);
-// nullopt for anything else.
+// (a symlink under /dev, e.g. /dev/disk/by-id/..., is followed first), and
+// for a hidden path disk "rblk2c0n1" (subsystem 2's path through rblk0);
+// nullopt for anything else. A multipath head rblkSnN names rblkS, the
+// subsystem's first controller, which may have gone since.
 std::optional<std::string> controller_name(const std::string& given);
 // o.validate(), its message as a CLI11 ValidationError in_option_spelling()
 // of `sub`, the (sub)command whose options filled `o`.
@@ -57,6 +60,15 @@ int run_connect(const Request& req, rblk::Client& client, std::ostream& out);
 int run_disconnect(const Request& req, rblk::Client& client, std::ostream& out);
 int run_list(const Request& req, rblk::Client& client, std::ostream& out);
 int run_show(const Request& req, rblk::Client& client, std::ostream& out);
+int run_list_subsys(const Request& req, rblk::Client& client, std::ostream& out);
+int run_set_iopolicy(const Request& req, rblk::Client& client, std::ostream& out);
+// What set-iopolicy sends for the subsystem req.subsystem names, given the
+// controllers there are: a controller by name; rblk-subsysS as one of its
+// controllers (throws InvalidOption when it has none); an NQN as typed,
+// with -q's host NQN (none: the kernel sets the subsystems of that NQN of
+// every host NQN).
+rblk::SubsystemRef subsystem_ref(const Request& req,
+                                 const std::vector<rblk::ControllerInfo>& controllers);
 int run_stats(const Request& req, rblk::Client& client, std::ostream& out);
 int run_monitor(const Request& req, rblk::Client& client, std::ostream& out);
 int run_discover(const Request& req, rblk::Client& client, std::ostream& out);

@@ -36,6 +36,7 @@ const std::map<std::string, Source>& value_sources()
         {"connect-all --output-format", formats},
         {"connect-all --config", {Source::Files}},
         {"disconnect --nqn", {Source::Subnqns}},
+        {"set-iopolicy subsystem", {Source::Subnqns}},
         {"bench --filename", {Source::Files}},
         {"bench --rw", {Source::Words, {"read", "write", "randread", "randwrite", "randrw"}}},
         {"bench --path", {Source::Words, {"kernel", "bypass"}}},

@@ -116,13 +116,35 @@ std::string align_table(const std::vector<std::vector<std::string>>& rows)
 std::string format_list(const std::vector<rblk::ControllerInfo>& controllers)
 {
     std::vector<std::vector<std::string>> rows = {
-        {"NAME", "STATE", "TRANSPORT", "TRADDR", "TRSVCID", "QUEUES", "QSIZE", "SUBNQN",
-         "DEVICES", "SIZE"}};
-    for (const rblk::ControllerInfo& c : controllers)
-        rows.push_back({c.name, rblk::state_name(c.state), c.transport, c.traddr,
-                        std::to_string(c.trsvcid), queues(c),
-                        std::to_string(c.queue_size), subnqn_of(c), devices(c), sizes(c)});
+        {"NAME", "STATE", "ANA", "TRANSPORT", "TRADDR", "TRSVCID", "QUEUES", "QSIZE", "SUBSYS",
+         "SUBNQN", "DEVICES", "SIZE"}};
+    for (const rblk::ControllerInfo& c : rblk::by_subsystem(controllers))
+        rows.push_back({c.name, rblk::state_name(c.state), or_dash(rblk::path_ana_summary(c)),
+                        c.transport, c.traddr, std::to_string(c.trsvcid), queues(c),
+                        std::to_string(c.queue_size),
+                        c.subsys_id ? rblk::subsys_name(*c.subsys_id) : "-", subnqn_of(c),
+                        devices(c), sizes(c)});
     return align_table(rows);
+}
+
+std::string format_list_subsys(const std::vector<rblk::ControllerInfo>& controllers)
+{
+    std::string out;
+    for (const rblk::SubsystemInfo& s : rblk::group_subsystems(controllers)) {
+        const std::string name = rblk::subsys_name(s.id);
+        const std::string indent(name.size() + 3, ' ');
+        out += name + " - NQN=" + s.subnqn + '\n' + indent + "hostnqn=" + s.hostnqn + '\n' +
+               indent + "iopolicy=" + (s.iopolicy ? rblk::iopolicy_name(*s.iopolicy) : "-") +
+               "\n\\\n";
+        for (const rblk::ControllerInfo& c : s.paths) {
+            const std::string ana = rblk::path_ana_summary(c);
+            out += " +- " + c.name + ' ' + c.transport + " traddr=" + c.traddr +
+                   ",trsvcid=" + std::to_string(c.trsvcid) +
+                   (c.host_traddr.empty() ? "" : ",host_traddr=" + c.host_traddr) + ' ' +
+                   rblk::state_name(c.state) + (ana.empty() ? "" : ' ' + ana) + '\n';
+        }
+    }
+    return out;
 }
 
 std::string format_connected(const rblk::ControllerInfo& c)

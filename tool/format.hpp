@@ -20,9 +20,20 @@ std::string align_table(const std::vector<std::vector<std::string>>& rows);
 // "32.0M", "1.0G".
 std::string human_size(std::uint64_t bytes);
 
-// `list`: a header and one row per controller, SIZE the human_size() of
-// each of its DEVICES.
+// `list`: a header and one row per controller (a path), grouped by
+// subsystem (SUBSYS, rblk-subsys<S>; "-" for a discovery controller, in
+// none), ANA its namespaces' ANA state
+// (path_ana_summary(), "-" without ANA), DEVICES the disks to open (with
+// multipath the heads, the same on every path), SIZE the human_size() of
+// each.
 std::string format_list(const std::vector<rblk::ControllerInfo>& controllers);
+// `list-subsys`: as `nvme list-subsys` prints it, a subsystem a block:
+//   rblk-subsys0 - NQN=nqn...
+//                  hostnqn=nqn...
+//                  iopolicy=numa
+//   \ (a line of its own)
+//    +- rblk0 rdma traddr=10.0.0.1,trsvcid=4420 live optimized
+std::string format_list_subsys(const std::vector<rblk::ControllerInfo>& controllers);
 // `connect`: the controller name, then one device path a line.
 std::string format_connected(const rblk::ControllerInfo& c);
 // `show`: "key: value" lines, then the namespace table. Timeouts in

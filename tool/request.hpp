@@ -14,7 +14,7 @@ namespace rblkctl {
 
 enum class Command {
     None, List, Connect, Disconnect, Show, Stats, Monitor, Apply, Save, Bench, Completion,
-    Discover, ConnectAll, Read, Write
+    Discover, ConnectAll, ListSubsys, SetIopolicy, Read, Write
 };
 
 // read/write: raw bytes between a namespace and a file, through a data
@@ -53,6 +53,12 @@ struct Request {
     bool persistent = false;  // connect-all: keep the discovery controller
     std::string config;       // connect-all without -a: discovery.conf
     bool connect_new = false; // monitor: connect what a discovery log change adds
+    // set-iopolicy: the subsystem as given (an NQN, rblk-subsysS, or a
+    // controller or disk, stored as the controller's name), its host NQN
+    // (-q; empty: the one it is connected with) and the policy.
+    std::string subsystem;
+    std::string hostnqn;
+    std::string iopolicy;
 };
 
 }  // namespace rblkctl

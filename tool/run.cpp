@@ -27,6 +27,8 @@ int run(const Request& req, std::ostream& out)
     case Command::Save: return run_save(req, client, out);
     case Command::Discover: return run_discover(req, client, out);
     case Command::ConnectAll: return run_connect_all(req, client, out);
+    case Command::ListSubsys: return run_list_subsys(req, client, out);
+    case Command::SetIopolicy: return run_set_iopolicy(req, client, out);
     case Command::None:
     case Command::Bench:
     case Command::Completion:

@@ -13,12 +13,16 @@ import sys
 STATES = {"new", "connecting", "live", "resetting", "deleting", "dead"}
 INT, STR, NUM = "int", "str", "num"
 
-NAMESPACE = {"nsid": INT, "device": STR, "size_bytes": INT, "lba_size": INT}
+NAMESPACE = {"nsid": INT, "device": STR, "size_bytes": INT, "lba_size": INT,
+             "path_disk": STR, "ana_state": STR, "anagrpid": INT}
 CONTROLLER = {"name": STR, "id": INT, "state": STR, "transport": STR, "traddr": STR,
               "trsvcid": INT, "subnqn": STR, "hostnqn": STR, "cntlid": INT,
               "nr_io_queues": INT, "nr_write_queues": INT, "nr_poll_queues": INT,
               "queue_size": INT, "host_traddr": STR, "tos": INT, "discovery": bool,
+              "subsys_id": INT, "multipath": bool, "iopolicy": STR, "anatt": INT,
               "namespaces": list}
+SUBSYSTEM = {"name": STR, "id": INT, "subnqn": STR, "hostnqn": STR, "multipath": bool,
+             "iopolicy": STR, "paths": list, "namespaces": list}
 DETAIL = dict(CONTROLLER, hostid=STR, kato=INT, reconnect_delay=INT, ctrl_loss_tmo=INT,
               fast_io_fail_tmo=INT, model=STR, serial=STR, firmware=STR)
 DETAIL_OPTIONAL = {"state_since_ms": INT, "next_reconnect_ms": INT, "loss_deadline_ms": INT}
@@ -103,11 +107,17 @@ def k_connect(subnqn):
 
 def k_list(*subnqns):
     d = stdin_json()
-    conform(d, {"controllers": list}, "list")
+    conform(d, {"controllers": list, "subsystems": list}, "list")
     for c in d["controllers"]:
         controller(c, "list entry")
         expect(c["state"], "live", f"{c['name']} state")
     expect(sorted(c["subnqn"] for c in d["controllers"]), sorted(subnqns), "list subnqns")
+    # Single paths: each controller a subsystem of its own, numbered as it.
+    for s in d["subsystems"]:
+        conform(s, SUBSYSTEM, "list subsystem")
+        expect((s["name"], [p["name"] for p in s["paths"]]),
+               (f"rblk-subsys{s['id']}", [f"rblk{s['id']}"]), "subsystem of one path")
+    expect(sorted(s["subnqn"] for s in d["subsystems"]), sorted(subnqns), "subsystem subnqns")
 
 
 def k_show(name, subnqn, kato):
@@ -178,8 +188,8 @@ def k_table(nrows):
     lines = sys.stdin.read().splitlines()
     expect(len(lines), 1 + int(nrows), "table lines")
     starts = [m.start() for m in re.finditer(r"\S+", lines[0])]
-    expect(lines[0].split(), ["NAME", "STATE", "TRANSPORT", "TRADDR", "TRSVCID", "QUEUES",
-                              "QSIZE", "SUBNQN", "DEVICES", "SIZE"], "list header")
+    expect(lines[0].split(), ["NAME", "STATE", "ANA", "TRANSPORT", "TRADDR", "TRSVCID", "QUEUES",
+                              "QSIZE", "SUBSYS", "SUBNQN", "DEVICES", "SIZE"], "list header")
     for row in lines[1:]:
         expect([m.start() for m in re.finditer(r"\S+", row)], starts, f"columns of {row!r}")
 

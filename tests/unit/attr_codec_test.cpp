@@ -2,12 +2,16 @@
 #include "genl_test_msg.hpp"
 
 #include <rblk/attr_codec.hpp>
+#include <rblk/attr_names.hpp>
 #include <rblk/error.hpp>
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace rblk {
 namespace {
@@ -253,6 +257,99 @@ TEST(ControllerAttrs, RequestedQueuesDecodeBesideTheGrantedOnes)
     EXPECT_EQ(c.requested.queue_size, 1024u);
 }
 
+TEST(ControllerAttrs, WithoutMultipathAttributesNothingIsShared)
+{
+    const ControllerInfo c = parse_controller(nlmsg_hdr(kernel_controller_msg().get()));
+    EXPECT_FALSE(c.subsys_id.has_value());
+    EXPECT_EQ(subsys_of(c), 3u);  // a subsystem of its own
+    EXPECT_FALSE(c.multipath);
+    EXPECT_FALSE(c.iopolicy.has_value());
+    EXPECT_EQ(c.anatt, 0);
+    EXPECT_EQ(c.namespaces[0].path_disk, "");
+    EXPECT_FALSE(c.namespaces[0].ana_state.has_value());
+    EXPECT_FALSE(c.namespaces[0].anagrpid.has_value());
+}
+
+TEST(ControllerAttrs, MultipathSubsystemIopolicyAndAnaDecode)
+{
+    auto msg = genl_msg(RBLK_CMD_GET_CTRL);
+    nl_msg* m = msg.get();
+    EXPECT_EQ(nla_put_u32(m, RBLK_ATTR_CTRL_ID, 7), 0);
+    EXPECT_EQ(nla_put_u32(m, RBLK_ATTR_SUBSYS_ID, 2), 0);
+    EXPECT_EQ(nla_put_flag(m, RBLK_ATTR_MULTIPATH), 0);
+    EXPECT_EQ(nla_put_u8(m, RBLK_ATTR_IOPOLICY, RBLK_IOPOLICY_QUEUE_DEPTH), 0);
+    EXPECT_EQ(nla_put_u8(m, RBLK_ATTR_ANATT, 10), 0);
+    nlattr* nss = nla_nest_start(m, RBLK_ATTR_NAMESPACES);
+    for (const auto& [nsid, state] : {std::pair{1u, RBLK_ANA_OPTIMIZED},
+                                      std::pair{2u, RBLK_ANA_PERSISTENT_LOSS}}) {
+        nlattr* entry = nla_nest_start(m, RBLK_NS_ATTR_ENTRY);
+        EXPECT_EQ(nla_put_u32(m, RBLK_NS_ATTR_NSID, nsid), 0);
+        const std::string head = "rblk2n" + std::to_string(nsid);
+        const std::string path = "rblk2c7n" + std::to_string(nsid);
+        EXPECT_EQ(nla_put_string(m, RBLK_NS_ATTR_DISK, head.c_str()), 0);
+        EXPECT_EQ(nla_put_string(m, RBLK_NS_ATTR_PATH_DISK, path.c_str()), 0);
+        EXPECT_EQ(nla_put_u8(m, RBLK_NS_ATTR_ANA_STATE, static_cast<std::uint8_t>(state)), 0);
+        EXPECT_EQ(nla_put_u32(m, RBLK_NS_ATTR_ANAGRPID, nsid + 10), 0);
+        nla_nest_end(m, entry);
+    }
+    nla_nest_end(m, nss);
+    const ControllerInfo c = parse_controller(nlmsg_hdr(m));
+    EXPECT_EQ(c.subsys_id, 2u);
+    EXPECT_EQ(subsys_of(c), 2u);
+    EXPECT_TRUE(c.multipath);
+    EXPECT_EQ(c.iopolicy, Iopolicy::QueueDepth);
+    EXPECT_EQ(c.anatt, 10);
+    ASSERT_EQ(c.namespaces.size(), 2u);
+    EXPECT_EQ(c.namespaces[0].device(), "/dev/rblk2n1");
+    EXPECT_EQ(c.namespaces[0].path_disk, "rblk2c7n1");
+    EXPECT_EQ(c.namespaces[0].ana_state, AnaState::Optimized);
+    EXPECT_EQ(c.namespaces[0].anagrpid, 11u);
+    EXPECT_EQ(c.namespaces[1].ana_state, AnaState::PersistentLoss);
+    EXPECT_EQ(ana_state_name(*c.namespaces[1].ana_state), "persistent-loss");
+}
+
+TEST(AnaAndIopolicyNames, AsSysfsSpellsThem)
+{
+    EXPECT_EQ(ana_state_name(AnaState::Optimized), "optimized");
+    EXPECT_EQ(ana_state_name(AnaState::NonOptimized), "non-optimized");
+    EXPECT_EQ(ana_state_name(AnaState::Inaccessible), "inaccessible");
+    EXPECT_EQ(ana_state_name(AnaState::Change), "change");
+    EXPECT_EQ(ana_state_name(static_cast<AnaState>(9)), "unknown(9)");
+    EXPECT_EQ(iopolicy_names(), (std::vector<std::string>{"numa", "round-robin", "queue-depth"}));
+    for (const std::string& n : iopolicy_names())
+        EXPECT_EQ(iopolicy_name(*parse_iopolicy(n)), n);
+    EXPECT_EQ(parse_iopolicy("round-robin"), Iopolicy::RoundRobin);
+    EXPECT_FALSE(parse_iopolicy("roundrobin").has_value());
+    EXPECT_EQ(iopolicy_name(static_cast<Iopolicy>(7)), "unknown(7)");
+}
+
+TEST(SetIopolicyAttrs, ByControllerOrBySubsystemNqn)
+{
+    auto by_ctrl = genl_msg(RBLK_CMD_SET_IOPOLICY);
+    put_set_iopolicy_attrs(by_ctrl.get(), {"rblk1", "ignored", "ignored"}, Iopolicy::RoundRobin);
+    Parsed p = parse_all(by_ctrl.get());
+    EXPECT_EQ(str(p.tb[RBLK_ATTR_CTRL_NAME]), "rblk1");
+    EXPECT_EQ(p.tb[RBLK_ATTR_SUBNQN], nullptr);
+    EXPECT_EQ(p.tb[RBLK_ATTR_HOSTNQN], nullptr);
+    ASSERT_NE(p.tb[RBLK_ATTR_IOPOLICY], nullptr);
+    EXPECT_EQ(nla_len(p.tb[RBLK_ATTR_IOPOLICY]), 1);
+    EXPECT_EQ(nla_get_u8(p.tb[RBLK_ATTR_IOPOLICY]), RBLK_IOPOLICY_ROUND_ROBIN);
+
+    auto by_nqn = genl_msg(RBLK_CMD_SET_IOPOLICY);
+    put_set_iopolicy_attrs(by_nqn.get(), {"", "nqn.sub", "nqn.host"}, Iopolicy::QueueDepth);
+    p = parse_all(by_nqn.get());
+    EXPECT_EQ(p.tb[RBLK_ATTR_CTRL_NAME], nullptr);
+    EXPECT_EQ(str(p.tb[RBLK_ATTR_SUBNQN]), "nqn.sub");
+    EXPECT_EQ(str(p.tb[RBLK_ATTR_HOSTNQN]), "nqn.host");
+    EXPECT_EQ(nla_get_u8(p.tb[RBLK_ATTR_IOPOLICY]), RBLK_IOPOLICY_QUEUE_DEPTH);
+
+    auto default_host = genl_msg(RBLK_CMD_SET_IOPOLICY);
+    put_set_iopolicy_attrs(default_host.get(), {"", "nqn.sub", ""}, Iopolicy::Numa);
+    p = parse_all(default_host.get());
+    EXPECT_EQ(p.tb[RBLK_ATTR_HOSTNQN], nullptr);  // every host NQN's
+    EXPECT_EQ(nla_get_u8(p.tb[RBLK_ATTR_IOPOLICY]), RBLK_IOPOLICY_NUMA);
+}
+
 TEST(NamespaceAttrs, PadsAndForeignTypesBetweenEntriesAreSkipped)
 {
     auto msg = genl_msg(RBLK_CMD_GET_CTRL);
@@ -321,10 +418,12 @@ TEST(StatsAttrs, TruncatedCounterIsMalformed)
 
 TEST(ControllerAttrs, WrongWidthAttributeIsMalformed)
 {
-    auto msg = genl_msg(RBLK_CMD_GET_CTRL);
-    const std::uint8_t one = 1;
-    ASSERT_EQ(nla_put(msg.get(), RBLK_ATTR_CTRL_ID, 1, &one), 0);  // u32 expected
-    EXPECT_THROW(parse_controller(nlmsg_hdr(msg.get())), Error);
+    for (int type : {RBLK_ATTR_CTRL_ID, RBLK_ATTR_SUBSYS_ID}) {
+        auto msg = genl_msg(RBLK_CMD_GET_CTRL);
+        const std::uint8_t one = 1;
+        ASSERT_EQ(nla_put(msg.get(), type, 1, &one), 0);  // u32 expected
+        EXPECT_THROW(parse_controller(nlmsg_hdr(msg.get())), Error) << attr_name(type);
+    }
 }
 
 TEST(ControllerAttrs, UnterminatedStringIsMalformed)

@@ -275,9 +275,12 @@ TEST(Names, ControllerDiskOrDevPath)
     EXPECT_EQ(controller_name("/dev/rblk0n1"), "rblk0");
     EXPECT_EQ(controller_name("/dev/rblk7"), "rblk7");
     EXPECT_EQ(controller_name("/dev/./rblk2n1"), "rblk2");
+    // A multipath path disk names the controller of its path, c<N>.
+    EXPECT_EQ(controller_name("rblk2c5n1"), "rblk5");
+    EXPECT_EQ(controller_name("/sys/block/rblk2c5n1"), std::nullopt);
     for (const char* bad : {"", "rblk", "rblkX", "rblk0n", "rblk0x1", "nvme0n1", "sda", "rblk0n1 ",
                             "/tmp/rblk0n1", "/dev/sda", "/dev/../etc/rblk0", "dev/rblk0",
-                            "/dev/disk/rblk0n1"})
+                            "/dev/disk/rblk0n1", "rblk2c5", "rblk2c5n1p1", "rblk2cn1"})
         EXPECT_EQ(controller_name(bad), std::nullopt) << bad;
 }
 

@@ -1,5 +1,8 @@
 // rblkctl command-line parsing: every option, defaults, and bad values.
 #include "cli_parse.hpp"
+#include "commands.hpp"
+
+#include <rblk/error.hpp>
 
 #include <gtest/gtest.h>
 
@@ -169,6 +172,79 @@ TEST(CliList, PlainAndJson)
     EXPECT_EQ(parse({"list"})->request().command, Command::List);
     EXPECT_FALSE(parse({"list"})->request().json);
     EXPECT_TRUE(parse({"list", "--json"})->request().json);
+}
+
+TEST(CliListSubsys, PlainAndJson)
+{
+    EXPECT_EQ(parse({"list-subsys"})->request().command, Command::ListSubsys);
+    EXPECT_FALSE(parse({"list-subsys"})->request().json);
+    EXPECT_TRUE(parse({"list-subsys", "-o", "json"})->request().json);
+}
+
+TEST(CliSetIopolicy, SubsystemAndPolicy)
+{
+    auto by_nqn = parse({"set-iopolicy", "nqn.sub", "round-robin"});
+    EXPECT_EQ(by_nqn->request().command, Command::SetIopolicy);
+    EXPECT_EQ(by_nqn->request().subsystem, "nqn.sub");
+    EXPECT_EQ(by_nqn->request().iopolicy, "round-robin");
+    EXPECT_EQ(by_nqn->request().hostnqn, "");
+    EXPECT_EQ(parse({"set-iopolicy", "nqn.sub", "numa", "-q", "nqn.h"})->request().hostnqn,
+              "nqn.h");
+    // A controller or one of its disks is stored as the controller.
+    EXPECT_EQ(parse({"set-iopolicy", "/dev/rblk3n1", "queue-depth"})->request().subsystem, "rblk3");
+    EXPECT_EQ(parse({"set-iopolicy", "rblk3c4n1", "numa"})->request().subsystem, "rblk4");
+    EXPECT_EQ(parse({"set-iopolicy", "rblk-subsys3", "numa"})->request().subsystem, "rblk-subsys3");
+}
+
+TEST(CliSetIopolicy, Refusals)
+{
+    EXPECT_EQ(parse_error({"set-iopolicy"}), "subsystem is required");
+    EXPECT_EQ(parse_error({"set-iopolicy", "nqn.sub"}), "policy is required");
+    EXPECT_NE(parse_error({"set-iopolicy", "nqn.sub", "fastest"}).find("fastest"),
+              std::string::npos);
+    EXPECT_EQ(parse_error({"set-iopolicy", "", "numa"}), "set-iopolicy: the subsystem is empty");
+    EXPECT_EQ(parse_error({"set-iopolicy", "rblk0", "numa", "-q", "nqn.h"}),
+              "set-iopolicy: --hostnqn goes with a subsystem NQN, not 'rblk0'");
+}
+
+rblk::ControllerInfo ctrl(std::uint32_t id, std::uint32_t subsys, const std::string& subnqn,
+                          const std::string& hostnqn)
+{
+    rblk::ControllerInfo c;
+    c.id = id;
+    c.name = "rblk" + std::to_string(id);
+    c.subsys_id = subsys;
+    c.subnqn = subnqn;
+    c.hostnqn = hostnqn;
+    return c;
+}
+
+TEST(CliSetIopolicy, WhatIsSentForEachWayOfNamingTheSubsystem)
+{
+    std::vector<rblk::ControllerInfo> ctrls = {
+        ctrl(0, 0, "nqn.a", "nqn.h1"), ctrl(1, 0, "nqn.a", "nqn.h1"),
+        ctrl(2, 2, "nqn.b", "nqn.h1"), ctrl(3, 3, "nqn.b", "nqn.h2")};
+    ctrls.push_back(ctrl(5, 0, RBLK_DISC_SUBNQN, "nqn.h1"));
+    ctrls.back().subsys_id.reset();  // a discovery controller: in no subsystem
+    const auto ref = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), "set-iopolicy");
+        args.insert(args.begin() + 2, "numa");
+        return subsystem_ref(parse(args)->request(), ctrls);
+    };
+    const auto eq = [](const rblk::SubsystemRef& r, const std::string& ctrl, const std::string& nqn,
+                       const std::string& host) {
+        EXPECT_EQ(r.ctrl_name, ctrl);
+        EXPECT_EQ(r.subnqn, nqn);
+        EXPECT_EQ(r.hostnqn, host);
+    };
+    eq(ref({"rblk1"}), "rblk1", "", "");
+    eq(ref({"rblk-subsys2"}), "rblk2", "", "");
+    eq(ref({"nqn.a"}), "", "nqn.a", "");  // the kernel: every host NQN's nqn.a
+    eq(ref({"nqn.b"}), "", "nqn.b", "");
+    eq(ref({"nqn.b", "-q", "nqn.h2"}), "", "nqn.b", "nqn.h2");
+    eq(ref({"nqn.unknown"}), "", "nqn.unknown", "");  // the kernel answers
+    EXPECT_THROW(ref({"rblk-subsys1"}), rblk::InvalidOption);  // rblk1 is a path of 0
+    EXPECT_THROW(ref({"rblk-subsys5"}), rblk::InvalidOption);  // rblk5 is in none
 }
 
 TEST(CliShowStats, NameIsRequired)

@@ -31,14 +31,14 @@ TEST(Format, AlignTablePadsColumnsToTheWidestCell)
 
 TEST(Format, ListHasAHeaderAndOneRowPerController)
 {
-    EXPECT_EQ(format_list({}),
-              "NAME  STATE  TRANSPORT  TRADDR  TRSVCID  QUEUES  QSIZE  SUBNQN  DEVICES  SIZE\n");
+    EXPECT_EQ(format_list({}), "NAME  STATE  ANA  TRANSPORT  TRADDR  TRSVCID  QUEUES  QSIZE  "
+                               "SUBSYS  SUBNQN  DEVICES  SIZE\n");
     const std::string out = format_list({sample()});
     EXPECT_EQ(out,
-              "NAME   STATE  TRANSPORT  TRADDR     TRSVCID  QUEUES  QSIZE  SUBNQN   "
-              "DEVICES                    SIZE\n"
-              "rblk0  live   rdma       10.99.0.1  4420     2       128    nqn.sub  "
-              "/dev/rblk0n1,/dev/rblk0n2  1.0M,2.0M\n");
+              "NAME   STATE  ANA  TRANSPORT  TRADDR     TRSVCID  QUEUES  QSIZE  SUBSYS  "
+              "SUBNQN   DEVICES                    SIZE\n"
+              "rblk0  live   -    rdma       10.99.0.1  4420     2       128    -       "
+              "nqn.sub  /dev/rblk0n1,/dev/rblk0n2  1.0M,2.0M\n");
 }
 
 TEST(Format, ListSizeIsADashWithoutDisks)
@@ -74,15 +74,81 @@ TEST(Format, ListSplitsTheQueuesWhenThereAreWriteOrPollQueues)
     rblk::ControllerInfo poll = sample();
     poll.name = "rblk2";
     poll.nr_poll_queues = 12;
-    EXPECT_EQ(format_list({sample(), both, poll}),
-              "NAME   STATE  TRANSPORT  TRADDR     TRSVCID  QUEUES       QSIZE  SUBNQN   "
-              "DEVICES                    SIZE\n"
-              "rblk0  live   rdma       10.99.0.1  4420     2            128    nqn.sub  "
-              "/dev/rblk0n1,/dev/rblk0n2  1.0M,2.0M\n"
-              "rblk1  live   rdma       10.99.0.1  4420     4 (2+1w+1p)  128    nqn.sub  "
-              "/dev/rblk0n1,/dev/rblk0n2  1.0M,2.0M\n"
-              "rblk2  live   rdma       10.99.0.1  4420     14 (2+12p)   128    nqn.sub  "
-              "/dev/rblk0n1,/dev/rblk0n2  1.0M,2.0M\n");
+    both.id = 1;
+    poll.id = 2;
+    const std::string out = format_list({sample(), both, poll});
+    EXPECT_NE(out.find("QUEUES       QSIZE"), std::string::npos) << out;
+    EXPECT_NE(out.find("rblk0  live   -    rdma       10.99.0.1  4420     2            128"),
+              std::string::npos) << out;
+    EXPECT_NE(out.find("rblk1  live   -    rdma       10.99.0.1  4420     4 (2+1w+1p)  128"),
+              std::string::npos) << out;
+    EXPECT_NE(out.find("rblk2  live   -    rdma       10.99.0.1  4420     14 (2+12p)   128"),
+              std::string::npos) << out;
+}
+
+// Subsystem 5 reached through rblk5 and rblk9 (multipath, one head
+// rblk5n1), and rblk6, a subsystem of its own without ANA.
+std::vector<rblk::ControllerInfo> paths()
+{
+    rblk::ControllerInfo a = sample();
+    a.id = 5;
+    a.name = "rblk5";
+    a.subsys_id = 5;
+    a.multipath = true;
+    a.iopolicy = rblk::Iopolicy::QueueDepth;
+    a.hostnqn = "nqn.host";
+    a.namespaces = {{1, "rblk5n1", 1 << 20, 512, "rblk5c5n1", rblk::AnaState::Optimized, 1}};
+    rblk::ControllerInfo b = a;
+    b.id = 9;
+    b.name = "rblk9";
+    b.traddr = "10.98.0.1";
+    b.host_traddr = "10.98.0.2";
+    b.namespaces = {{1, "rblk5n1", 1 << 20, 512, "rblk5c9n1", rblk::AnaState::NonOptimized, 2}};
+    rblk::ControllerInfo c = sample();
+    c.id = 6;
+    c.name = "rblk6";
+    c.subsys_id = 6;
+    c.subnqn = "nqn.other";
+    c.namespaces = {{1, "rblk6n1", 1 << 20, 512}};
+    return {b, c, a};
+}
+
+TEST(Format, ListGroupsPathsBySubsystemWithTheirAnaState)
+{
+    EXPECT_EQ(format_list(paths()),
+              "NAME   STATE  ANA            TRANSPORT  TRADDR     TRSVCID  QUEUES  QSIZE  "
+              "SUBSYS        SUBNQN     DEVICES       SIZE\n"
+              "rblk5  live   optimized      rdma       10.99.0.1  4420     2       128    "
+              "rblk-subsys5  nqn.sub    /dev/rblk5n1  1.0M\n"
+              "rblk9  live   non-optimized  rdma       10.98.0.1  4420     2       128    "
+              "rblk-subsys5  nqn.sub    /dev/rblk5n1  1.0M\n"
+              "rblk6  live   -              rdma       10.99.0.1  4420     2       128    "
+              "rblk-subsys6  nqn.other  /dev/rblk6n1  1.0M\n");
+}
+
+TEST(Format, ListAnaOfNamespacesInDifferentStates)
+{
+    rblk::ControllerInfo c = paths().back();
+    c.namespaces.push_back({2, "rblk5n2", 1 << 20, 512, "rblk5c5n2", rblk::AnaState::Change, 3});
+    c.namespaces.push_back({3, "rblk5n3", 1 << 20, 512, "rblk5c5n3", std::nullopt, std::nullopt});
+    EXPECT_EQ(rblk::path_ana_summary(c), "optimized,change,-");
+}
+
+TEST(Format, ListSubsysIsNvmeClisTree)
+{
+    EXPECT_EQ(format_list_subsys(paths()),
+              "rblk-subsys5 - NQN=nqn.sub\n"
+              "               hostnqn=nqn.host\n"
+              "               iopolicy=queue-depth\n"
+              "\\\n"
+              " +- rblk5 rdma traddr=10.99.0.1,trsvcid=4420 live optimized\n"
+              " +- rblk9 rdma traddr=10.98.0.1,trsvcid=4420,host_traddr=10.98.0.2 live "
+              "non-optimized\n"
+              "rblk-subsys6 - NQN=nqn.other\n"
+              "               hostnqn=\n"
+              "               iopolicy=-\n"
+              "\\\n"
+              " +- rblk6 rdma traddr=10.99.0.1,trsvcid=4420 live\n");
 }
 
 TEST(Format, ConnectedPrintsNameThenDevices)

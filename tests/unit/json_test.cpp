@@ -43,7 +43,7 @@ std::set<std::string> keys(const json& j)
 
 TEST(Json, EmptyListIsAnEmptyArray)
 {
-    EXPECT_EQ(list_json({}).dump(), R"({"controllers":[]})");
+    EXPECT_EQ(list_json({}).dump(), R"({"controllers":[],"subsystems":[]})");
 }
 
 TEST(Json, ListEntryHasExactlyTheDocumentedKeysAndTypes)
@@ -55,7 +55,8 @@ TEST(Json, ListEntryHasExactlyTheDocumentedKeysAndTypes)
                                               "trsvcid", "subnqn", "hostnqn", "cntlid",
                                               "nr_io_queues", "nr_write_queues",
                                               "nr_poll_queues", "queue_size", "host_traddr",
-                                              "tos", "discovery", "namespaces"}));
+                                              "tos", "discovery", "subsys_id", "multipath",
+                                              "iopolicy", "anatt", "namespaces"}));
     EXPECT_EQ(c["discovery"], false);
     EXPECT_EQ(c["name"], "rblk7");
     EXPECT_EQ(c["id"], 7);
@@ -77,11 +78,141 @@ TEST(Json, ListEntryHasExactlyTheDocumentedKeysAndTypes)
     EXPECT_EQ(c["tos"], -1);
     ASSERT_TRUE(c["namespaces"].is_array());
     const json& ns = c["namespaces"][0];
-    EXPECT_EQ(keys(ns), (std::set<std::string>{"nsid", "device", "size_bytes", "lba_size"}));
+    EXPECT_EQ(keys(ns), (std::set<std::string>{"nsid", "device", "size_bytes", "lba_size",
+                                               "path_disk", "ana_state", "anagrpid"}));
     EXPECT_EQ(ns["nsid"], 1);
     EXPECT_EQ(ns["device"], "/dev/rblk7n1");
     EXPECT_EQ(ns["size_bytes"], 1ull << 40);
     EXPECT_EQ(ns["lba_size"], 512);
+    // No subsystem reported (a discovery controller, an older module): in
+    // none, without multipath, iopolicy or ANA.
+    EXPECT_EQ(c["subsys_id"], -1);
+    EXPECT_EQ(j["subsystems"], json::array());
+    EXPECT_EQ(c["multipath"], false);
+    EXPECT_EQ(c["iopolicy"], "");
+    EXPECT_EQ(c["anatt"], 0);
+    EXPECT_EQ(ns["path_disk"], "");
+    EXPECT_EQ(ns["ana_state"], "");
+    EXPECT_EQ(ns["anagrpid"], 0);
+}
+
+// Two paths, rblk4 and rblk7, of subsystem 4, multipath: one head disk
+// rblk4n1 seen through both, each with its ANA state.
+std::vector<ControllerInfo> two_paths()
+{
+    ControllerInfo a = sample();
+    a.id = 4;
+    a.name = "rblk4";
+    a.state = CtrlState::Live;
+    a.traddr = "10.99.0.1";
+    a.subsys_id = 4;
+    a.multipath = true;
+    a.iopolicy = Iopolicy::RoundRobin;
+    a.anatt = 10;
+    a.namespaces = {{1, "rblk4n1", 1ull << 30, 512, "rblk4c4n1", AnaState::Optimized, 1}};
+    ControllerInfo b = a;
+    b.id = 7;
+    b.name = "rblk7";
+    b.traddr = "10.98.0.1";
+    b.state = CtrlState::Connecting;
+    b.namespaces = {{1, "rblk4n1", 1ull << 30, 512, "rblk4c7n1", AnaState::Inaccessible, 2}};
+    return {b, a};  // in no particular order
+}
+
+TEST(Json, MultipathFieldsOfAControllerAndItsNamespaces)
+{
+    const json j = controller_json(two_paths()[0]);
+    EXPECT_EQ(j["subsys_id"], 4);
+    EXPECT_EQ(j["multipath"], true);
+    EXPECT_EQ(j["iopolicy"], "round-robin");
+    EXPECT_EQ(j["anatt"], 10);
+    const json& ns = j["namespaces"][0];
+    EXPECT_EQ(ns["device"], "/dev/rblk4n1");
+    EXPECT_EQ(ns["path_disk"], "rblk4c7n1");
+    EXPECT_EQ(ns["ana_state"], "inaccessible");
+    EXPECT_EQ(ns["anagrpid"], 2);
+}
+
+TEST(Json, ListGroupsThePathsOfASubsystemUnderOneHead)
+{
+    const json j = list_json(two_paths());
+    ASSERT_EQ(j["controllers"].size(), 2u);
+    ASSERT_EQ(j["subsystems"].size(), 1u);
+    const json& s = j["subsystems"][0];
+    EXPECT_EQ(keys(s), (std::set<std::string>{"name", "id", "subnqn", "hostnqn", "multipath",
+                                              "iopolicy", "paths", "namespaces"}));
+    EXPECT_EQ(s["name"], "rblk-subsys4");
+    EXPECT_EQ(s["id"], 4);
+    EXPECT_EQ(s["subnqn"], "nqn.sub");
+    EXPECT_EQ(s["hostnqn"], "nqn.host");
+    EXPECT_EQ(s["multipath"], true);
+    EXPECT_EQ(s["iopolicy"], "round-robin");
+    ASSERT_EQ(s["paths"].size(), 2u);
+    EXPECT_EQ(keys(s["paths"][0]), (std::set<std::string>{"name", "id", "state", "transport",
+                                                          "traddr", "trsvcid", "host_traddr",
+                                                          "ana_state"}));
+    EXPECT_EQ(s["paths"][0]["name"], "rblk4");  // by id
+    EXPECT_EQ(s["paths"][0]["traddr"], "10.99.0.1");
+    EXPECT_EQ(s["paths"][0]["ana_state"], "optimized");
+    EXPECT_EQ(s["paths"][1]["name"], "rblk7");
+    EXPECT_EQ(s["paths"][1]["state"], "connecting");
+    EXPECT_EQ(s["paths"][1]["ana_state"], "inaccessible");
+    ASSERT_EQ(s["namespaces"].size(), 1u);
+    const json& ns = s["namespaces"][0];
+    EXPECT_EQ(keys(ns), (std::set<std::string>{"nsid", "device", "size_bytes", "lba_size",
+                                               "paths"}));
+    EXPECT_EQ(ns["device"], "/dev/rblk4n1");
+    EXPECT_EQ(ns["size_bytes"], 1ull << 30);
+    ASSERT_EQ(ns["paths"].size(), 2u);
+    EXPECT_EQ(ns["paths"][0], (json{{"name", "rblk4"}, {"path_disk", "rblk4c4n1"},
+                                    {"ana_state", "optimized"}, {"anagrpid", 1}}));
+    EXPECT_EQ(ns["paths"][1]["path_disk"], "rblk4c7n1");
+}
+
+TEST(Json, WithoutMultipathEachPathKeepsItsOwnDisk)
+{
+    std::vector<ControllerInfo> paths = two_paths();
+    for (ControllerInfo& c : paths) {
+        c.multipath = false;
+        c.namespaces[0].disk = c.name + "n1";
+        c.namespaces[0].path_disk.clear();
+    }
+    const json s = list_json(paths)["subsystems"][0];
+    EXPECT_EQ(s["multipath"], false);
+    ASSERT_EQ(s["namespaces"].size(), 2u);
+    EXPECT_EQ(s["namespaces"][0]["device"], "/dev/rblk4n1");
+    EXPECT_EQ(s["namespaces"][1]["device"], "/dev/rblk7n1");
+    EXPECT_EQ(s["namespaces"][1]["paths"].size(), 1u);
+}
+
+TEST(Json, ListSubsysHasNvmeClisShape)
+{
+    std::vector<ControllerInfo> ctrls = two_paths();
+    ControllerInfo other = sample();  // another host, a subsystem of its own
+    other.subsys_id = 7;
+    other.hostnqn = "nqn.other-host";
+    other.host_traddr = "10.99.0.2";
+    ctrls.push_back(other);
+    const json j = list_subsys_json(ctrls);
+    ASSERT_TRUE(j.is_array());
+    ASSERT_EQ(j.size(), 2u);
+    EXPECT_EQ(j[0]["HostNQN"], "nqn.host");
+    EXPECT_EQ(j[0]["HostID"], "11111111-2222-3333-4444-555555555555");
+    ASSERT_EQ(j[0]["Subsystems"].size(), 1u);
+    const json& s = j[0]["Subsystems"][0];
+    EXPECT_EQ(keys(s), (std::set<std::string>{"Name", "NQN", "IOPolicy", "Paths"}));
+    EXPECT_EQ(s["Name"], "rblk-subsys4");
+    EXPECT_EQ(s["NQN"], "nqn.sub");
+    EXPECT_EQ(s["IOPolicy"], "round-robin");
+    ASSERT_EQ(s["Paths"].size(), 2u);
+    EXPECT_EQ(s["Paths"][0], (json{{"Name", "rblk4"}, {"Transport", "rdma"},
+                                   {"Address", "traddr=10.99.0.1,trsvcid=4420"},
+                                   {"State", "live"}, {"ANAState", "optimized"}}));
+    EXPECT_EQ(s["Paths"][1]["State"], "connecting");
+    EXPECT_EQ(j[1]["HostNQN"], "nqn.other-host");
+    const json& p = j[1]["Subsystems"][0]["Paths"][0];
+    EXPECT_EQ(p["Address"], "traddr=fd00::1,trsvcid=4420,host_traddr=10.99.0.2");
+    EXPECT_FALSE(p.contains("ANAState"));
 }
 
 TEST(Json, HostTraddrAndTosWhenGiven)

@@ -24,10 +24,15 @@
 #   vm_require FILE...               fail unless each build output exists
 #   vm_setup_rxe                     veth0 10.99.0.1 (target side, rxe0) <->
 #                                    veth1 10.99.0.2 (initiator side, rxe1)
-#   vm_membacked_disk COUNT SIZE_MIB [BS] [DISCARD]  memory-backed null_blk
-#                                    disks (data is kept, block size BS,
-#                                    default 512; DISCARD=1: discard frees
-#                                    the blocks, which then read as zeros);
+#   vm_rxe_pair N NET                another such pair, after vm_setup_rxe:
+#                                    vethN NET.1 (rxeN) <-> vethN+1 NET.2
+#                                    (rxeN+1); NET is "10.98.0"
+#   vm_membacked_disk COUNT SIZE_MIB [BS] [DISCARD] [DELAY_NS]  memory-backed
+#                                    null_blk disks (data is kept, block size
+#                                    BS, default 512; DISCARD=1: discard frees
+#                                    the blocks, which then read as zeros;
+#                                    DELAY_NS: each I/O completes that late,
+#                                    on a timer);
 #                                    prints one /dev path a line:
 #                                    devs=$(vm_membacked_disk 2 64)
 #   vm_meminfo_kib FIELD             a /proc/meminfo value (Slab, MemFree...)
@@ -189,15 +194,20 @@ vm_setup_rxe() {
 	for m in rdma_rxe ib_uverbs rdma_ucm; do
 		vm_modprobe "$m"
 	done
-	ip link add veth0 type veth peer name veth1
-	ip addr add 10.99.0.1/24 dev veth0
-	ip addr add 10.99.0.2/24 dev veth1
-	ip link set veth0 up
-	ip link set veth1 up
-	rdma link add rxe0 type rxe netdev veth0
-	rdma link add rxe1 type rxe netdev veth1
-	vm_wait_for 30 vm__rxe_active rxe0
-	vm_wait_for 30 vm__rxe_active rxe1
+	vm_rxe_pair 0 10.99.0
+}
+
+vm_rxe_pair() {
+	local t=$1 i=$(($1 + 1)) net=$2
+	ip link add "veth$t" type veth peer name "veth$i"
+	ip addr add "$net.1/24" dev "veth$t"
+	ip addr add "$net.2/24" dev "veth$i"
+	ip link set "veth$t" up
+	ip link set "veth$i" up
+	rdma link add "rxe$t" type rxe netdev "veth$t"
+	rdma link add "rxe$i" type rxe netdev "veth$i"
+	vm_wait_for 30 vm__rxe_active "rxe$t"
+	vm_wait_for 30 vm__rxe_active "rxe$i"
 }
 
 vm__rxe_active() {
@@ -207,7 +217,7 @@ vm__rxe_active() {
 }
 
 vm_membacked_disk() {
-	local count=$1 size_mib=$2 bs=${3:-512} discard=${4:-0} i n d
+	local count=$1 size_mib=$2 bs=${3:-512} discard=${4:-0} delay=${5:-} i n d
 	[ -d "$VM_NULLB" ] || vm_modprobe null_blk nr_devices=0
 	for ((i = 0; i < count; i++)); do
 		n=0
@@ -218,6 +228,10 @@ vm_membacked_disk() {
 		echo 1 > "$d/memory_backed"
 		echo "$bs" > "$d/blocksize"
 		echo "$discard" > "$d/discard"
+		if [ -n "$delay" ]; then
+			echo 2 > "$d/irqmode"
+			echo "$delay" > "$d/completion_nsec"
+		fi
 		echo 1 > "$d/power"
 		# The disk is named after the configfs item on newer kernels,
 		# nullb<index> on older ones.
@@ -295,6 +309,10 @@ vm_nvmet_teardown() {
 	done
 	for l in "$VM_NVMET"/ports/*/referrals/*; do
 		[ -d "$l" ] && rmdir "$l"
+	done
+	# ANA groups but the default (1) one, which goes with its port.
+	for l in "$VM_NVMET"/ports/*/ana_groups/*; do
+		[ -d "$l" ] && [ "${l##*/}" != 1 ] && rmdir "$l"
 	done
 	for p in "$VM_NVMET"/ports/*; do
 		[ -d "$p" ] && rmdir "$p"
@@ -389,6 +407,7 @@ vm_rblk_wait_state() { vm_wait_for "$1" vm__rblk_in_state "$2" "$3"; }
 vm__rblk_gone() { [ ! -e "/sys/class/rblk/$1" ]; }
 
 vm_rblk_wait_gone() { vm_wait_for "$1" vm__rblk_gone "$2"; }
+
 
 # --- data path ------------------------------------------------------------------
 

@@ -32,13 +32,15 @@ const nla_policy* ctrl_policy()
                       RBLK_ATTR_FAST_IO_FAIL_TMO, RBLK_ATTR_NR_WRITE_QUEUES,
                       RBLK_ATTR_NR_POLL_QUEUES, RBLK_ATTR_AEN_RESULT,
                       RBLK_ATTR_REQ_NR_IO_QUEUES, RBLK_ATTR_REQ_NR_WRITE_QUEUES,
-                      RBLK_ATTR_REQ_NR_POLL_QUEUES, RBLK_ATTR_REQ_QUEUE_SIZE})
+                      RBLK_ATTR_REQ_NR_POLL_QUEUES, RBLK_ATTR_REQ_QUEUE_SIZE,
+                      RBLK_ATTR_SUBSYS_ID})
             t[a].type = NLA_U32;
         for (int a : {RBLK_ATTR_CTRL_NAME, RBLK_ATTR_TRANSPORT, RBLK_ATTR_TRADDR,
                       RBLK_ATTR_SUBNQN, RBLK_ATTR_HOSTNQN, RBLK_ATTR_MODEL, RBLK_ATTR_SERIAL,
                       RBLK_ATTR_FIRMWARE, RBLK_ATTR_HOST_TRADDR})
             t[a].type = NLA_STRING;
-        for (int a : {RBLK_ATTR_STATE, RBLK_ATTR_OLD_STATE, RBLK_ATTR_TOS})
+        for (int a : {RBLK_ATTR_STATE, RBLK_ATTR_OLD_STATE, RBLK_ATTR_TOS, RBLK_ATTR_IOPOLICY,
+                      RBLK_ATTR_ANATT})
             t[a].type = NLA_U8;
         for (int a : {RBLK_ATTR_TRSVCID, RBLK_ATTR_CNTLID})
             t[a].type = NLA_U16;
@@ -49,6 +51,7 @@ const nla_policy* ctrl_policy()
             t[a].type = NLA_NESTED;
         t[RBLK_ATTR_HOSTID].minlen = RBLK_HOSTID_LEN;
         t[RBLK_ATTR_DISCOVERY].type = NLA_FLAG;
+        t[RBLK_ATTR_MULTIPATH].type = NLA_FLAG;
         return t;
     }();
     return p.data();
@@ -86,6 +89,9 @@ const nla_policy* ns_policy()
         t[RBLK_NS_ATTR_DISK].type = NLA_STRING;
         t[RBLK_NS_ATTR_SIZE_BYTES].type = NLA_U64;
         t[RBLK_NS_ATTR_LBA_SIZE].type = NLA_U32;
+        t[RBLK_NS_ATTR_PATH_DISK].type = NLA_STRING;
+        t[RBLK_NS_ATTR_ANA_STATE].type = NLA_U8;
+        t[RBLK_NS_ATTR_ANAGRPID].type = NLA_U32;
         return t;
     }();
     return p.data();
@@ -145,6 +151,22 @@ void put_connect_attrs(nl_msg* msg, const ConnectOptions& o)
         check_put(nla_put_u8(msg, RBLK_ATTR_TOS, static_cast<std::uint8_t>(*o.tos)), RBLK_ATTR_TOS);
 }
 
+void put_set_iopolicy_attrs(nl_msg* msg, const SubsystemRef& ref, Iopolicy policy)
+{
+    const auto put_string = [msg](int type, const std::string& value) {
+        check_put(nla_put_string(msg, type, value.c_str()), type);
+    };
+    if (!ref.ctrl_name.empty()) {
+        put_string(RBLK_ATTR_CTRL_NAME, ref.ctrl_name);
+    } else {
+        put_string(RBLK_ATTR_SUBNQN, ref.subnqn);
+        if (!ref.hostnqn.empty())
+            put_string(RBLK_ATTR_HOSTNQN, ref.hostnqn);
+    }
+    check_put(nla_put_u8(msg, RBLK_ATTR_IOPOLICY, static_cast<std::uint8_t>(policy)),
+              RBLK_ATTR_IOPOLICY);
+}
+
 std::vector<NamespaceInfo> parse_namespaces(nlattr* nest)
 {
     std::vector<NamespaceInfo> out;
@@ -161,6 +183,10 @@ std::vector<NamespaceInfo> parse_namespaces(nlattr* nest)
         ns.disk = get_string(tb[RBLK_NS_ATTR_DISK]);
         ns.size_bytes = get_or<std::uint64_t>(tb[RBLK_NS_ATTR_SIZE_BYTES], nla_get_u64);
         ns.lba_size = get_or<std::uint32_t>(tb[RBLK_NS_ATTR_LBA_SIZE], nla_get_u32);
+        ns.path_disk = get_string(tb[RBLK_NS_ATTR_PATH_DISK]);
+        if (nlattr* a = tb[RBLK_NS_ATTR_ANA_STATE])
+            ns.ana_state = static_cast<AnaState>(nla_get_u8(a));
+        ns.anagrpid = get_opt_u32(tb[RBLK_NS_ATTR_ANAGRPID]);
         out.push_back(std::move(ns));
     }
     return out;
@@ -226,6 +252,11 @@ ControllerInfo parse_controller(nlmsghdr* hdr)
     c.next_reconnect_ms = get_opt_u64(tb[RBLK_ATTR_NEXT_RECONNECT_MS]);
     c.loss_deadline_ms = get_opt_u64(tb[RBLK_ATTR_LOSS_DEADLINE_MS]);
     c.discovery = tb[RBLK_ATTR_DISCOVERY] != nullptr;
+    c.subsys_id = get_opt_u32(tb[RBLK_ATTR_SUBSYS_ID]);
+    c.multipath = tb[RBLK_ATTR_MULTIPATH] != nullptr;
+    if (nlattr* a = tb[RBLK_ATTR_IOPOLICY])
+        c.iopolicy = static_cast<Iopolicy>(nla_get_u8(a));
+    c.anatt = get_or<std::uint8_t>(tb[RBLK_ATTR_ANATT], nla_get_u8);
     if (tb[RBLK_ATTR_NAMESPACES])
         c.namespaces = parse_namespaces(tb[RBLK_ATTR_NAMESPACES]);
     if (tb[RBLK_ATTR_STATS])

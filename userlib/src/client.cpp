@@ -110,6 +110,14 @@ ControllerInfo Client::stats(const std::string& name)
     return *found;
 }
 
+void Client::set_iopolicy(const SubsystemRef& ref, Iopolicy policy)
+{
+    const std::string what = ref.ctrl_name.empty() ? ref.subnqn : ref.ctrl_name;
+    request(RBLK_CMD_SET_IOPOLICY, 0,
+            [&](nl_msg* msg) { put_set_iopolicy_attrs(msg, ref, policy); }, kIgnoreReplies,
+            "set-iopolicy " + what);
+}
+
 void Client::subscribe(const std::function<bool(const StateEvent&)>& on_event)
 {
     // A socket of its own: multicast traffic must not mix with request replies.

@@ -1,5 +1,7 @@
 #include "rblk/json.hpp"
 
+#include <algorithm>
+
 extern "C" {  // libnvme 1.3 headers lack C++ linkage guards
 #include <nvme/fabrics.h>
 #include <nvme/types.h>
@@ -9,12 +11,55 @@ namespace rblk {
 
 using nlohmann::json;
 
-json namespace_json(const NamespaceInfo& ns)
+namespace {
+
+std::string ana_or_empty(const NamespaceInfo& ns)
+{
+    return ns.ana_state ? ana_state_name(*ns.ana_state) : std::string();
+}
+
+std::string iopolicy_or_empty(const std::optional<Iopolicy>& p)
+{
+    return p ? iopolicy_name(*p) : std::string();
+}
+
+// What every path of a namespace shares.
+json namespace_base_json(const NamespaceInfo& ns)
 {
     return {{"nsid", ns.nsid},
             {"device", ns.device()},
             {"size_bytes", ns.size_bytes},
             {"lba_size", ns.lba_size}};
+}
+
+// One namespace as one path of it sees it.
+json namespace_path_json(const ControllerInfo& c, const NamespaceInfo& ns)
+{
+    return {{"name", c.name},
+            {"path_disk", ns.path_disk},
+            {"ana_state", ana_or_empty(ns)},
+            {"anagrpid", ns.anagrpid.value_or(0)}};
+}
+
+// "traddr=10.0.0.1,trsvcid=4420[,host_traddr=10.0.0.2]": the address as
+// nvme's sysfs "address" file (and so nvme-cli) writes it.
+std::string nvme_address(const ControllerInfo& c)
+{
+    std::string a = "traddr=" + c.traddr + ",trsvcid=" + std::to_string(c.trsvcid);
+    if (!c.host_traddr.empty())
+        a += ",host_traddr=" + c.host_traddr;
+    return a;
+}
+
+}  // namespace
+
+json namespace_json(const NamespaceInfo& ns)
+{
+    json j = namespace_base_json(ns);
+    j["path_disk"] = ns.path_disk;
+    j["ana_state"] = ana_or_empty(ns);
+    j["anagrpid"] = ns.anagrpid.value_or(0);
+    return j;
 }
 
 json controller_json(const ControllerInfo& c)
@@ -38,6 +83,10 @@ json controller_json(const ControllerInfo& c)
             {"host_traddr", c.host_traddr},
             {"tos", c.tos},
             {"discovery", c.discovery},
+            {"subsys_id", c.subsys_id ? static_cast<std::int64_t>(*c.subsys_id) : -1},
+            {"multipath", c.multipath},
+            {"iopolicy", iopolicy_or_empty(c.iopolicy)},
+            {"anatt", c.anatt},
             {"namespaces", std::move(namespaces)}};
 }
 
@@ -61,12 +110,88 @@ json controller_detail_json(const ControllerInfo& c)
     return j;
 }
 
+json subsystem_json(const SubsystemInfo& s)
+{
+    json paths = json::array();
+    // One entry a disk: with multipath the head, which all paths share;
+    // without it each path's own disk of the namespace.
+    json namespaces = json::array();
+    std::vector<std::string> disks;
+    for (const ControllerInfo& c : s.paths) {
+        paths.push_back({{"name", c.name},
+                         {"id", c.id},
+                         {"state", state_name(c.state)},
+                         {"transport", c.transport},
+                         {"traddr", c.traddr},
+                         {"trsvcid", c.trsvcid},
+                         {"host_traddr", c.host_traddr},
+                         {"ana_state", path_ana_summary(c)}});
+        for (const NamespaceInfo& ns : c.namespaces) {
+            auto i = static_cast<std::size_t>(std::find(disks.begin(), disks.end(), ns.disk) -
+                                              disks.begin());
+            if (i == disks.size()) {
+                disks.push_back(ns.disk);
+                json entry = namespace_base_json(ns);
+                entry["paths"] = json::array();
+                namespaces.push_back(std::move(entry));
+            }
+            namespaces[i]["paths"].push_back(namespace_path_json(c, ns));
+        }
+    }
+    return {{"name", subsys_name(s.id)},
+            {"id", s.id},
+            {"subnqn", s.subnqn},
+            {"hostnqn", s.hostnqn},
+            {"multipath", s.multipath},
+            {"iopolicy", iopolicy_or_empty(s.iopolicy)},
+            {"paths", std::move(paths)},
+            {"namespaces", std::move(namespaces)}};
+}
+
 json list_json(const std::vector<ControllerInfo>& controllers)
 {
     json list = json::array();
     for (const ControllerInfo& c : controllers)
         list.push_back(controller_json(c));
-    return {{"controllers", std::move(list)}};
+    json subsystems = json::array();
+    for (const SubsystemInfo& s : group_subsystems(controllers))
+        subsystems.push_back(subsystem_json(s));
+    return {{"controllers", std::move(list)}, {"subsystems", std::move(subsystems)}};
+}
+
+json list_subsys_json(const std::vector<ControllerInfo>& controllers)
+{
+    // nvme-cli groups the subsystems by host, in the order first seen.
+    json hosts = json::array();
+    std::vector<std::string> hostnqns;
+    for (const SubsystemInfo& s : group_subsystems(controllers)) {
+        auto h = static_cast<std::size_t>(
+            std::find(hostnqns.begin(), hostnqns.end(), s.hostnqn) - hostnqns.begin());
+        if (h == hostnqns.size()) {
+            hostnqns.push_back(s.hostnqn);
+            json host = {{"HostNQN", s.hostnqn}};
+            if (!s.paths.front().hostid.empty())
+                host["HostID"] = s.paths.front().hostid;
+            host["Subsystems"] = json::array();
+            hosts.push_back(std::move(host));
+        }
+        json paths = json::array();
+        for (const ControllerInfo& c : s.paths) {
+            json p = {{"Name", c.name},
+                      {"Transport", c.transport},
+                      {"Address", nvme_address(c)},
+                      {"State", state_name(c.state)}};
+            if (const std::string ana = path_ana_summary(c); !ana.empty())
+                p["ANAState"] = ana;
+            paths.push_back(std::move(p));
+        }
+        hosts[h]["Subsystems"].push_back(
+            {{"Name", subsys_name(s.id)},
+             {"NQN", s.subnqn},
+             {"IOPolicy", iopolicy_or_empty(s.iopolicy)},
+             {"Paths", std::move(paths)}});
+    }
+    return hosts;
 }
 
 json stats_json(const CtrlStats& s)

@@ -73,7 +73,7 @@ vm_assert_exists /dev/rblk1n1
 
 ctl list > "$work/list.txt"
 python3 "$schema" table 2 < "$work/list.txt" || vm_fail "rblkctl list table: $(cat "$work/list.txt")"
-vm_assert_match '^rblk0 +live +rdma +10\.99\.0\.1 +4420 +1 +32 +nqn\.2024-01\.io\.rblk:cli-a +/dev/rblk0n1 +32\.0M$' \
+vm_assert_match '^rblk0 +live +optimized +rdma +10\.99\.0\.1 +4420 +1 +32 +rblk-subsys0 +nqn\.2024-01\.io\.rblk:cli-a +/dev/rblk0n1 +32\.0M$' \
 	"$(sed -n 2p "$work/list.txt")" "rblkctl list row of rblk0"
 ctl list --json | check list "$a" "$b"
 ctl show rblk0 --json | check show rblk0 "$a" 10

@@ -40,7 +40,7 @@ grep -q '^alias net-pf-16-proto-16-family-rblk rblk$' "/lib/modules/$(uname -r)/
 	vm_fail "modules.alias has no generic netlink alias for rblk"
 out=$("$RBLKCTL" list --json 2>&1) || vm_fail "rblkctl list without the module loaded: $out"
 check_loaded auto
-vm_assert_eq '{"controllers":[]}' "$(tr -d ' \n' <<< "$out")" "rblkctl list --json after the auto-load"
+vm_assert_eq '{"controllers":[],"subsystems":[]}' "$(tr -d ' \n' <<< "$out")" "rblkctl list --json after the auto-load"
 rmmod rblk || vm_fail "rmmod rblk after the auto-load failed"
 check_unloaded auto
 vm_dmesg_clean

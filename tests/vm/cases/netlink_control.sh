@@ -12,7 +12,7 @@ list_is_empty() {
 	json=$("$RBLKCTL" list --json) || vm_fail "rblkctl list --json failed"
 	python3 -c 'import json, sys
 d = json.load(sys.stdin)
-assert d == {"controllers": []}, d' <<< "$json" || vm_fail "rblkctl list --json: expected no controllers, got: $json"
+assert d == {"controllers": [], "subsystems": []}, d' <<< "$json" || vm_fail "rblkctl list --json: expected no controllers, got: $json"
 }
 
 # probe ERRNO ATTR_ERE MSG_ERE -- PROBE_ARGS...: one connect request must be

@@ -9,6 +9,7 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
+#include <string>
 #include <vector>
 
 namespace rblk {
@@ -17,6 +18,19 @@ namespace rblk {
 // always transport, traddr, trsvcid, subnqn; the rest only when set
 // (RBLK_ATTR_DISCOVERY when opts.is_discovery()).
 void put_connect_attrs(nl_msg* msg, const ConnectOptions& opts);
+
+// The subsystem an RBLK_CMD_SET_IOPOLICY names: by one of its controllers
+// (ctrl_name, "rblk0"), else by subnqn and hostnqn (empty: the subsystems
+// of that NQN of every host NQN).
+struct SubsystemRef {
+    std::string ctrl_name;
+    std::string subnqn;
+    std::string hostnqn;
+};
+
+// The RBLK_CMD_SET_IOPOLICY attributes: CTRL_NAME, or SUBNQN [+ HOSTNQN];
+// then IOPOLICY.
+void put_set_iopolicy_attrs(nl_msg* msg, const SubsystemRef& ref, Iopolicy policy);
 
 // A GET_CTRL/CONNECT/GET_STATS reply (a generic netlink message).
 ControllerInfo parse_controller(nlmsghdr* hdr);

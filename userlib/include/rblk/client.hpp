@@ -2,6 +2,7 @@
 // other programs call to create, inspect and delete controllers.
 #pragma once
 
+#include "rblk/attr_codec.hpp"
 #include "rblk/connect_options.hpp"
 #include "rblk/controller.hpp"
 #include "rblk/family_notice.hpp"
@@ -32,6 +33,9 @@ public:
     ControllerInfo show(const std::string& name);
     // The controller's counters: only id, name and stats are filled.
     ControllerInfo stats(const std::string& name);
+    // The I/O policy of a subsystem (RBLK_CMD_SET_IOPOLICY), which all
+    // its controllers share.
+    void set_iopolicy(const SubsystemRef& ref, Iopolicy policy);
     // Blocks, calling on_event for each state change until it returns false.
     void subscribe(const std::function<bool(const StateEvent&)>& on_event);
     // Like subscribe, and survives the module being unloaded and loaded

@@ -26,11 +26,47 @@ enum class CtrlState : std::uint8_t {
 // "new", "connecting", "live", "resetting", "deleting", "dead"; "unknown(N)" otherwise.
 std::string state_name(CtrlState state);
 
+// Values of enum rblk_ana_state (the NVMe ANA log's).
+enum class AnaState : std::uint8_t {
+    Optimized = RBLK_ANA_OPTIMIZED,
+    NonOptimized = RBLK_ANA_NONOPTIMIZED,
+    Inaccessible = RBLK_ANA_INACCESSIBLE,
+    PersistentLoss = RBLK_ANA_PERSISTENT_LOSS,
+    Change = RBLK_ANA_CHANGE,
+};
+
+// As nvme's sysfs spells them: "optimized", "non-optimized", "inaccessible",
+// "persistent-loss", "change"; "unknown(N)" otherwise.
+std::string ana_state_name(AnaState state);
+
+// Values of enum rblk_iopolicy.
+enum class Iopolicy : std::uint8_t {
+    Numa = RBLK_IOPOLICY_NUMA,
+    RoundRobin = RBLK_IOPOLICY_ROUND_ROBIN,
+    QueueDepth = RBLK_IOPOLICY_QUEUE_DEPTH,
+};
+
+// "numa", "round-robin", "queue-depth" (sysfs's and set-iopolicy's
+// spelling); "unknown(N)" otherwise.
+std::string iopolicy_name(Iopolicy policy);
+// The policy spelled as iopolicy_name() spells it; nullopt for anything else.
+std::optional<Iopolicy> parse_iopolicy(std::string_view name);
+// Every name parse_iopolicy() takes, in enum order.
+std::vector<std::string> iopolicy_names();
+
 struct NamespaceInfo {
     std::uint32_t nsid = 0;
-    std::string disk;  // "rblk0n1"
+    std::string disk;  // "rblk0n1": with multipath, the head (the device to open)
     std::uint64_t size_bytes = 0;
     std::uint32_t lba_size = 0;
+    // Multipath: this controller's hidden path disk below the head,
+    // "rblk0c1n1"; empty without multipath.
+    // (Default member initializers: code from before these fields still
+    // initialises a namespace as {nsid, disk, size_bytes, lba_size}.)
+    std::string path_disk{};
+    // As the path's controller last reported them; unset without ANA.
+    std::optional<AnaState> ana_state{};
+    std::optional<std::uint32_t> anagrpid{};
 
     std::string device() const { return "/dev/" + disk; }
 };
@@ -135,9 +171,44 @@ struct ControllerInfo {
     std::optional<std::uint64_t> next_reconnect_ms;
     std::optional<std::uint64_t> loss_deadline_ms;
     bool discovery = false;  // RBLK_ATTR_DISCOVERY: admin queue only, no namespaces
+    // The subsystem this controller is a path of (RBLK_ATTR_SUBSYS_ID;
+    // unset for a discovery controller, which is in none, and from a module
+    // before multipath) and what it shares with the other paths: head disks
+    // (multipath) and their I/O policy.
+    std::optional<std::uint32_t> subsys_id;
+    bool multipath = false;
+    std::optional<Iopolicy> iopolicy;
+    std::uint8_t anatt = 0;  // ANA transition time, seconds; 0: no ANA
     std::vector<NamespaceInfo> namespaces;
     std::optional<CtrlStats> stats;  // only in GET_STATS replies
 };
+
+// Where controller c sorts among subsystems: its SUBSYS_ID, or its own id
+// when it is in none.
+inline std::uint32_t subsys_of(const ControllerInfo& c) { return c.subsys_id.value_or(c.id); }
+// "rblk-subsys0", as /sys/class/rblk-subsystem names it.
+std::string subsys_name(std::uint32_t subsys_id);
+// The controllers ordered as list shows them: by subsys_of(), then by id.
+std::vector<ControllerInfo> by_subsystem(std::vector<ControllerInfo> controllers);
+
+// A subsystem as its controllers (paths) report it: the controllers of one
+// SUBSYS_ID, ordered by id.
+struct SubsystemInfo {
+    std::uint32_t id = 0;
+    std::string subnqn;
+    std::string hostnqn;
+    bool multipath = false;
+    std::optional<Iopolicy> iopolicy;
+    std::vector<ControllerInfo> paths;
+};
+
+// The controllers grouped by subsystem, ordered by subsystem id; those in
+// none (no SUBSYS_ID) are left out.
+std::vector<SubsystemInfo> group_subsystems(const std::vector<ControllerInfo>& controllers);
+// The ANA state of a path as one word: its namespaces' common state,
+// or their states in namespace order, comma-separated, when they differ;
+// "-" where one is not reported; empty when no namespace reports one.
+std::string path_ana_summary(const ControllerInfo& c);
 
 // RBLK_CMD_EVENT on the "events" multicast group.
 struct StateEvent {

@@ -1,0 +1,88 @@
+#!/bin/bash
+# The I/O policies over two optimized paths, by the per-path counters
+# (rblkctl stats of each controller). Namespace 1 is optimized on both
+# ports; namespace 2, a disk whose every I/O takes 20 ms, is in ANA group 2,
+# inaccessible on port 2, so its I/O can only go through rblk0. numa keeps a
+# CPU's I/O on one path; round-robin spreads it over both, half each, even
+# while a deep queue on namespace 2 keeps rblk0 full; queue-depth then
+# prefers the emptier path, rblk1, for namespace 1.
+# vm-timeout: 400
+. "$RBLK_SRC_DIR/tests/vm/lib.sh"
+. "$RBLK_SRC_DIR/tests/vm/lib-mpath.sh"
+vm_require "$RBLKCTL"
+
+nqn=nqn.2024-01.io.rblk:mp-policy
+mp_target "$nqn" 32 > /dev/null
+# 20 ms an I/O: its commands stay outstanding on rblk0 (counted by
+# queue-depth) rather than complete before the next one is chosen.
+vm_nvmet_subsys "$nqn" "$(vm_membacked_disk 1 32 512 0 20000000)" 2
+for port in 1 2; do
+	mp_ana_group "$port" 2
+done
+mp_ana_set 2 inaccessible 2
+mp_ns_grp "$nqn" 2 2
+vm_rblk_load
+mp_connect "$nqn" 1 > /dev/null
+mp_connect "$nqn" 2 > /dev/null
+vm_assert_eq inaccessible "$(mp_path_ana rblk0c1n2)" "namespace 2 through port 2"
+vm_assert_eq optimized "$(mp_path_ana rblk0c0n2)" "namespace 2 through port 1"
+vm_assert_exists /dev/rblk0n2
+
+reads() {
+	"$RBLKCTL" stats "$1" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["stats"]["reads"])' ||
+		vm_fail "rblkctl stats $1 --json failed"
+}
+
+# split POLICY: 2000 x 4k reads of namespace 1 at QD4 on one CPU under
+# POLICY; prints the reads that went through rblk0 and rblk1.
+split() {
+	local policy=$1 r0 r1
+	"$RBLKCTL" set-iopolicy "$nqn" "$policy" || vm_fail "set-iopolicy $policy failed"
+	r0=$(reads rblk0) r1=$(reads rblk1)
+	vm_fio "/tmp/$policy.json" --name="$policy" --filename=/dev/rblk0n1 --ioengine=io_uring \
+		--direct=1 --rw=randread --bs=4k --size=32M --number_ios=2000 --iodepth=4 --cpus_allowed=0
+	echo "$(($(reads rblk0) - r0)) $(($(reads rblk1) - r1))"
+}
+
+# load_start / load_stop: reads at QD128 on namespace 2 (so through rblk0
+# only), until stopped; started once rblk0 has carried 500 of them.
+load_start() {
+	local base
+	base=$(mp_ctrl_io rblk0)
+	timeout 200 fio --name=load --filename=/dev/rblk0n2 --ioengine=io_uring --direct=1 \
+		--rw=randread --bs=4k --iodepth=128 --time_based --runtime=180 --cpus_allowed=1 \
+		> /tmp/load.log 2>&1 &
+	load_pid=$!
+	vm_wait_for 60 loaded $((base + 500))
+	vm_log "load on rblk0: in flight $(cat /sys/class/rblk/rblk0/inflight), $(cat /sys/class/rblk/rblk0/inflight), $(cat /sys/class/rblk/rblk0/inflight)"
+}
+loaded() {
+	[ -e "/proc/$load_pid" ] || vm_fail "the load on namespace 2 ended: $(cat /tmp/load.log)"
+	[ "$(mp_ctrl_io rblk0)" -ge "$1" ]
+}
+load_stop() {
+	kill "$load_pid"
+	wait "$load_pid" || true
+}
+
+read -r a b <<< "$(split numa)"
+echo "RESULT: mpath policy numa: rblk0 $a, rblk1 $b reads of 2000"
+vm_assert_eq 2000 $((a + b)) "reads under numa"
+[ "$a" -eq 0 ] || [ "$b" -eq 0 ] || vm_fail "numa used both paths from one CPU: $a and $b"
+
+read -r a b <<< "$(split round-robin)"
+echo "RESULT: mpath policy round-robin: rblk0 $a, rblk1 $b reads of 2000"
+vm_assert_eq 2000 $((a + b)) "reads under round-robin"
+[ "$a" -ge 900 ] && [ "$b" -ge 900 ] || vm_fail "round-robin: $a and $b reads, expected about 1000 each"
+
+# rblk0 full of namespace 2's reads: rblk1 is the emptier path. Its reads
+# are all namespace 1's; the rest of namespace 1's went through rblk0.
+load_start
+read -r _ b <<< "$(split round-robin)"
+echo "RESULT: mpath policy round-robin, rblk0 loaded: namespace 1 through rblk1 $b of 2000"
+[ "$b" -ge 900 ] && [ "$b" -le 1100 ] || vm_fail "round-robin with rblk0 loaded: $b of 2000 through rblk1, expected about half"
+read -r _ b <<< "$(split queue-depth)"
+echo "RESULT: mpath policy queue-depth, rblk0 loaded: namespace 1 through rblk1 $b of 2000"
+[ "$b" -ge 1600 ] || vm_fail "queue-depth with rblk0 loaded: only $b of 2000 through the emptier rblk1"
+load_stop
+vm_assert_eq queue-depth "$(cat /sys/class/rblk-subsystem/rblk-subsys0/iopolicy)" "iopolicy at the end"
