@@ -12,7 +12,9 @@
 # capped, not trusted). The target must never
 # crash, rblkctl never hang. With the module's own cases of the test
 # target, in the protocol group.
+# Userspace only (the module is not involved): newest kernel only.
 # vm-group: protocol
+# vm-kernels: newest
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 # shellcheck source=SCRIPTDIR/../lib-target.sh
 . "$RBLK_SRC_DIR/tests/vm/lib-target.sh"

@@ -6,7 +6,10 @@
 # CPU's I/O on one path; round-robin spreads it over both, half each, even
 # while a deep queue on namespace 2 keeps rblk0 full; queue-depth then
 # prefers the emptier path, rblk1, for namespace 1.
+# Path selection is the same code on both kernels, and the failover and
+# paths cases cover 6.1's block layer: newest only, for the suite's time.
 # vm-timeout: 400
+# vm-kernels: newest
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 . "$RBLK_SRC_DIR/tests/vm/lib-mpath.sh"
 vm_require "$RBLKCTL"
