@@ -108,8 +108,12 @@ want = {"name": "rblk0", "state": "live", "transport": "rdma", "traddr": "10.99.
         "trsvcid": 4420, "subnqn": nqn, "nr_io_queues": nq, "queue_size": 128}
 for k, v in want.items():
     assert c[k] == v, (k, c[k], v)
-assert c["namespaces"] == [{"nsid": 1, "device": "/dev/rblk0n1", "size_bytes": size,
-                            "lba_size": 512}], c["namespaces"]
+# The keys of before, and the head's path with its ANA state (nvmet: optimized).
+old = [{k: n[k] for k in ("nsid", "device", "size_bytes", "lba_size")} for n in c["namespaces"]]
+assert old == [{"nsid": 1, "device": "/dev/rblk0n1", "size_bytes": size,
+                "lba_size": 512}], c["namespaces"]
+n = c["namespaces"][0]
+assert (n["path_disk"], n["ana_state"]) == ("rblk0c0n1", "optimized"), n
 PY
 
 # --- duplicates -------------------------------------------------------------------
