@@ -33,6 +33,7 @@
 struct rblk_fio_options {
 	void *pad; /* fio's: the first member is its thread_data pointer */
 	unsigned int event;
+	unsigned int stats;
 };
 
 struct rblk_fio_data {
@@ -50,6 +51,16 @@ static struct fio_option options[] = {
 		.off1 = offsetof(struct rblk_fio_options, event),
 		.def = "0",
 		.help = "Sleep on the completion channel while waiting (default: busy poll)",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "rblk_stats",
+		.lname = "rblk: how the data went",
+		.type = FIO_OPT_BOOL,
+		.off1 = offsetof(struct rblk_fio_options, stats),
+		.def = "0",
+		.help = "At the end, print how the thread's commands carried their data",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},
@@ -124,9 +135,16 @@ static int rblk_setup(struct thread_data *td)
 static void rblk_cleanup(struct thread_data *td)
 {
 	struct rblk_fio_data *d = td->io_ops_data;
+	struct rblk_fio_options *o = td->eo;
 
 	if (!d)
 		return;
+	if (d->q && o && o->stats) {
+		char line[256];
+
+		rblk_fio_describe(d->q, line, sizeof(line));
+		log_info("rblk: %s: %s\n", td->o.name, line);
+	}
 	rblk_fio_close(d->q);
 	free(d->comps);
 	free(d->events);

@@ -168,6 +168,18 @@ uint32_t rblk_fio_lba_size(const struct rblk_fio_queue* q)
     return q->ctrl->ns().lba_size();
 }
 
+void rblk_fio_describe(const struct rblk_fio_queue* q, char* out, size_t len)
+{
+    const bp::IoQueueStats& s = q->q->stats();
+    std::snprintf(out, len,
+                  "%llu command(s): %llu in-capsule, %llu through the pool, %llu through the "
+                  "registered buffer, %llu without data; %zu reconnect(s)",
+                  static_cast<unsigned long long>(s.commands), static_cast<unsigned long long>(s.in_capsule),
+                  static_cast<unsigned long long>(s.pooled), static_cast<unsigned long long>(s.registered),
+                  static_cast<unsigned long long>(s.commands - s.in_capsule - s.pooled - s.registered),
+                  q->ctrl->reconnects());
+}
+
 int rblk_fio_register(struct rblk_fio_queue* q, const void* p, size_t len)
 {
     try {
