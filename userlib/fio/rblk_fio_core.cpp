@@ -134,8 +134,9 @@ struct rblk_fio_queue* rblk_fio_open(const char* spec, unsigned int depth, int e
 {
     try {
         bp::ControllerOptions co = parse_spec(spec);
-        // One slot more than fio keeps in flight.
-        co.connect.queue_size = std::max<std::int64_t>(depth + 1, 2);
+        // One slot more than fio keeps in flight, within what
+        // ConnectOptions accepts (16 entries at least).
+        co.connect.queue_size = std::max<std::int64_t>(std::int64_t{depth} + 1, 16);
         auto h = std::make_unique<rblk_fio_queue>();
         h->ctrl = std::make_unique<bp::Controller>(co);
         h->q = &h->ctrl->io_queue(0);

@@ -42,13 +42,13 @@ run_fio() {
 	fi
 }
 
-eng=(--ioengine=external:"$ENGINE" --thread=1 --filename="$spec" --rblk_stats=1)
+eng=(--ioengine=external:"$ENGINE" --thread=1 --rblk_stats=1)
 for w in qd1 qd32; do
 	job_args "$w"
 	extra=()
 	caps='[1-9][0-9]*'
 	[ "$w" = qd32 ] && extra=(--rblk_event=1) && caps=0
-	run_fio "/tmp/fio-$w.log" "${eng[@]}" "${extra[@]}" "${args[@]}" "${common[@]}"
+	run_fio "/tmp/fio-$w.log" "${eng[@]}" --filename="$spec" "${extra[@]}" "${args[@]}" "${common[@]}"
 	# Each thread: its data in the capsule or through the registered
 	# buffers, never staged through the pool.
 	n=$(grep -cE "^rblk: $w: [0-9]+ command\\(s\\): $caps in-capsule, 0 through the pool, [1-9][0-9]* through the registered buffer" "/tmp/fio-$w.log" || true)
@@ -63,6 +63,16 @@ for w in qd1 qd32; do
 	run_fio "/tmp/fio-$w-kernel.log" --ioengine=libaio --direct=1 --filename=/dev/rblk0n1 \
 		--verify_only=1 "${args[@]}" "${common[@]}"
 done
+# The check has teeth: one block of the QD1 region overwritten, verify_only fails.
+head -c 4096 /dev/urandom > /tmp/junk
+vm_put /tmp/junk /dev/rblk0n1 $((512 << 10))
+job_args qd1
+rc=0
+timeout -k 5 240 fio --ioengine=libaio --direct=1 --filename=/dev/rblk0n1 --verify_only=1 \
+	"${args[@]}" "${common[@]}" > /tmp/fio-corrupt.log 2>&1 || rc=$?
+vm_assert_ne 0 "$rc" "fio verify_only over a corrupted block"
+vm_assert_match 'verify|crc32c' "$(grep -m1 -iE 'verify|crc32c' /tmp/fio-corrupt.log)" "the corruption reported"
+vm_log "corrupted block caught: $(grep -m1 -iE 'bad|fail' /tmp/fio-corrupt.log)"
 
 # --- user errors: one line each ------------------------------------------------------------
 rc=0
