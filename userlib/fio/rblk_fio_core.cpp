@@ -5,6 +5,8 @@
 // throws nothing (IoStatus).
 #include "rblk_fio_core.h"
 
+#include "fio_filename.hpp"
+
 #include <rblk/bypass/controller.hpp>
 #include <rblk/host_identity.hpp>
 
@@ -37,72 +39,10 @@ void set_err(char* err, std::size_t len, const std::string& what)
         std::snprintf(err, len, "%s", what.c_str());
 }
 
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
-}
-
-std::int64_t number(const std::string& key, const std::string& v)
-{
-    std::size_t used = 0;
-    long long n = -1;
-    try {
-        n = std::stoll(v, &used, 10);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != v.size() || v.empty() || n < 0)
-        throw std::invalid_argument(key + "=" + v + ": not a number");
-    return n;
-}
-
-// "trtype=rdma traddr=A trsvcid=P subnqn=N ns=1 ...": fio has already
-// turned each "\:" into ":"; a stray backslash before ':' is dropped too.
+// The filename's options, with the host identity and the address resolved.
 bp::ControllerOptions parse_spec(const char* spec)
 {
-    if (!spec || !*spec)
-        throw std::invalid_argument("empty filename: give 'trtype=rdma traddr=A trsvcid=P subnqn=N ns=1'");
-    std::string text(spec);
-    for (std::size_t p; (p = text.find("\\:")) != std::string::npos;)
-        text.erase(p, 1);
-    bp::ControllerOptions co;
-    co.connect.nr_io_queues = 1;
-    std::istringstream words(text);
-    std::string w;
-    while (words >> w) {
-        const auto eq = w.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw std::invalid_argument("'" + w + "': expected key=value");
-        const std::string key = lower(w.substr(0, eq));
-        const std::string v = w.substr(eq + 1);
-        if (key == "trtype") {
-            if (lower(v) != "rdma")
-                throw std::invalid_argument("trtype=" + v + ": only rdma is supported");
-        } else if (key == "adrfam") {
-            if (lower(v) != "ipv4" && lower(v) != "ipv6")
-                throw std::invalid_argument("adrfam=" + v + ": expected IPv4 or IPv6");
-        } else if (key == "traddr") {
-            co.connect.traddr = v;
-        } else if (key == "trsvcid") {
-            co.connect.trsvcid = number(key, v);
-        } else if (key == "subnqn") {
-            co.connect.subnqn = v;
-        } else if (key == "ns" || key == "nsid") {
-            co.nsid = static_cast<std::uint32_t>(number(key, v));
-        } else if (key == "hostnqn") {
-            co.connect.hostnqn = v;
-        } else if (key == "hostid") {
-            co.connect.hostid = v;
-        } else {
-            throw std::invalid_argument("unknown key '" + key +
-                                        "' (trtype traddr trsvcid subnqn ns hostnqn hostid adrfam)");
-        }
-    }
-    if (co.connect.traddr.empty())
-        throw std::invalid_argument("no traddr= in the filename");
-    if (co.connect.subnqn.empty())
-        throw std::invalid_argument("no subnqn= in the filename");
+    bp::ControllerOptions co = rblk::fio::parse_filename(spec ? spec : "");
     rblk::apply_host_identity(co.connect, rblk::load_host_identity());
     co.connect.validate();
     co.connect = rblk::resolve_traddr(co.connect);
