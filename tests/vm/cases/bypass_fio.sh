@@ -2,8 +2,9 @@
 # fio's external ioengine over the kernel-bypass path (librblk_fio.so):
 # randwrite with crc32c verify, 2 jobs (2 threads, each its own controller
 # and I/O queue), at QD1 busy polling and at QD32 sleeping on the
-# completion channel (rblk_event=1); every command's data through fio's
-# buffers registered once (rblk_stats=1 says how it went). Then rblk.ko
+# completion channel (rblk_event=1) with a flush every 64 writes; every
+# command's data in the capsule or through fio's buffers registered once
+# (rblk_stats=1 says how it went). Then rblk.ko
 # reads the same regions back and fio's verify_only checks them on the
 # kernel path. A filename without subnqn= and a process-mode job each fail
 # with one line.
@@ -46,12 +47,13 @@ eng=(--ioengine=external:"$ENGINE" --thread=1 --rblk_stats=1)
 for w in qd1 qd32; do
 	job_args "$w"
 	extra=()
-	caps='[1-9][0-9]*'
-	[ "$w" = qd32 ] && extra=(--rblk_event=1) && caps=0
+	caps='[1-9][0-9]*' flushes=0
+	# QD32 also flushes every 64 writes (fsync=: NVMe Flush).
+	[ "$w" = qd32 ] && extra=(--rblk_event=1 --fsync=64) && caps=0 && flushes='[1-9][0-9]*'
 	run_fio "/tmp/fio-$w.log" "${eng[@]}" --filename="$spec" "${extra[@]}" "${args[@]}" "${common[@]}"
 	# Each thread: its data in the capsule or through the registered
 	# buffers, never staged through the pool.
-	n=$(grep -cE "^rblk: $w: [0-9]+ command\\(s\\): $caps in-capsule, 0 through the pool, [1-9][0-9]* through the registered buffer" "/tmp/fio-$w.log" || true)
+	n=$(grep -cE "^rblk: $w: [0-9]+ command\\(s\\): $caps in-capsule, 0 through the pool, [1-9][0-9]* through the registered buffer, $flushes without data" "/tmp/fio-$w.log" || true)
 	vm_assert_eq 2 "$n" "$w: both threads' commands went through the registered buffers"
 done
 
