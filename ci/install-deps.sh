@@ -46,3 +46,47 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${packages[@]}"
+
+# fio's external ioengine (librblk_fio.so, userlib/fio/) is built against the
+# source of the installed fio: its ABI (struct thread_data, ioengine_ops,
+# FIO_IOOPS_VERSION) is that version's. Debian's source package, through a
+# deb-src entry for bookworm main when there is none: deb822
+# (/etc/apt/sources.list.d/debian.sources) or one-line (sources.list),
+# whichever style this machine uses. Unpacked once into
+# RBLK_FIO_SRC_CACHE (CMake looks there), keyed by the installed version.
+fio_cache=${RBLK_FIO_SRC_CACHE:-/var/tmp/rblk-fio-src}
+fio_ver=$(dpkg-query -W -f='${Version}' fio)
+fio_upstream=${fio_ver%-*}
+fio_upstream=${fio_upstream#*:}
+if [ ! -f "$fio_cache/fio-$fio_upstream/ioengines.h" ]; then
+	if ! apt-get source --print-uris -q "fio=$fio_ver" >/dev/null 2>&1; then
+		has_src=0
+		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+			/etc/apt/sources.list.d/*.sources; do
+			[ -f "$f" ] || continue
+			if grep -Eq '^[[:space:]]*deb-src[[:space:]].*bookworm[[:space:]].*main' "$f" ||
+				grep -Eq '^[[:space:]]*Types:.*deb-src' "$f"; then
+				has_src=1
+			fi
+		done
+		if [ "$has_src" -eq 0 ]; then
+			if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+				cat >/etc/apt/sources.list.d/rblk-deb-src.sources <<-'SRC'
+					Types: deb-src
+					URIs: http://deb.debian.org/debian
+					Suites: bookworm
+					Components: main
+					Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+				SRC
+			else
+				echo 'deb-src http://deb.debian.org/debian bookworm main' \
+					>/etc/apt/sources.list.d/rblk-deb-src.list
+			fi
+		fi
+		apt-get update -q
+	fi
+	mkdir -p "$fio_cache"
+	(cd "$fio_cache" && apt-get source -q --download-only "fio=$fio_ver" &&
+		dpkg-source --no-check -x fio_"$fio_upstream"*.dsc "fio-$fio_upstream")
+fi
+echo "install-deps: fio $fio_ver source in $fio_cache/fio-$fio_upstream"

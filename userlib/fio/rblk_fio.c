@@ -1,0 +1,298 @@
+/*
+ * librblk_fio.so: fio's external ioengine "rblk" over librblk_bypass, the
+ * userspace NVMe-oF/RDMA initiator of librblk.
+ *
+ *   fio --ioengine=external:/usr/lib/rblk/librblk_fio.so --thread=1 \
+ *       --filename='trtype=rdma traddr=10.99.0.1 trsvcid=4420 subnqn=nqn.x\:y ns=1' ...
+ *
+ * fio splits filenames on ':', so each ':' of the NQN (or of an IPv6
+ * traddr) is written "\:" (in a job file) — on a shell command line inside
+ * single quotes too. The filename's words are rblk_fio_core.h's.
+ *
+ * Threads only (thread=1): each fio thread connects its own controller
+ * with one I/O queue of iodepth commands (a queue per thread, as the
+ * bypass API wants), in init(). fio's I/O buffers (one region,
+ * td->orig_buffer) are registered once with that queue in post_init(), so
+ * every command's data moves by keyed SGL (or in the capsule) without a
+ * copy. getevents() busy-polls the queue, or with rblk_event=1 sleeps on
+ * its completion channel while it waits.
+ *
+ * Built against the source of the installed fio (FIO_IOOPS_VERSION is
+ * that version's): userlib/fio/CMakeLists.txt.
+ */
+#include "rblk_fio_core.h"
+
+#include "fio.h"
+#include "optgroup.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rblk_fio_options {
+	void *pad; /* fio's: the first member is its thread_data pointer */
+	unsigned int event;
+	unsigned int stats;
+};
+
+struct rblk_fio_data {
+	struct rblk_fio_queue *q;
+	struct rblk_fio_completion *comps;
+	struct io_u **events;
+	unsigned int depth;
+};
+
+static struct fio_option options[] = {
+	{
+		.name = "rblk_event",
+		.lname = "rblk: sleep on the completion channel",
+		.type = FIO_OPT_BOOL,
+		.off1 = offsetof(struct rblk_fio_options, event),
+		.def = "0",
+		.help = "Sleep on the completion channel while waiting (default: busy poll)",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "rblk_stats",
+		.lname = "rblk: how the data went",
+		.type = FIO_OPT_BOOL,
+		.off1 = offsetof(struct rblk_fio_options, stats),
+		.def = "0",
+		.help = "At the end, print how the thread's commands carried their data",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = NULL,
+	},
+};
+
+/* Namespace sizes probed in setup(), by filename: numjobs threads connect once. */
+struct rblk_probe {
+	struct rblk_probe *next;
+	uint64_t size;
+	char name[];
+};
+static struct rblk_probe *probes;
+static pthread_mutex_t probes_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int probe_size(const char *name, uint64_t *size)
+{
+	struct rblk_probe *p;
+	char err[256] = "";
+	uint32_t lba;
+	int ret = 0;
+
+	pthread_mutex_lock(&probes_mu);
+	for (p = probes; p; p = p->next)
+		if (!strcmp(p->name, name))
+			break;
+	if (p) {
+		*size = p->size;
+	} else if (rblk_fio_probe(name, size, &lba, err, sizeof(err))) {
+		log_err("rblk: %s: %s\n", name, err);
+		ret = 1;
+	} else {
+		p = malloc(sizeof(*p) + strlen(name) + 1);
+		if (p) {
+			p->size = *size;
+			strcpy(p->name, name);
+			p->next = probes;
+			probes = p;
+		}
+	}
+	pthread_mutex_unlock(&probes_mu);
+	return ret;
+}
+
+static int rblk_setup(struct thread_data *td)
+{
+	struct fio_file *f;
+	unsigned int i;
+
+	if (!td->o.use_thread) {
+		log_err("rblk: the engine runs in threads only: set thread=1\n");
+		return 1;
+	}
+	if (td->o.nr_files != 1) {
+		log_err("rblk: one filename (one controller) per job\n");
+		return 1;
+	}
+	for_each_file(td, f, i) {
+		uint64_t size;
+
+		if (probe_size(f->file_name, &size))
+			return 1;
+		f->real_file_size = size;
+		f->filetype = FIO_TYPE_BLOCK;
+		fio_file_set_size_known(f);
+	}
+	return 0;
+}
+
+static void rblk_cleanup(struct thread_data *td)
+{
+	struct rblk_fio_data *d = td->io_ops_data;
+	struct rblk_fio_options *o = td->eo;
+
+	if (!d)
+		return;
+	if (d->q && o && o->stats) {
+		char line[256];
+
+		rblk_fio_describe(d->q, line, sizeof(line));
+		log_info("rblk: %s: %s\n", td->o.name, line);
+	}
+	rblk_fio_close(d->q);
+	free(d->comps);
+	free(d->events);
+	free(d);
+	td->io_ops_data = NULL;
+}
+
+static int rblk_init(struct thread_data *td)
+{
+	struct rblk_fio_options *o = td->eo;
+	struct rblk_fio_data *d;
+	char err[256] = "";
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return 1;
+	td->io_ops_data = d;
+	d->depth = td->o.iodepth ? td->o.iodepth : 1;
+	d->comps = calloc(d->depth, sizeof(*d->comps));
+	d->events = calloc(d->depth, sizeof(*d->events));
+	if (!d->comps || !d->events) {
+		rblk_cleanup(td);
+		return 1;
+	}
+	d->q = rblk_fio_open(td->files[0]->file_name, d->depth, o && o->event, err, sizeof(err));
+	if (!d->q) {
+		log_err("rblk: %s: %s\n", td->files[0]->file_name, err);
+		rblk_cleanup(td);
+		return 1;
+	}
+	return 0;
+}
+
+/* After init_io_u(): fio's I/O buffers exist; register them once. */
+static int rblk_post_init(struct thread_data *td)
+{
+	struct rblk_fio_data *d = td->io_ops_data;
+	int err;
+
+	if (!td->orig_buffer || !td->orig_buffer_size)
+		return 0;
+	err = rblk_fio_register(d->q, td->orig_buffer, td->orig_buffer_size);
+	if (err) {
+		log_err("rblk: cannot register fio's %llu-byte I/O buffers with the RDMA device: %s\n",
+			(unsigned long long)td->orig_buffer_size, strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
+static int rblk_open_file(struct thread_data *td, struct fio_file *f)
+{
+	(void)td;
+	(void)f;
+	return 0;
+}
+
+static int rblk_close_file(struct thread_data *td, struct fio_file *f)
+{
+	(void)td;
+	(void)f;
+	return 0;
+}
+
+static enum fio_q_status rblk_queue(struct thread_data *td, struct io_u *io_u)
+{
+	struct rblk_fio_data *d = td->io_ops_data;
+	enum rblk_fio_op op;
+	char err[256] = "";
+	int ret;
+
+	fio_ro_check(td, io_u);
+
+	switch (io_u->ddir) {
+	case DDIR_READ:
+		op = RBLK_FIO_READ;
+		break;
+	case DDIR_WRITE:
+		op = RBLK_FIO_WRITE;
+		break;
+	case DDIR_SYNC:
+	case DDIR_DATASYNC:
+		op = RBLK_FIO_FLUSH;
+		break;
+	default:
+		io_u->error = EOPNOTSUPP;
+		return FIO_Q_COMPLETED;
+	}
+	ret = rblk_fio_submit(d->q, op, io_u->offset, io_u->xfer_buf, io_u->xfer_buflen, io_u, err,
+			      sizeof(err));
+	if (ret == 0)
+		return FIO_Q_QUEUED;
+	if (ret == 1)
+		return FIO_Q_BUSY;
+	log_err("rblk: %s\n", err);
+	io_u->error = -ret;
+	io_u->resid = io_u->xfer_buflen;
+	return FIO_Q_COMPLETED;
+}
+
+static int rblk_getevents(struct thread_data *td, unsigned int min, unsigned int max,
+			  const struct timespec *t)
+{
+	struct rblk_fio_data *d = td->io_ops_data;
+	char err[256] = "";
+	int n, i;
+
+	(void)t;
+	if (max > d->depth)
+		max = d->depth;
+	if (min > max)
+		min = max;
+	n = rblk_fio_reap(d->q, d->comps, min, max, err, sizeof(err));
+	for (i = 0; i < n; i++) {
+		struct io_u *io_u = d->comps[i].cookie;
+
+		io_u->error = d->comps[i].error;
+		io_u->resid = io_u->error ? io_u->xfer_buflen : 0;
+		d->events[i] = io_u;
+	}
+	if (n < (int)min && n == 0) {
+		log_err("rblk: %s\n", err);
+		return -EIO;
+	}
+	return n;
+}
+
+static struct io_u *rblk_event(struct thread_data *td, int event)
+{
+	struct rblk_fio_data *d = td->io_ops_data;
+
+	return d->events[event];
+}
+
+/* The symbol fio looks up in an external engine. */
+__attribute__((visibility("default"))) struct ioengine_ops ioengine = {
+	.name = "rblk",
+	.version = FIO_IOOPS_VERSION,
+	.flags = FIO_RAWIO | FIO_NOEXTEND | FIO_NODISKUTIL | FIO_DISKLESSIO | FIO_MEMALIGN,
+	.setup = rblk_setup,
+	.init = rblk_init,
+	.post_init = rblk_post_init,
+	.queue = rblk_queue,
+	.getevents = rblk_getevents,
+	.event = rblk_event,
+	.cleanup = rblk_cleanup,
+	.open_file = rblk_open_file,
+	.close_file = rblk_close_file,
+	.option_struct_size = sizeof(struct rblk_fio_options),
+	.options = options,
+};
