@@ -27,7 +27,7 @@ DETAIL = dict(CONTROLLER, hostid=STR, kato=INT, reconnect_delay=INT, ctrl_loss_t
               fast_io_fail_tmo=INT, model=STR, serial=STR, firmware=STR)
 DETAIL_OPTIONAL = {"state_since_ms": INT, "next_reconnect_ms": INT, "loss_deadline_ms": INT}
 STATS = {k: INT for k in ("reads", "writes", "read_bytes", "write_bytes", "errors",
-                          "reconnects", "inflight")}
+                          "reconnects", "inflight", "failovers")}
 RATES = {k: NUM for k in ("interval_s", "iops", "read_iops", "write_iops", "mib_s",
                           "read_mib_s", "write_mib_s")}
 EVENT = {"event": STR, "id": INT, "name": STR, "state": STR, "old_state": STR}
