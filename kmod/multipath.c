@@ -94,7 +94,7 @@ static bool rblk_path_optimized(struct rblk_ns *ns)
  */
 static unsigned int rblk_path_cost(struct rblk_ns *ns, int node, bool depth)
 {
-	int other = ns->ctrl->numa_node;
+	int other = READ_ONCE(ns->ctrl->numa_node);
 
 	if (depth)
 		return atomic_read(&ns->ctrl->nr_mpath_active);
@@ -383,7 +383,7 @@ static struct rblk_ns_head *rblk_head_alloc(struct rblk_ns *ns,
 	 * assumes every path of a namespace alike.
 	 */
 	disk = rblk_alloc_bio_disk(lim, ns->ctrl->io_queues[HCTX_TYPE_POLL],
-				   ns->ctrl->numa_node);
+				   READ_ONCE(ns->ctrl->numa_node));
 	if (IS_ERR(disk)) {
 		rblk_mpath_put_head(head);
 		return ERR_CAST(disk);

@@ -336,7 +336,7 @@ struct rblk_ctrl {
 	struct work_struct	ana_work;
 	struct timer_list	anatt_timer;	/* a group stuck in change */
 	atomic_t		nr_mpath_active;	/* queue-depth policy */
-	int			numa_node;
+	int			numa_node;	/* the HCA's; WRITE_ONCE at setup */
 };
 
 /* @msg must be static: extack keeps the pointer. */

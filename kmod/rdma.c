@@ -895,6 +895,8 @@ static int rblk_queue_check_device(struct rblk_rdma_queue *queue)
 		queue->cm_msg = "cannot allocate an RDMA protection domain";
 		return ret;
 	}
+	/* The numa iopolicy prefers paths whose HCA is near the submitter. */
+	WRITE_ONCE(ctrl->numa_node, ibdev_to_node(ibdev));
 	/* One page less: an unaligned start costs a page of the MR. */
 	ctrl->rdma->max_fr_pages = min_t(u32,
 					 attrs->max_fast_reg_page_list_len - 1,
