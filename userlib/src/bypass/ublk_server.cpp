@@ -110,6 +110,19 @@ UblkServer::UblkServer(Controller& ctrl, UblkControl& control, const Options& op
         throw Error("cannot add a ublk device: " + errno_text(r));
     dev_id_ = info.dev_id;
     added_ = true;
+    // A destructor does not run for a constructor that throws: the device goes here.
+    try {
+        configure();
+    } catch (...) {
+        char_fd_.reset();
+        (void)control_.del_dev(dev_id_);
+        throw;
+    }
+}
+
+void UblkServer::configure()
+{
+    const std::size_t nq = ctrl_.nr_io_queues();
     const ublk_params p = ublk_device_params(ctrl_.ns(), (ctrl_.info().vwc & 1) != 0, caps_, max_io_);
     if (const int r = control_.set_params(dev_id_, p); r < 0)
         throw Error("cannot set the parameters of ublk device " + std::to_string(dev_id_) + ": " +

@@ -75,6 +75,7 @@ public:
 
 private:
     struct QueueState;
+    void configure();  // SET_PARAMS, /dev/ublkcN, the tags' buffers
     void queue_loop(std::size_t index);
     void request_recovery();
     void set_phase(Phase p);
