@@ -145,6 +145,8 @@ UblkServer::~UblkServer()
 {
     if (!threads_.empty())
         stop_device();
+    for (auto& q : queues_)
+        q->uq.reset();
     char_fd_.reset();
     if (added_)
         (void)control_.del_dev(dev_id_);
@@ -198,6 +200,10 @@ void UblkServer::stop_device()
     kick_all();
     threads_.clear();  // joins
     started_ = false;
+    // Their descriptor mappings and rings hold /dev/ublkcN open, and
+    // DEL_DEV waits until nothing does.
+    for (auto& q : queues_)
+        q->uq.reset();
 }
 
 bool UblkServer::run(int stop_fd, const std::function<void(Phase, const std::string&)>& on_phase)
