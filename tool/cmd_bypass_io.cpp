@@ -59,9 +59,7 @@ void add_one(CLI::App& app, Request& req, bool write)
         const BypassIoArgs& v = req.bypass_io;
         req.command = write ? Command::Write : Command::Read;
         check_options(*sub, req.connect);
-        if (v.nsid < 1 || v.nsid >= 0xffffffffLL)
-            throw CLI::ValidationError("--nsid " + std::to_string(v.nsid) +
-                                       " is out of range (1..4294967294)");
+        check_nsid(v.nsid);
         if (v.offset < 0)
             throw CLI::ValidationError("--offset must not be negative");
         if (v.length && *v.length <= 0)
@@ -138,6 +136,22 @@ void describe(std::ostream& err, const rblk::bypass::IoQueueStats& s, std::size_
 
 }  // namespace
 
+void check_nsid(std::int64_t nsid)
+{
+    if (nsid < 1 || nsid >= 0xffffffffLL)
+        throw CLI::ValidationError("--nsid " + std::to_string(nsid) + " is out of range (1..4294967294)");
+}
+
+rblk::bypass::ControllerOptions bypass_controller_options(const Request& req)
+{
+    rblk::bypass::ControllerOptions co;
+    co.connect = req.connect;
+    rblk::apply_host_identity(co.connect, host_identity());
+    co.connect = rblk::resolve_traddr(co.connect);
+    co.nsid = static_cast<std::uint32_t>(req.bypass_io.nsid);
+    return co;
+}
+
 void add_bypass_io(CLI::App& app, Request& req)
 {
     add_one(app, req, false);
@@ -152,12 +166,7 @@ int run_bypass_io(const Request& req, std::ostream& out)
     // The data first: a bad file is told before the target is asked anything.
     std::vector<std::byte> buf = write ? read_input(a) : std::vector<std::byte>(static_cast<std::size_t>(*a.length));
 
-    bp::ControllerOptions co;
-    co.connect = req.connect;
-    rblk::apply_host_identity(co.connect, host_identity());
-    co.connect = rblk::resolve_traddr(co.connect);
-    co.nsid = static_cast<std::uint32_t>(a.nsid);
-    bp::Controller ctrl(co);
+    bp::Controller ctrl(bypass_controller_options(req));
     bp::IoQueue& q = ctrl.io_queue(0);
     if (!a.copy) {
         if (const int err = q.register_buffer(buf.data(), buf.size()))

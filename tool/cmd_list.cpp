@@ -31,7 +31,11 @@ std::optional<std::string> controller_name(const std::string& given)
     // rblk<subsys>c<ctrl id>n<nsid>.
     static const std::regex kName("(rblk[0-9]+)(n[0-9]+(p[0-9]+)?)?");
     static const std::regex kPathDisk("rblk[0-9]+c([0-9]+)n[0-9]+");
+    // A bypass server (cmd_ublk.cpp): bypass<N>, or its disk ublkb<N>.
+    static const std::regex kBypass("bypass[0-9]+|ublkb[0-9]+");
     std::smatch m;
+    if (std::regex_match(name, kBypass))
+        return name;
     if (std::regex_match(name, m, kPathDisk))
         return "rblk" + m[1].str();
     if (!std::regex_match(name, m, kName))
@@ -43,7 +47,8 @@ CLI::Option* add_name_argument(CLI::App* sub, Request& req)
 {
     return sub
         ->add_option("name", req.name,
-                     "Controller (rblk0), one of its disks (rblk0n1) or a /dev path of either")
+                     "Controller (rblk0, bypass0), one of its disks (rblk0n1, ublkb0) or a /dev "
+                     "path of either")
         ->transform(CLI::Validator(
             [](std::string& s) {
                 const auto ctrl = controller_name(s);

@@ -4,6 +4,7 @@
 
 #include "request.hpp"
 
+#include <rblk/bypass/controller.hpp>
 #include <rblk/client.hpp>
 #include <rblk/host_identity.hpp>
 
@@ -25,6 +26,7 @@ void add_monitor(CLI::App& app, Request& req);     // cmd_monitor.cpp
 void add_session(CLI::App& app, Request& req);     // cmd_session.cpp: apply, save
 void add_discover(CLI::App& app, Request& req);    // cmd_discover.cpp: discover, connect-all
 void add_bypass_io(CLI::App& app, Request& req);   // cmd_bypass_io.cpp: read, write
+void add_ublk_server(CLI::App& app, Request& req); // cmd_ublk.cpp: the hidden ublk-server
 
 // The option groups connect shares with discover, connect-all and monitor
 // (cmd_connect.cpp): one definition each, so the spellings cannot drift.
@@ -52,6 +54,14 @@ void check_options(const CLI::App& sub, const rblk::ConnectOptions& o);
 // number as typed rather than as CLI11 converted it:
 // "--nr-io-queues 999999999999999999999 is out of range (1..128)".
 std::string in_option_spelling(const std::string& message, const CLI::App& sub);
+// --nsid's range (CLI11 ValidationError), and the bypass controller of
+// req.connect and req.bypass_io.nsid: host identity applied, address
+// resolved (cmd_bypass_io.cpp; read, write, connect --path bypass).
+void check_nsid(std::int64_t nsid);
+rblk::bypass::ControllerOptions bypass_controller_options(const Request& req);
+// connect --path bypass and ublk-server: what the kernel path's connect
+// options cannot mean there refused (-W, -P, -D), --nsid checked (cmd_ublk.cpp).
+void check_bypass_connect(const CLI::App& sub, const Request& req);
 // rblk::load_host_identity() of /etc/nvme, its warning (a generated
 // identity that could not be stored) printed on stderr.
 rblk::HostIdentity host_identity();
@@ -91,6 +101,14 @@ int run_save(const Request& req, rblk::Client& client, std::ostream& out);
 int run_bench(const Request& req, std::ostream& out);
 int run_bypass_io(const Request& req, std::ostream& out);
 int run_completion(const Request& req, std::ostream& out);
+// cmd_ublk.cpp: connect --path bypass (a detached ublk server, its devices
+// printed once it is ready), the server in the foreground (ublk-server, for
+// systemd), and list, show, disconnect where bypass servers are concerned:
+// nullopt when the request is the kernel's alone (no bypass server
+// exists, or a kernel controller is named), else the exit status.
+int run_connect_bypass(const Request& req, std::ostream& out);
+int run_ublk_server(const Request& req);
+std::optional<int> run_bypass_control(const Request& req, std::ostream& out);
 
 // The one dispatch: every subcommand's add_* fills the Request, run()
 // carries it out, opening the netlink client only for those that talk to

@@ -113,7 +113,8 @@ std::string align_table(const std::vector<std::vector<std::string>>& rows)
     return out;
 }
 
-std::string format_list(const std::vector<rblk::ControllerInfo>& controllers)
+std::string format_list(const std::vector<rblk::ControllerInfo>& controllers,
+                        const std::vector<std::vector<std::string>>& extra_rows)
 {
     std::vector<std::vector<std::string>> rows = {
         {"NAME", "STATE", "ANA", "TRANSPORT", "TRADDR", "TRSVCID", "QUEUES", "QSIZE", "SUBSYS",
@@ -124,6 +125,7 @@ std::string format_list(const std::vector<rblk::ControllerInfo>& controllers)
                         std::to_string(c.queue_size),
                         c.subsys_id ? rblk::subsys_name(*c.subsys_id) : "-", subnqn_of(c),
                         devices(c), sizes(c)});
+    rows.insert(rows.end(), extra_rows.begin(), extra_rows.end());
     return align_table(rows);
 }
 

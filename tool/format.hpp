@@ -26,7 +26,10 @@ std::string human_size(std::uint64_t bytes);
 // (path_ana_summary(), "-" without ANA), DEVICES the disks to open (with
 // multipath the heads, the same on every path), SIZE the human_size() of
 // each.
-std::string format_list(const std::vector<rblk::ControllerInfo>& controllers);
+// `extra_rows`: more rows in the same columns after them (the bypass
+// servers, cmd_ublk.cpp).
+std::string format_list(const std::vector<rblk::ControllerInfo>& controllers,
+                        const std::vector<std::vector<std::string>>& extra_rows = {});
 // `list-subsys`: as `nvme list-subsys` prints it, a subsystem a block:
 //   rblk-subsys0 - NQN=nqn...
 //                  hostnqn=nqn...

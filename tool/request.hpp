@@ -14,7 +14,7 @@ namespace rblkctl {
 
 enum class Command {
     None, List, Connect, Disconnect, Show, Stats, Monitor, Apply, Save, Bench, Completion,
-    Discover, ConnectAll, ListSubsys, SetIopolicy, Read, Write
+    Discover, ConnectAll, ListSubsys, SetIopolicy, Read, Write, ConnectBypass, UblkServer
 };
 
 // read/write: raw bytes between a namespace and a file, through a data
@@ -29,6 +29,7 @@ struct BypassIoArgs {
     bool copy = false;            // stage through the queue's pool, no registration of the file's buffer
     bool event = false;           // sleep on the completion channel instead of busy polling
     bool verbose = false;         // the controller's limits and how the commands carried data, on stderr
+    bool hipri = false;           // connect --path bypass: the server busy-polls its queues
 };
 
 struct Request {
@@ -50,6 +51,7 @@ struct Request {
     // subnqn the discovery NQN, RBLK_DISC_SUBNQN by default); connect-all
     // and monitor --connect-new also take its I/O options for the controllers
     // they connect.
+    std::string connect_path = "kernel";  // connect --path: kernel (rblk.ko) or bypass (a ublk server)
     bool persistent = false;  // connect-all: keep the discovery controller
     std::string config;       // connect-all without -a: discovery.conf
     bool connect_new = false; // monitor: connect what a discovery log change adds

@@ -10,6 +10,14 @@ int run(const Request& req, std::ostream& out)
     case Command::Completion: return run_completion(req, out);
     case Command::Read:
     case Command::Write: return run_bypass_io(req, out);
+    case Command::ConnectBypass: return run_connect_bypass(req, out);
+    case Command::UblkServer: return run_ublk_server(req);
+    case Command::List:
+    case Command::Show:
+    case Command::Disconnect:
+        if (const std::optional<int> rc = run_bypass_control(req, out))
+            return *rc;
+        break;
     default: break;
     }
     std::vector<rblk::ConnectOptions> sessions;
@@ -33,7 +41,9 @@ int run(const Request& req, std::ostream& out)
     case Command::Bench:
     case Command::Completion:
     case Command::Read:
-    case Command::Write: break;
+    case Command::Write:
+    case Command::ConnectBypass:
+    case Command::UblkServer: break;
     }
     return 0;
 }

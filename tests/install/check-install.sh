@@ -40,6 +40,7 @@ want=(
 	"$libdir/librblk.a" "$libdir/pkgconfig/rblk.pc"
 	usr/include/rblk/client.hpp usr/include/rblk/uapi/rblk.h
 	lib/udev/rules.d/60-rblk.rules lib/systemd/system/rblk-autoconnect.service
+	lib/systemd/system/rblk-ublk@.service
 	"$src/dkms.conf" "$src/Kbuild" "$src/main.c" "$src/uapi/rblk.h"
 )
 for k in "$@"; do
@@ -63,6 +64,8 @@ grep -qx "PACKAGE_VERSION=\"$version\"" "$dest/$src/dkms.conf" || fail "dkms.con
 unit=$dest/lib/systemd/system/rblk-autoconnect.service
 grep -qx 'ExecStart=/usr/bin/rblkctl apply' "$unit" || fail "the unit does not run /usr/bin/rblkctl apply"
 grep -qx 'ExecStop=/usr/bin/rblkctl disconnect --all' "$unit" || fail "the unit does not disconnect at stop"
+grep -qx 'ExecStart=/usr/bin/rblkctl ublk-server $RBLK_UBLK_ARGS' "$dest/lib/systemd/system/rblk-ublk@.service" ||
+	fail "the ublk server's unit does not run /usr/bin/rblkctl ublk-server"
 mkdir "$dest/unit"
 sed "s|/usr/bin/rblkctl|$dest/usr/bin/rblkctl|" "$unit" > "$dest/unit/rblk-autoconnect.service"
 out=$(systemd-analyze verify "$dest/unit/rblk-autoconnect.service" 2>&1) ||

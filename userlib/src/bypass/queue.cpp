@@ -362,6 +362,33 @@ std::size_t Queue::wait(std::span<QueueCompletion> out, std::chrono::millisecond
     }
 }
 
+int Queue::event_fd() const { return comp_ ? comp_->fd : -1; }
+
+bool Queue::arm_events()
+{
+    if (failed_ || !cq_ || !ready_.empty())
+        return false;
+    if (ibv_req_notify_cq(cq_.get(), 0) != 0) {
+        fail("arming the completion queue failed");
+        return false;
+    }
+    return true;
+}
+
+void Queue::take_events()
+{
+    if (!comp_)
+        return;
+    ibv_cq* cq = nullptr;
+    void* ctx = nullptr;
+    while (ibv_get_cq_event(comp_.get(), &cq, &ctx) == 0) {
+        if (++unacked_events_ >= 64) {
+            ibv_ack_cq_events(cq_.get(), unacked_events_);
+            unacked_events_ = 0;
+        }
+    }
+}
+
 QueueCompletion Queue::execute(const Command& cmd, std::chrono::milliseconds timeout)
 {
     const std::uint64_t me = next_exec_++;

@@ -91,6 +91,17 @@ public:
         return q_ ? q_->wait(out, timeout) : 0;
     }
 
+    // The completion channel for an event loop of the caller's (Queue's
+    // event_fd(), arm_events(), take_events()); the descriptor changes at
+    // each reconnect.
+    int event_fd() const { return q_ ? q_->event_fd() : -1; }
+    bool arm_events() { return q_ && q_->arm_events(); }
+    void take_events()
+    {
+        if (q_)
+            q_->take_events();
+    }
+
     // Controller's side: the transport queue of this I/O queue, replaced at
     // each (re)connect; the namespace as Identify says it now.
     void attach(std::unique_ptr<Queue> q) { q_ = std::move(q); }

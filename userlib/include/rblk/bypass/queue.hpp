@@ -82,6 +82,15 @@ public:
     // (up to `timeout`, and no longer than the next command deadline).
     std::size_t wait(std::span<QueueCompletion> out, std::chrono::milliseconds timeout);
 
+    // For a caller's own event loop (the ublk server's io_uring): the
+    // completion channel's descriptor (non-blocking; -1 before connect),
+    // arm_events() before sleeping on it (false: completions may be
+    // waiting already or the queue failed: poll() first), take_events()
+    // once it polled readable.
+    int event_fd() const;
+    bool arm_events();
+    void take_events();
+
     // Fails the queue: QP to error, every command in flight completed with
     // QueueDown at the next poll(). `why` is kept for failure().
     void fail(const std::string& why);

@@ -1,0 +1,180 @@
+#!/bin/bash
+# A real block device through ublk: `rblkctl connect --path bypass` starts a
+# detached server (rblkctl itself the NVMe-oF/RDMA initiator) that serves
+# the namespace as /dev/ublkb0 through the kernel's ublk driver. On 6.12:
+# the user's errors (ublk not loaded, no RDMA device, wrong NQN, no
+# listener) each one line and a non-zero exit; ext4 made, mounted, files
+# written, remounted, checksummed, e2fsck clean; fio's crc32c verify on the
+# raw device; data through ublk reads back identical through nvme-rdma and
+# the other way round; list --json and show; the target's port removed and
+# restored within fast_io_fail_tmo: the I/O held meanwhile completes;
+# disconnect stops the server (the device gone, the server exited, its
+# state file removed); a server SIGKILLed during I/O: the I/O fails in
+# bounded time, list says dead, disconnect deletes the leftover device.
+# On 6.1 (built without ublk): connect --path bypass refuses in one line.
+. "$RBLK_SRC_DIR/tests/vm/lib.sh"
+vm_require "$RBLKCTL"
+
+nqn=nqn.2024-01.io.rblk:ublk
+t=10.99.0.1
+run=/run/rblk/bypass
+
+# refused MESSAGE ARGS...: rblkctl ARGS fails with exactly that line, and
+# leaves no server or device behind.
+refused() {
+	local msg=$1 out rc=0
+	shift
+	out=$(timeout 120 "$RBLKCTL" "$@" 2>&1 > /dev/null) || rc=$?
+	vm_assert_ne 0 "$rc" "exit code of rblkctl $*"
+	vm_assert_eq "rblkctl: $msg" "$out" "rblkctl $*"
+	vm_assert_eq "" "$(ls "$run" 2> /dev/null | grep -v '\.log$')" "state files after a refused connect"
+	vm_assert_not_exists /dev/ublkb0
+	vm_log "refused as expected: $out"
+}
+
+case $(uname -r) in
+6.1.*)
+	refused "this kernel has no ublk driver (CONFIG_BLK_DEV_UBLK): the bypass server needs it" \
+		connect --path bypass -a "$t" -n "$nqn"
+	exit 0
+	;;
+esac
+
+start=$(vm_now_ms)
+refused "the ublk driver is not loaded (modprobe ublk_drv): the bypass server needs it" \
+	connect --path bypass -a "$t" -n "$nqn"
+vm_modprobe ublk_drv
+if [ -z "$(ls /sys/class/infiniband 2> /dev/null)" ]; then
+	refused "no RDMA device (load an RDMA driver and rdma_ucm, e.g. modprobe rdma_rxe rdma_ucm)" \
+		connect --path bypass -a "$t" -n "$nqn"
+fi
+vm_rdma_target "$nqn" 128 > /dev/null
+refused "Connect refused: subsystem NQN not found on the target" \
+	connect --path bypass -a "$t" -n nqn.2024-01.io.rblk:no-such-subsystem
+refused "connection rejected (no NVMe-oF listener at this address?)" \
+	connect --path bypass -a "$t" -s 4421 -n "$nqn"
+
+# bypass_json FIELD: a field of the first bypass controller of list --json.
+# Without bypass servers (and rblk.ko) list fails: then there is none.
+bypass_json() {
+	{ "$RBLKCTL" list --json 2> /dev/null || echo '{}'; } | python3 -c 'import json, sys
+b = json.load(sys.stdin).get("bypass", [])
+v = b[0] if b else {}
+for k in sys.argv[1].split("."):
+    v = v[int(k)] if isinstance(v, list) else v.get(k, "") if isinstance(v, dict) else ""
+print(v)' "$1"
+}
+bypass_state_is() { [ "$(bypass_json state)" = "$1" ]; }
+
+# --- connect: the server detached, the device ready ------------------------------
+conn=(connect --path bypass -a "$t" -n "$nqn" -k 5 -c 1 -F 20 -l 60)
+t0=$(vm_now_ms)
+out=$("$RBLKCTL" "${conn[@]}" 2>&1) || vm_fail "rblkctl ${conn[*]} failed: $out"
+vm_assert_eq $'bypass0\n/dev/ublkb0' "$out" "rblkctl connect --path bypass"
+vm_log "connect --path bypass: $(vm_ms_since "$t0") ms"
+vm_assert_exists /dev/ublkb0
+vm_assert_eq 134217728 "$(blockdev --getsize64 /dev/ublkb0)" "size of /dev/ublkb0"
+pid=$(bypass_json pid)
+[ -d "/proc/$pid" ] || vm_fail "the server (pid '$pid') is not running after connect"
+vm_assert_eq live "$(bypass_json state)" "state in list --json"
+vm_assert_eq /dev/ublkb0 "$(bypass_json namespaces.0.device)" "device in list --json"
+vm_assert_eq "$nqn" "$(bypass_json subnqn)" "subnqn in list --json"
+vm_assert_eq bypass "$(bypass_json path)" "path in list --json"
+vm_assert_match "^bypass0 +live +- +rdma +$t +4420 .*$nqn +/dev/ublkb0" "$("$RBLKCTL" list)" "rblkctl list"
+vm_assert_match '^state: +live$' "$("$RBLKCTL" show bypass0)" "rblkctl show bypass0"
+
+# --- a file system ------------------------------------------------------------
+mkfs.ext4 -q -F /dev/ublkb0 || vm_fail "mkfs.ext4 /dev/ublkb0 failed"
+mkdir -p /tmp/mnt
+mount /dev/ublkb0 /tmp/mnt || vm_fail "mount /dev/ublkb0 failed"
+for i in 1 2 3; do
+	head -c $((i << 20)) /dev/urandom > "/tmp/f$i"
+	cp "/tmp/f$i" "/tmp/mnt/f$i"
+done
+mkdir /tmp/mnt/dir && echo hello > /tmp/mnt/dir/small
+umount /tmp/mnt || vm_fail "umount failed"
+mount /dev/ublkb0 /tmp/mnt || vm_fail "remount failed"
+for i in 1 2 3; do
+	vm_assert_eq "$(sha256sum < "/tmp/f$i")" "$(sha256sum < "/tmp/mnt/f$i")" "f$i after the remount"
+done
+vm_assert_eq hello "$(cat /tmp/mnt/dir/small)" "dir/small after the remount"
+umount /tmp/mnt || vm_fail "umount failed"
+out=$(e2fsck -fn /dev/ublkb0 2>&1) || vm_fail "e2fsck -fn /dev/ublkb0: $out"
+vm_log "e2fsck: $(tail -1 <<< "$out")"
+
+# --- fio verify on the raw device (after the file system's blocks) ------------------
+vm_fio /tmp/fio.json --name=ublk --filename=/dev/ublkb0 --ioengine=io_uring --direct=1 \
+	--rw=randwrite --bs=4k --iodepth=16 --size=4M --offset=100M --verify=crc32c --verify_fatal=1
+vm_log "fio verify: $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print("%d writes, %d verify reads" % (j["write"]["total_ios"], j["read"]["total_ios"]))' /tmp/fio.json)"
+
+# --- the same namespace through nvme-rdma ---------------------------------------------
+head -c $((1 << 20)) /dev/urandom > /tmp/u1
+head -c $((1 << 20)) /dev/urandom > /tmp/k1
+vm_put /tmp/u1 /dev/ublkb0 $((110 << 20))
+ref=$(vm_nvme_ref_connect "$nqn")
+vm_assert_eq "$(sha256sum < /tmp/u1 | cut -d' ' -f1)" "$(vm_sum "$ref" $((110 << 20)) $((1 << 20)))" \
+	"ublk write, read by nvme-rdma"
+vm_put /tmp/k1 "$ref" $((112 << 20))
+vm_assert_eq "$(sha256sum < /tmp/k1 | cut -d' ' -f1)" "$(vm_sum /dev/ublkb0 $((112 << 20)) $((1 << 20)))" \
+	"nvme-rdma write, read by ublk"
+vm_nvme_ref_disconnect "$nqn"
+
+# --- the port removed and restored: the I/O held, then done ----------------------------
+head -c $((1 << 20)) /dev/urandom > /tmp/u2
+vm_nvmet_unlink 1 "$nqn"
+t0=$(vm_now_ms)
+timeout 60 dd if=/tmp/u2 of=/dev/ublkb0 bs=256k oflag=direct,seek_bytes seek=$((116 << 20)) \
+	conv=notrunc,fsync status=none &
+dd_pid=$!
+vm_wait_for 30 bypass_state_is reconnecting
+vm_log "reconnecting after $(vm_ms_since "$t0") ms: $(bypass_json reason)"
+vm_sleep 3
+[ -d "/proc/$dd_pid" ] || vm_fail "the write finished while the target was away"
+vm_nvmet_link 1 "$nqn"
+rc=0
+wait "$dd_pid" || rc=$?
+vm_assert_eq 0 "$rc" "the write held across the reconnect"
+vm_log "write done $(vm_ms_since "$t0") ms after the port went"
+vm_wait_for 30 bypass_state_is live
+vm_assert_eq "$(sha256sum < /tmp/u2 | cut -d' ' -f1)" "$(vm_sum /dev/ublkb0 $((116 << 20)) $((1 << 20)))" \
+	"the write held across the reconnect, read back"
+
+# --- disconnect: the device gone, the server exited --------------------------------------
+t0=$(vm_now_ms)
+out=$("$RBLKCTL" disconnect bypass0 2>&1) || vm_fail "rblkctl disconnect bypass0 failed: $out"
+vm_assert_eq bypass0 "$out" "rblkctl disconnect bypass0"
+vm_log "disconnect: $(vm_ms_since "$t0") ms"
+vm_assert_not_exists /dev/ublkb0
+vm_assert_not_exists "$run/bypass0.json"
+[ ! -d "/proc/$pid" ] || [ "$(awk '{print $3}' "/proc/$pid/stat")" = Z ] ||
+	vm_fail "the server (pid $pid) still runs after disconnect"
+vm_assert_eq "" "$(bypass_json name)" "list --json after disconnect"
+vm_assert_contains "$(cat "$run/bypass0.log")" "bypass0: stopped" "the server's log"
+
+# --- the server killed during I/O: the I/O fails, no hang; disconnect cleans up -----------
+out=$("$RBLKCTL" "${conn[@]}" 2>&1) || vm_fail "rblkctl ${conn[*]} (again) failed: $out"
+vm_assert_eq $'bypass0\n/dev/ublkb0' "$out" "rblkctl connect --path bypass (again)"
+pid=$(bypass_json pid)
+timeout 60 dd if=/dev/urandom of=/dev/ublkb0 bs=64k count=100000 oflag=direct status=none 2> /tmp/dd.err &
+dd_pid=$!
+vm_sleep 1
+t0=$(vm_now_ms)
+kill -KILL "$pid"
+rc=0
+wait "$dd_pid" || rc=$?
+ms=$(vm_ms_since "$t0")
+vm_assert_ne 0 "$rc" "dd's exit code after the server was killed"
+[ "$rc" -ne 124 ] || vm_fail "the I/O hung after the server was killed (timeout)"
+vm_log "I/O failed ${ms} ms after the kill: $(head -1 /tmp/dd.err)"
+rc=0
+timeout 30 dd if=/dev/ublkb0 of=/dev/null bs=4k count=1 iflag=direct status=none 2> /dev/null || rc=$?
+[ "$rc" -ne 124 ] || vm_fail "a read after the kill hung"
+vm_assert_ne 0 "$rc" "a read after the kill"
+vm_wait_for 10 bypass_state_is dead
+out=$("$RBLKCTL" disconnect bypass0 2>&1) || vm_fail "rblkctl disconnect bypass0 (dead) failed: $out"
+vm_assert_eq bypass0 "$out" "rblkctl disconnect of the dead server"
+vm_assert_not_exists /dev/ublkb0
+vm_assert_not_exists /dev/ublkc0
+vm_assert_eq "" "$(bypass_json name)" "list --json after the dead server's disconnect"
+vm_log "bypass_ublk: $(vm_ms_since "$start") ms"
+vm_dmesg_clean

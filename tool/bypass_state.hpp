@@ -1,0 +1,69 @@
+// The state of the bypass block servers (`rblkctl connect --path bypass`),
+// which `list`, `show` and `disconnect` read: one JSON file a server,
+// /run/rblk/bypass/<name>.json, written by the server itself (atomically:
+// a temporary file renamed) when it starts, at each change of its
+// controller's state, and removed when it exits cleanly. A server killed
+// leaves its file behind: the pid is then gone (or is another process: its
+// start time differs) and the entry reads as "dead", for `disconnect` to
+// clean up (the leftover ublk device deleted, the file removed).
+//
+// Files rather than a control socket: a dead server still has its entry,
+// `list` needs no server to answer, and an administrator can read them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rblkctl {
+
+inline constexpr const char* kBypassRunDir = "/run/rblk/bypass";
+
+struct BypassState {
+    std::string name;             // bypass0
+    int pid = 0;
+    std::uint64_t starttime = 0;  // /proc/<pid>/stat field 22, against pid reuse
+    std::string state;            // connecting, live, reconnecting, failfast, lost, stopping; "dead" when read
+    std::string reason;           // the last change's, for people
+    std::string transport = "rdma";
+    std::string traddr;
+    std::int64_t trsvcid = 4420;
+    std::string subnqn;
+    std::string hostnqn;
+    std::uint32_t nsid = 1;
+    std::int64_t ublk_id = -1;    // -1 until the device is added
+    std::uint64_t size_bytes = 0;
+    std::uint32_t lba_size = 0;
+    std::uint32_t nr_io_queues = 0;
+    std::uint32_t queue_size = 0;
+    std::string log;              // the detached server's log file, if any
+
+    std::string device() const { return ublk_id < 0 ? "" : "/dev/ublkb" + std::to_string(ublk_id); }
+};
+
+// The file's JSON, and back (nullopt when it is not a server's state: a
+// missing or mistyped field).
+nlohmann::json bypass_state_json(const BypassState& s);
+std::optional<BypassState> parse_bypass_state(const std::string& text);
+// What `list --json` shows of a server: the state's fields, with the
+// namespace as the kernel controllers' "namespaces" entries are.
+nlohmann::json bypass_list_json(const BypassState& s);
+// `list`'s table rows of a server, in format_list()'s columns.
+std::vector<std::string> bypass_list_row(const BypassState& s);
+
+// Whether `pid` is the process that started at `starttime` and has not exited.
+bool bypass_process_alive(int pid, std::uint64_t starttime);
+std::uint64_t process_starttime(int pid);  // 0 when unknown
+
+// Every server's state in `dir`, by name; a server gone reads "dead".
+std::vector<BypassState> load_bypass_states(const std::string& dir = kBypassRunDir);
+// Writes `s` as dir/<name>.json atomically (throws std::runtime_error).
+void save_bypass_state(const BypassState& s, const std::string& dir = kBypassRunDir);
+// Claims the lowest free name bypassN by creating its file (O_EXCL), filled from `s`.
+std::string reserve_bypass_name(BypassState& s, const std::string& dir = kBypassRunDir);
+void remove_bypass_state(const std::string& name, const std::string& dir = kBypassRunDir);
+
+}  // namespace rblkctl

@@ -1,0 +1,166 @@
+// The kernel's ublk driver seen from a userspace block server: the
+// control device (/dev/ublk-control: add, configure, start, stop and delete
+// a device /dev/ublkbN, over io_uring URING_CMD on a ring of 128-byte
+// SQEs), one queue of a device (its /dev/ublkcN descriptor area and the
+// FETCH_REQ / COMMIT_AND_FETCH_REQ commands of each tag), and the pure
+// translation of a ublk request (sectors of 512 bytes) into the bypass
+// initiator's IoRequest (blocks of the namespace's LBA size), which the
+// host unit tests cover.
+//
+// liburing 2.3 knows IORING_OP_URING_CMD and sqe->cmd_op but has no ublk
+// helpers: the command area of the SQE is filled here by hand, as ublksrv
+// does. The host's <linux/ublk_cmd.h> is Linux 6.1's: the structures are
+// the same on 6.12; what 6.1's lacks (the ioctl-encoded opcodes,
+// UBLK_F_CMD_IOCTL_ENCODE, GET_FEATURES) is defined below from 6.12's uapi.
+//
+// Opcodes: ioctl-encoded ones ('u', _IOWR) when the driver's GET_FEATURES
+// reports UBLK_F_CMD_IOCTL_ENCODE, the legacy plain numbers otherwise, as
+// ublksrv chooses: a kernel built without CONFIG_BLKDEV_UBLK_LEGACY_OPCODES
+// takes only the encoded ones, a kernel older than GET_FEATURES (6.1's
+// ublk) only the legacy ones.
+//
+// No UBLK_F_USER_COPY and no zero copy: the driver copies each request's
+// data to or from the buffer given with FETCH_REQ, which the server takes
+// from the I/O queue's registered pool, so the RDMA side moves it with no
+// further copy. Without UBLK_F_USER_RECOVERY a server that dies has its
+// queues aborted by the driver: I/O on the device then fails (EIO) until
+// someone deletes it.
+#pragma once
+
+#include "rblk/bypass/io_queue.hpp"
+
+#include <rblk/unique_fd.hpp>
+
+#include <linux/ublk_cmd.h>
+#include <liburing.h>
+#include <sys/ioctl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <variant>
+
+// Linux 6.12's uapi additions the 6.1 header lacks (include/uapi/linux/ublk_cmd.h).
+#ifndef UBLK_F_CMD_IOCTL_ENCODE
+#define UBLK_F_CMD_IOCTL_ENCODE (1UL << 6)
+#endif
+#ifndef UBLK_U_CMD_GET_FEATURES
+#define UBLK_U_CMD_GET_FEATURES _IOR('u', 0x13, struct ublksrv_ctrl_cmd)
+#endif
+
+namespace rblk::bypass {
+
+// The opcode of ublk control or I/O command `nr` (UBLK_CMD_*, UBLK_IO_*),
+// ioctl-encoded or legacy (the header comment).
+std::uint32_t ublk_ctrl_op(std::uint32_t nr, bool ioctl_encode);
+std::uint32_t ublk_io_op(std::uint32_t nr, bool ioctl_encode);
+
+// A ublk request translated: the IoRequest to submit, or the errno (as a
+// negative number) to complete it with at once.
+using UblkTranslation = std::variant<IoRequest, int>;
+
+// What the device may be asked, from the controller's ONCS.
+struct UblkCaps {
+    bool discard = false;       // Dataset Management (deallocate)
+    bool write_zeroes = false;  // Write Zeroes
+};
+UblkCaps ublk_caps(const ControllerInfo& c);
+
+// The request of `iod` on the namespace `ns`: sectors become blocks (a
+// range that is not whole blocks, or beyond the namespace, is -EINVAL),
+// read and write carry `buf` (the tag's buffer, `buf_len` bytes), flush is
+// Flush, discard a Dataset Management deallocate of one range written into
+// `buf`, write zeroes Write Zeroes (deallocating unless NOUNMAP). Anything
+// else, and what `caps` says the controller lacks, is -EOPNOTSUPP.
+UblkTranslation ublk_translate(const ublksrv_io_desc& iod, const NamespaceInfo& ns, const UblkCaps& caps,
+                               std::byte* buf, std::size_t buf_len, std::uint64_t user_data);
+
+// SET_PARAMS of a device serving `ns`: its size and block size, at most
+// `max_io_bytes` per request, a volatile cache when the controller has
+// one (so the block layer sends flushes), discard and write zeroes as
+// `caps` says.
+ublk_params ublk_device_params(const NamespaceInfo& ns, bool volatile_cache, const UblkCaps& caps,
+                               std::uint32_t max_io_bytes);
+
+// Whether this kernel can serve ublk at all, and if not the one line that
+// says why: no /dev/ublk-control, and a ublk_drv module to load or none.
+// `modules_dir` is /lib/modules/<release> (tests pass their own).
+std::string ublk_missing_reason(const std::string& control_path, const std::string& modules_dir);
+
+// An io_uring owned: set up in the constructor (throws Error), torn down once.
+class Ring {
+public:
+    Ring(unsigned entries, unsigned flags, const char* what);
+    Ring(const Ring&) = delete;
+    Ring& operator=(const Ring&) = delete;
+    ~Ring() { io_uring_queue_exit(&ring_); }
+    io_uring* get() { return &ring_; }
+
+private:
+    io_uring ring_{};
+};
+
+// /dev/ublk-control. Each call is one control command, synchronous; the
+// int results are 0 or a negative errno.
+class UblkControl {
+public:
+    // Throws Error with ublk_missing_reason()'s line when there is no ublk.
+    explicit UblkControl(const std::string& path = "/dev/ublk-control");
+
+    bool ioctl_encode() const { return encode_; }
+    std::uint64_t features() const { return features_; }
+    // dev_info.dev_id: the id wanted, or UINT32_MAX for any; filled by the
+    // driver on success.
+    int add_dev(ublksrv_ctrl_dev_info& info);
+    int set_params(std::uint32_t dev_id, const ublk_params& p);
+    // Returns once the disk is added: every queue must have fetched first.
+    int start_dev(std::uint32_t dev_id, int server_pid);
+    int stop_dev(std::uint32_t dev_id);
+    int del_dev(std::uint32_t dev_id);
+    int get_dev_info(std::uint32_t dev_id, ublksrv_ctrl_dev_info& info);
+
+private:
+    int command(std::uint32_t nr, std::uint32_t dev_id, void* buf, std::uint16_t len,
+                std::uint64_t data0);
+
+    UniqueFd fd_;
+    Ring ring_;
+    bool encode_ = false;
+    std::uint64_t features_ = 0;
+};
+
+// One queue of a started-to-be device: its slice of the descriptor area
+// of /dev/ublkcN (read-only, mmapped) and its own ring for the I/O commands,
+// driven by one thread (the driver completes a queue's requests in the task
+// that fetched them).
+class UblkQueue {
+public:
+    // `char_fd`: /dev/ublkc<dev_id>, shared by the queues. `extra` ring
+    // entries beyond one per tag for the caller's own SQEs (polls). Throws Error.
+    UblkQueue(int char_fd, std::uint16_t qid, std::uint16_t depth, bool ioctl_encode, unsigned extra);
+    UblkQueue(const UblkQueue&) = delete;
+    UblkQueue& operator=(const UblkQueue&) = delete;
+    ~UblkQueue();
+
+    std::uint16_t depth() const { return depth_; }
+    io_uring* ring() { return ring_.get(); }
+    const ublksrv_io_desc& iod(std::uint16_t tag) const { return iods_[tag]; }
+    // Queue FETCH_REQ (first) or COMMIT_AND_FETCH_REQ (with the result of
+    // the tag's last request) on the ring, its user_data the tag; the caller
+    // submits. False when the SQ is full.
+    bool fetch(std::uint16_t tag, void* buf);
+    bool commit(std::uint16_t tag, int result, void* buf);
+
+private:
+    bool io_cmd(std::uint32_t nr, std::uint16_t tag, int result, void* buf);
+
+    int fd_;
+    std::uint16_t qid_;
+    std::uint16_t depth_;
+    bool encode_;
+    Ring ring_;
+    const ublksrv_io_desc* iods_ = nullptr;
+    std::size_t map_len_ = 0;
+};
+
+}  // namespace rblk::bypass

@@ -1,0 +1,111 @@
+// A namespace of a bypass controller served as a Linux block device,
+// /dev/ublkbN, through the kernel's ublk driver: one ublk queue per I/O
+// queue of the controller, each driven by a thread of its own that waits
+// on one io_uring for both the driver's requests (URING_CMD) and its RDMA
+// completion channel (IORING_OP_POLL_ADD), so an idle server sleeps.
+//
+// Data: each tag's buffer is a chunk of its I/O queue's registered pool;
+// the driver copies the request's data to or from it and the RDMA side
+// moves it with no further copy. The device's depth is what both the I/O
+// queue and its pool hold; its largest request a pool chunk.
+//
+// Recovery, as the module's and the synchronous layer's: a queue that
+// fails (or the keep-alive) makes the server's main thread ask every queue
+// thread to stop using its IoQueue: each fails its transport queue (its
+// commands come back with QueueDown), holds those requests and every new
+// one, and parks. With all parked, the main thread runs
+// Controller::recover() (the controller's contract: no I/O thread inside
+// an IoQueue meanwhile), one recovery at a time. Reconnected: the held
+// requests are sent again. fast_io_fail_tmo passed: they and every new
+// request fail with EIO while the main thread keeps reconnecting every
+// reconnect_delay. ctrl_loss_tmo passed: the I/O fails, the device is
+// stopped and deleted, and run() returns that the controller was lost.
+#pragma once
+
+#include "rblk/bypass/controller.hpp"
+#include "rblk/bypass/ublk.hpp"
+
+#include <rblk/unique_fd.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace rblk::bypass {
+
+class UblkServer {
+public:
+    enum class Phase : int { Live, Recovering, FailFast, Lost, Stopping };
+    static const char* phase_name(Phase p);
+
+    struct Options {
+        bool busy_poll = false;  // spin on the rings and completion queues instead of sleeping
+        // The controller's reconnect_delay: how often the main thread
+        // tries again once fast_io_fail_tmo has passed.
+        std::chrono::seconds reconnect_delay{RBLK_DEFAULT_RECONNECT_DELAY};
+    };
+
+    // Adds the device (ADD_DEV, SET_PARAMS) for `ctrl`'s namespace. Throws Error.
+    UblkServer(Controller& ctrl, UblkControl& control, const Options& opts);
+    UblkServer(const UblkServer&) = delete;
+    UblkServer& operator=(const UblkServer&) = delete;
+    // Stops and deletes the device if it is still there.
+    ~UblkServer();
+
+    std::uint32_t dev_id() const { return dev_id_; }
+    std::string device() const { return "/dev/ublkb" + std::to_string(dev_id_); }
+    std::uint16_t depth() const { return depth_; }
+    std::uint32_t max_io_bytes() const { return max_io_; }
+
+    // Starts the queue threads, then the device (START_DEV: the disk
+    // appears). Throws Error.
+    void start();
+    // Serves until `stop_fd` (a signalfd or eventfd) is readable, or the
+    // controller is lost; `on_phase` is told each change. Then stops and
+    // deletes the device. Returns false when the controller was lost.
+    bool run(int stop_fd, const std::function<void(Phase, const std::string&)>& on_phase);
+
+private:
+    struct QueueState;
+    void configure();  // SET_PARAMS, /dev/ublkcN, the tags' buffers
+    void queue_loop(std::size_t index);
+    void request_recovery();
+    void set_phase(Phase p);
+    void kick_all();
+    void stop_device();
+
+    Controller& ctrl_;
+    UblkControl& control_;
+    Options opts_;
+    std::uint32_t dev_id_ = UINT32_MAX;
+    bool added_ = false;
+    bool started_ = false;
+    std::uint16_t depth_ = 0;
+    std::uint32_t max_io_ = 0;
+    UblkCaps caps_;
+    UniqueFd char_fd_;
+    UniqueFd notify_;  // queue threads -> main thread (eventfd)
+
+    std::vector<std::unique_ptr<QueueState>> queues_;
+    std::vector<std::jthread> threads_;
+
+    std::atomic<Phase> phase_{Phase::Live};
+    std::atomic<unsigned> generation_{0};  // bumped when a recovery ends
+    std::atomic<bool> want_recovery_{false};
+    std::atomic<bool> quit_{false};
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::size_t fetched_ = 0;  // queues whose tags all fetched (under mu_)
+    std::atomic<std::size_t> parked_{0};
+    std::string setup_error_;  // a queue thread's failure to set up (under mu_)
+};
+
+}  // namespace rblk::bypass

@@ -1,0 +1,442 @@
+// The ublk block server over a bypass controller; see ublk_server.hpp.
+#include "rblk/bypass/ublk_server.hpp"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <fcntl.h>
+#include <cstdio>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace rblk::bypass {
+
+namespace {
+
+// The io_uring user_data of what a queue's ring carries besides the tags.
+constexpr std::uint64_t kTagSpace = 1ull << 32;
+constexpr std::uint64_t kCompPoll = kTagSpace + 1;  // the RDMA completion channel readable
+constexpr std::uint64_t kKickPoll = kTagSpace + 2;  // the thread's eventfd readable
+constexpr std::uint64_t kPollRemove = kTagSpace + 3;
+
+void add_poll(io_uring* ring, int fd, std::uint64_t user_data)
+{
+    if (io_uring_sqe* sqe = io_uring_get_sqe(ring)) {
+        io_uring_prep_poll_add(sqe, fd, POLLIN);
+        io_uring_sqe_set_data64(sqe, user_data);
+    }
+}
+
+void remove_poll(io_uring* ring, std::uint64_t user_data)
+{
+    if (io_uring_sqe* sqe = io_uring_get_sqe(ring)) {
+        io_uring_prep_poll_remove(sqe, user_data);
+        io_uring_sqe_set_data64(sqe, kPollRemove);
+    }
+}
+
+void kick(int efd)
+{
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t n = ::write(efd, &one, sizeof(one));
+}
+
+void drain(int efd)
+{
+    std::uint64_t v;
+    [[maybe_unused]] const ssize_t n = ::read(efd, &v, sizeof(v));
+}
+
+UniqueFd make_eventfd()
+{
+    UniqueFd fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    if (!fd)
+        throw Error(std::string("cannot create an eventfd: ") + std::strerror(errno));
+    return fd;
+}
+
+std::string errno_text(int negative) { return std::strerror(-negative); }
+
+}  // namespace
+
+// One queue: its ublk side, the tags' buffers and the requests held.
+struct UblkServer::QueueState {
+    std::unique_ptr<UblkQueue> uq;
+    std::vector<std::byte*> bufs;  // per tag, from the IoQueue's pool
+    std::deque<std::uint16_t> held;
+    UniqueFd kick;                  // main thread -> this thread
+};
+
+const char* UblkServer::phase_name(Phase p)
+{
+    switch (p) {
+    case Phase::Live: return "live";
+    case Phase::Recovering: return "reconnecting";
+    case Phase::FailFast: return "failfast";
+    case Phase::Lost: return "lost";
+    case Phase::Stopping: return "stopping";
+    }
+    return "?";
+}
+
+UblkServer::UblkServer(Controller& ctrl, UblkControl& control, const Options& opts)
+    : ctrl_(ctrl), control_(control), opts_(opts), caps_(ublk_caps(ctrl.info())), notify_(make_eventfd())
+{
+    const std::size_t nq = ctrl_.nr_io_queues();
+    std::size_t depth = UBLK_MAX_QUEUE_DEPTH;
+    std::size_t max_io = kMaxTransferCap;
+    for (std::size_t i = 0; i < nq; ++i) {
+        IoQueue& q = ctrl_.io_queue(i);
+        depth = std::min<std::size_t>({depth, q.depth(), q.buffers_free()});
+        max_io = std::min<std::size_t>({max_io, q.buffer_size(), q.max_transfer()});
+    }
+    const auto pg = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    max_io = max_io / pg * pg;
+    if (depth == 0 || max_io < ctrl_.ns().lba_size() || max_io == 0)
+        throw Error("the I/O queues are too small for a ublk device (depth " + std::to_string(depth) +
+                    ", " + std::to_string(max_io) + " bytes per request)");
+    depth_ = static_cast<std::uint16_t>(depth);
+    max_io_ = static_cast<std::uint32_t>(max_io);
+
+    ublksrv_ctrl_dev_info info{};
+    info.nr_hw_queues = static_cast<std::uint16_t>(nq);
+    info.queue_depth = depth_;
+    info.max_io_buf_bytes = max_io_;
+    info.dev_id = UINT32_MAX;
+    info.ublksrv_pid = ::getpid();
+    if (const int r = control_.add_dev(info); r < 0)
+        throw Error("cannot add a ublk device: " + errno_text(r));
+    dev_id_ = info.dev_id;
+    added_ = true;
+    // A destructor does not run for a constructor that throws: the device goes here.
+    try {
+        configure();
+    } catch (...) {
+        char_fd_.reset();
+        (void)control_.del_dev(dev_id_);
+        throw;
+    }
+}
+
+void UblkServer::configure()
+{
+    const std::size_t nq = ctrl_.nr_io_queues();
+    const ublk_params p = ublk_device_params(ctrl_.ns(), (ctrl_.info().vwc & 1) != 0, caps_, max_io_);
+    if (const int r = control_.set_params(dev_id_, p); r < 0)
+        throw Error("cannot set the parameters of ublk device " + std::to_string(dev_id_) + ": " +
+                    errno_text(r));
+    const std::string cdev = "/dev/ublkc" + std::to_string(dev_id_);
+    char_fd_ = UniqueFd(::open(cdev.c_str(), O_RDWR | O_CLOEXEC));
+    if (!char_fd_)
+        throw Error("cannot open " + cdev + ": " + std::strerror(errno));
+    for (std::size_t i = 0; i < nq; ++i) {
+        auto s = std::make_unique<QueueState>();
+        s->kick = make_eventfd();
+        IoQueue& q = ctrl_.io_queue(i);
+        for (std::uint16_t t = 0; t < depth_; ++t)
+            s->bufs.push_back(q.alloc_buffer());
+        queues_.push_back(std::move(s));
+    }
+}
+
+UblkServer::~UblkServer()
+{
+    if (!threads_.empty())
+        stop_device();
+    for (auto& q : queues_)
+        q->uq.reset();
+    char_fd_.reset();
+    if (added_)
+        (void)control_.del_dev(dev_id_);
+    for (std::size_t i = 0; i < queues_.size(); ++i)
+        for (std::byte* b : queues_[i]->bufs)
+            ctrl_.io_queue(i).free_buffer(b);
+}
+
+void UblkServer::start()
+{
+    for (std::size_t i = 0; i < queues_.size(); ++i)
+        threads_.emplace_back([this, i] { queue_loop(i); });
+    {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [this] { return fetched_ == queues_.size() || !setup_error_.empty(); });
+        if (!setup_error_.empty())
+            throw Error(setup_error_);
+    }
+    if (const int r = control_.start_dev(dev_id_, ::getpid()); r < 0)
+        throw Error("cannot start ublk device " + std::to_string(dev_id_) + ": " + errno_text(r));
+    started_ = true;
+}
+
+void UblkServer::set_phase(Phase p)
+{
+    phase_.store(p);
+    kick_all();
+}
+
+void UblkServer::kick_all()
+{
+    for (auto& q : queues_)
+        kick(q->kick.get());
+}
+
+void UblkServer::request_recovery()
+{
+    if (!want_recovery_.exchange(true))
+        kick(notify_.get());
+}
+
+void UblkServer::stop_device()
+{
+    // Whatever is held fails now: the driver's stop waits for the I/O.
+    const Phase p = phase_.load();
+    if (p != Phase::Live)
+        set_phase(Phase::Stopping);
+    if (started_)
+        (void)control_.stop_dev(dev_id_);
+    quit_.store(true);
+    kick_all();
+    threads_.clear();  // joins
+    started_ = false;
+    // Their descriptor mappings and rings hold /dev/ublkcN open, and
+    // DEL_DEV waits until nothing does.
+    for (auto& q : queues_)
+        q->uq.reset();
+}
+
+bool UblkServer::run(int stop_fd, const std::function<void(Phase, const std::string&)>& on_phase)
+{
+    const auto delay = std::chrono::milliseconds(std::max<std::int64_t>(opts_.reconnect_delay.count(), 1) * 1000);
+    bool lost = false;
+    std::string why;
+    while (!lost) {
+        const Phase ph = phase_.load();
+        // Live: a tick a second for the keep-alive's verdict; failing
+        // fast: the next reconnect attempt.
+        int timeout = ph == Phase::FailFast ? static_cast<int>(delay.count()) : 1000;
+        if (ph == Phase::Recovering)
+            timeout = 200;
+        pollfd fds[2] = {{stop_fd, POLLIN, 0}, {notify_.get(), POLLIN, 0}};
+        const int n = ::poll(fds, 2, timeout);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n > 0 && (fds[0].revents & POLLIN))
+            break;
+        if (n > 0 && (fds[1].revents & POLLIN))
+            drain(notify_.get());
+        if (ph == Phase::Live && (want_recovery_.load() || ctrl_.failed())) {
+            why = ctrl_.failed() ? ctrl_.failure() : "an I/O queue failed";
+            parked_.store(0);
+            set_phase(Phase::Recovering);
+            on_phase(Phase::Recovering, why);
+            continue;
+        }
+        if (ph == Phase::Recovering && parked_.load() < queues_.size())
+            continue;
+        if (ph == Phase::Recovering || ph == Phase::FailFast) {
+            // Every queue thread is out of its IoQueue (parked, or failing
+            // its requests without touching it).
+            bool live = false;
+            try {
+                live = ctrl_.recover();
+            } catch (const Error& e) {
+                why = e.what();
+                lost = true;
+                break;
+            }
+            if (live) {
+                want_recovery_.store(false);
+                generation_.fetch_add(1);
+                set_phase(Phase::Live);
+                on_phase(Phase::Live, "reconnected");
+            } else if (ph == Phase::Recovering) {
+                generation_.fetch_add(1);
+                set_phase(Phase::FailFast);
+                on_phase(Phase::FailFast, "fast_io_fail_tmo passed: I/O fails while reconnecting");
+            }
+        }
+    }
+    if (lost) {
+        set_phase(Phase::Lost);
+        on_phase(Phase::Lost, why);
+    } else {
+        on_phase(Phase::Stopping, "stopping");
+    }
+    stop_device();
+    char_fd_.reset();
+    if (added_ && control_.del_dev(dev_id_) == 0)
+        added_ = false;
+    return !lost;
+}
+
+void UblkServer::queue_loop(std::size_t index)
+{
+    QueueState& s = *queues_[index];
+    IoQueue* q = &ctrl_.io_queue(index);
+    try {
+        // Room for a commit per tag, the two polls and a poll removal.
+        s.uq = std::make_unique<UblkQueue>(char_fd_.get(), static_cast<std::uint16_t>(index), depth_,
+                                           control_.ioctl_encode(), 8);
+    } catch (const Error& e) {
+        std::lock_guard lock(mu_);
+        setup_error_ = e.what();
+        cv_.notify_all();
+        return;
+    }
+    UblkQueue& uq = *s.uq;
+    io_uring* ring = uq.ring();
+    for (std::uint16_t t = 0; t < depth_; ++t)
+        uq.fetch(t, s.bufs[t]);
+    add_poll(ring, s.kick.get(), kKickPoll);
+    if (const int r = io_uring_submit(ring); r < 0) {
+        std::lock_guard lock(mu_);
+        setup_error_ = "cannot fetch the requests of ublk queue " + std::to_string(index) + ": " + errno_text(r);
+        cv_.notify_all();
+        return;
+    }
+    {
+        std::lock_guard lock(mu_);
+        ++fetched_;
+        cv_.notify_all();
+    }
+
+    std::vector<IoCompletion> comps(q->depth());
+    std::size_t done = 0;          // tags the driver aborted (the device stops)
+    bool comp_armed = false;        // a POLL_ADD on the completion channel is pending
+    bool parked = false;
+    unsigned generation = generation_.load();
+    const auto& ns = ctrl_.ns();
+
+    const auto result_of = [&](std::uint16_t tag) {
+        const std::uint32_t op = uq.iod(tag).op_flags & 0xff;
+        return op == UBLK_IO_OP_READ || op == UBLK_IO_OP_WRITE
+                   ? static_cast<int>(uq.iod(tag).nr_sectors << 9)
+                   : 0;
+    };
+    const auto complete = [&](std::uint16_t tag, int res) { uq.commit(tag, res, s.bufs[tag]); };
+    // Sends the request of `tag`; false when it must be held.
+    const auto send = [&](std::uint16_t tag) {
+        const UblkTranslation tr = ublk_translate(uq.iod(tag), ns, caps_, s.bufs[tag], max_io_, tag);
+        if (const int* err = std::get_if<int>(&tr)) {
+            complete(tag, *err);
+            return true;
+        }
+        const IoStatus st = q->submit(std::get<IoRequest>(tr));
+        if (st.ok())
+            return true;
+        if (st.kind == IoStatus::Kind::Busy)
+            return false;
+        if (st.retryable()) {
+            request_recovery();
+            return false;
+        }
+        complete(tag, -EIO);
+        return true;
+    };
+    const auto reap = [&] {
+        std::size_t total = 0;
+        for (std::size_t n; (n = q->poll(comps)) > 0; total += n) {
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto tag = static_cast<std::uint16_t>(comps[i].user_data);
+                const IoStatus& st = comps[i].status;
+                if (st.ok())
+                    complete(tag, result_of(tag));
+                else if (st.retryable()) {
+                    s.held.push_back(tag);
+                    request_recovery();
+                } else {
+                    complete(tag, -EIO);
+                }
+            }
+        }
+        return total;
+    };
+
+    // Until the driver aborted every tag, or the device's stop returned
+    // (no request can come any more).
+    while (done < depth_ && !quit_.load()) {
+        const Phase ph = phase_.load();
+        if (const unsigned g = generation_.load(); g != generation) {
+            generation = g;
+            parked = false;
+            q = &ctrl_.io_queue(index);
+        }
+        const bool touch = ph == Phase::Live || (ph == Phase::Recovering && !parked);
+        if (touch)
+            reap();
+        if (ph == Phase::Recovering && !parked) {
+            if (Queue* t = q->transport(); t && !t->failed())
+                t->fail("the controller is being reconnected");
+            reap();
+            if (q->in_flight() == 0) {
+                if (comp_armed)
+                    remove_poll(ring, kCompPoll);
+                parked = true;
+                parked_.fetch_add(1);
+                kick(notify_.get());
+            }
+        }
+        if (ph == Phase::Live) {
+            while (!s.held.empty() && send(s.held.front()))
+                s.held.pop_front();
+        } else if (ph == Phase::FailFast || ph == Phase::Lost || ph == Phase::Stopping) {
+            for (const std::uint16_t tag : s.held)
+                complete(tag, -EIO);
+            s.held.clear();
+        }
+        if (ph == Phase::Live && q->in_flight() > 0 && !comp_armed && !opts_.busy_poll) {
+            if (!q->arm_events() || reap() > 0)
+                continue;  // completions waiting: handle them first
+            add_poll(ring, q->event_fd(), kCompPoll);
+            comp_armed = true;
+        }
+        io_uring_cqe* cqe = nullptr;
+        const bool spin = opts_.busy_poll && ph == Phase::Live && q->in_flight() > 0;
+        __kernel_timespec ts{spin ? 0 : 1, 0};
+        const int r = io_uring_submit_and_wait_timeout(ring, &cqe, spin ? 0 : 1, &ts, nullptr);
+        if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
+            std::fprintf(stderr, "ublk queue %zu: io_uring: %s\n", index, std::strerror(-r));
+            break;
+        }
+        unsigned head;
+        unsigned seen = 0;
+        std::vector<std::uint16_t> fresh;
+        io_uring_for_each_cqe(ring, head, cqe)
+        {
+            ++seen;
+            const std::uint64_t ud = io_uring_cqe_get_data64(cqe);
+            if (ud < kTagSpace) {
+                const auto tag = static_cast<std::uint16_t>(ud);
+                if (cqe->res == UBLK_IO_RES_OK)
+                    fresh.push_back(tag);
+                else
+                    ++done;  // UBLK_IO_RES_ABORT: the device is stopping
+            } else if (ud == kCompPoll) {
+                comp_armed = false;
+            } else if (ud == kKickPoll) {
+                drain(s.kick.get());
+                add_poll(ring, s.kick.get(), kKickPoll);
+            }
+        }
+        io_uring_cq_advance(ring, seen);
+        if (const Phase now = phase_.load();
+            !comp_armed && (now == Phase::Live || (now == Phase::Recovering && !parked)))
+            q->take_events();
+        for (const std::uint16_t tag : fresh) {
+            const Phase now = phase_.load();
+            if (now == Phase::Live) {
+                if (!send(tag))
+                    s.held.push_back(tag);
+            } else if (now == Phase::Recovering) {
+                s.held.push_back(tag);
+            } else {
+                complete(tag, -EIO);
+            }
+        }
+    }
+    io_uring_submit(ring);
+}
+
+}  // namespace rblk::bypass
