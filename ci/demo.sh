@@ -62,7 +62,7 @@ in_vm() {
 
 	step "fio io_uring: rblk vs the kernel's nvme-rdma, same target, alternating"
 	"$src/tests/bench/vs_nvme_rdma.sh" --nqn "$nqn" --rblk-slab "$before $after" \
-		--runtime "$runtime" --rounds "$rounds" --mode interrupt \
+		--runtime "$runtime" --rounds "$rounds" --mode interrupt --sides rblk,nvme-rdma \
 		--jobs 4k-randread-qd1,4k-randread-qd32,128k-seqread-qd8
 
 	step "rblkctl disconnect rblk0; rmmod rblk"

@@ -1,22 +1,25 @@
 #!/usr/bin/env python3
-"""The analysis of tests/bench/vs_nvme_rdma.sh: rblk against nvme-rdma.
+"""The analysis of tests/bench/vs_nvme_rdma.sh: rblk.ko against nvme-rdma,
+the kernel-bypass path (fio's librblk_fio.so engine) and its ublk disk.
 
     report.py summarize DIR    results.json, results.md and latency.png
                                into DIR; prints results.md
-    report.py rate DIR MODE    half the slower side's median IOPS of
+    report.py rate DIR MODE    half the slowest side's median IOPS of
                                4k-randread-qd32 in MODE (the fixed-rate
                                job's rate_iops)
 
-DIR is what the script leaves: meta.json (the run's settings), and per run
+DIR is what the script leaves: meta.json (the run's settings: its "sides",
+rblk and nvme-rdma when it names none), and per run
 raw/MODE/JOB/ROUND.SIDE.fio.json (fio --output-format=json+),
 ROUND.SIDE.cpu (the /proc/stat "cpu" line at the start and the end of the
 timed part, tests/bench/fio-window.sh) and, with --profile,
 ROUND.SIDE.perf.txt (perf report --sort comm,dso,sym -F
 overhead,sample,comm,dso,sym -t '|').
 
-Every figure of the table is a median over the rounds; a ratio is
-rblk/nvme-rdma of each round (the two sides of a round ran back to back),
-its median, min and max over the rounds.
+Every figure of the table is a median over the rounds; a ratio A/B is
+that of each round (the sides of a round ran back to back), its median,
+min and max over the rounds. Each side is compared with rblk.ko ("the
+kernel path") and with nvme-rdma, when those ran (PAIRS).
 
 Latency is fio's total latency (submission to completion,
 lat_percentiles=1). For a job that reads and writes, the two directions'
@@ -29,7 +32,14 @@ CPU per I/O is the busy time of all vCPUs (user + nice + system + irq +
 softirq of /proc/stat: everything but idle, iowait and steal) over the
 timed part of the run, divided by the I/Os fio completed in it:
 vCPU-microseconds per I/O, whatever ran (fio, both drivers, soft-RoCE,
-the target: they share the VM).
+the target: they share the VM). A busy-polling thread is busy time: it
+counts as one CPU at 100%. IOPS per CPU-second is its inverse (I/Os per
+second of busy vCPU time).
+
+Issue 11's targets for the bypass path (TARGETS): at QD32, at least 1.5x
+rblk.ko's IOPS per CPU-second; at QD1, a mean latency of at most 0.6x
+rblk.ko's. The report says whether this run met them; nothing fails on a
+figure.
 """
 import argparse
 import json
@@ -39,8 +49,22 @@ import re
 import statistics
 import sys
 
-SIDES = ("rblk", "nvme-rdma")
+# Every side the script knows, in the order of the tables.
+ALL_SIDES = ("rblk", "nvme-rdma", "bypass", "bypass-event", "ublk")
+DEFAULT_SIDES = ("rblk", "nvme-rdma")
+REFERENCES = ("rblk", "nvme-rdma")
+SIDE_LABELS = {
+    "rblk": "rblk.ko", "nvme-rdma": "nvme-rdma", "bypass": "bypass (poll)",
+    "bypass-event": "bypass (event)", "ublk": "ublk",
+}
 RATE_JOB = "4k-randread-qd32"
+# (side, reference, job, metric, "ge"|"le", bound, what)
+TARGETS = (
+    ("bypass", "rblk", "4k-randread-qd32", "iops_per_cpu_s", "ge", 1.5,
+     "4k randread QD32 IOPS per CPU-second >= 1.5x rblk.ko"),
+    ("bypass", "rblk", "4k-randread-qd1", "lat_mean_us", "le", 0.6,
+     "4k randread QD1 mean latency <= 0.6x rblk.ko"),
+)
 # (key, table label, format)
 METRICS = (
     ("iops", "IOPS", "%.0f"),
@@ -50,6 +74,7 @@ METRICS = (
     ("lat_p99_us", "lat p99 us", "%.0f"),
     ("lat_p999_us", "lat p99.9 us", "%.0f"),
     ("cpu_us_per_io", "CPU us/IO", "%.1f"),
+    ("iops_per_cpu_s", "IOPS/CPU-s", "%.0f"),
 )
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99)
 
@@ -57,6 +82,9 @@ PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99)
 CATEGORIES = (
     ("rblk", "rblk"),
     ("nvme_rdma", "nvme-rdma"),
+    ("bypass", "librblk bypass"),
+    ("verbs", "verbs user"),
+    ("ublk", "ublk"),
     ("rxe", "soft-RoCE"),
     ("net", "net stack"),
     ("nvmet", "nvmet"),
@@ -76,7 +104,13 @@ MODULES = {
     "veth": "net",
     "nvmet": "nvmet", "nvmet_rdma": "nvmet",
     "null_blk": "null_blk",
+    "ublk_drv": "ublk",
 }
+# User-space objects: rblk's bypass initiator (in the fio engine, or in
+# rblkctl serving ublk) and the verbs libraries with their providers.
+BYPASS_DSO = re.compile(r"^(librblk[^/]*\.so.*|rblkctl)$")
+VERBS_DSO = re.compile(r"^(libibverbs|librdmacm|librxe|libmlx[45]|libefa|libhns|libbnxt_re"
+                       r"|libsiw|libirdma)[-.]")
 IDLE_SYM = re.compile(r"^(default_idle|default_idle_call|native_safe_halt|pv_native_safe_halt"
                       r"|arch_cpu_idle|cpu_idle_poll|acpi_idle_do_entry|acpi_safe_halt"
                       r"|mwait_idle|intel_idle|poll_idle|do_idle|cpuidle_enter_state|halt)$")
@@ -194,6 +228,11 @@ def classify(comm, dso, sym, modsyms=None):
     if dso.startswith("[") and dso.endswith("]") and dso[1:-1] in MODULES:
         return MODULES[dso[1:-1]]
     if not kernel:
+        base = os.path.basename(dso)
+        if BYPASS_DSO.match(base):
+            return "bypass"
+        if VERBS_DSO.match(base):
+            return "verbs"
         return "fio" if comm == "fio" else "other_user"
     if IDLE_SYM.match(name):
         return "idle"
@@ -225,40 +264,57 @@ def run_metrics(base, clk_tck):
     m["cpu_busy_ticks"] = busy
     m["cpu_busy_pct"] = 100.0 * busy / total if total else None
     m["cpu_us_per_io"] = busy * 1e6 / clk_tck / m["ios"] if m["ios"] else None
+    m["iops_per_cpu_s"] = m["ios"] * clk_tck / busy if busy else None
     return m
 
 
 # --- a run of the script -----------------------------------------------------
 
-def rounds_of(jobdir):
-    """Round numbers that have both sides."""
+def pairs(sides):
+    """The ratios to take: every side against rblk.ko and against
+    nvme-rdma (rblk/nvme-rdma once), as "A/B"."""
+    out = []
+    for ref in REFERENCES:
+        if ref not in sides:
+            continue
+        for side in sides:
+            if side != ref and not (ref == "rblk" and side == "nvme-rdma"):
+                out.append((side, ref))
+    order = {s: i for i, s in enumerate(sides)}
+    out.sort(key=lambda p: (order[p[0]], REFERENCES.index(p[1])))
+    return ["%s/%s" % p for p in out]
+
+
+def rounds_of(jobdir, sides=DEFAULT_SIDES):
+    """Round numbers that have every side."""
     found = set()
     for f in os.listdir(jobdir):
         m = re.match(r"^(\d+)\.(.+)\.fio\.json$", f)
-        if m and m.group(2) in SIDES:
+        if m and m.group(2) in sides:
             found.add(int(m.group(1)))
     return sorted(r for r in found
                   if all(os.path.exists(os.path.join(jobdir, "%d.%s.fio.json" % (r, s)))
-                         for s in SIDES))
+                         for s in sides))
 
 
-def ratio_stats(rounds, key):
+def ratio_stats(rounds, key, pair="rblk/nvme-rdma"):
+    num, den = pair.split("/")
     per_round = []
     for r in rounds:
-        a, b = r["rblk"][key], r["nvme-rdma"][key]
+        a, b = r[num][key], r[den][key]
         per_round.append(a / b if a is not None and b else None)
     valid = [x for x in per_round if x is not None]
     return {"per_round": per_round, "median": median(valid),
             "min": min(valid) if valid else None, "max": max(valid) if valid else None}
 
 
-def summarize_job(jobdir, clk_tck, modsyms=None):
+def summarize_job(jobdir, clk_tck, modsyms=None, sides=DEFAULT_SIDES):
     rounds = []
-    profile = {s: {k: 0 for k, _ in CATEGORIES} for s in SIDES}
+    profile = {s: {k: 0 for k, _ in CATEGORIES} for s in sides}
     profiled = False
-    for r in rounds_of(jobdir):
+    for r in rounds_of(jobdir, sides):
         entry = {"round": r}
-        for side in SIDES:
+        for side in sides:
             base = os.path.join(jobdir, "%d.%s" % (r, side))
             entry[side] = run_metrics(base, clk_tck)
             if os.path.exists(base + ".perf.txt"):
@@ -270,17 +326,20 @@ def summarize_job(jobdir, clk_tck, modsyms=None):
     res = {
         "rounds": rounds,
         "median": {s: {k: median([r[s][k] for r in rounds if r[s][k] is not None])
-                       for k in keys} for s in SIDES},
-        "ratio": {k: ratio_stats(rounds, k) for k, _, _ in METRICS},
+                       for k in keys} for s in sides},
+        "ratios": {p: {k: ratio_stats(rounds, k, p) for k, _, _ in METRICS}
+                   for p in pairs(sides)},
     }
-    for s in SIDES:
+    if "rblk/nvme-rdma" in res["ratios"]:
+        res["ratio"] = res["ratios"]["rblk/nvme-rdma"]
+    for s in sides:
         res["median"][s]["lat_percentiles_us"] = {
             p: median([r[s]["lat_percentiles_us"][p] for r in rounds
                        if r[s]["lat_percentiles_us"][p] is not None])
             for p in (str(x) for x in PERCENTILES)}
     if profiled:
         res["profile"] = {}
-        for s in SIDES:
+        for s in sides:
             total = sum(profile[s].values())
             res["profile"][s] = {
                 "samples": profile[s],
@@ -290,31 +349,60 @@ def summarize_job(jobdir, clk_tck, modsyms=None):
     return res
 
 
+def targets(results):
+    """Per mode, issue 11's targets as this run measured them."""
+    out = {}
+    for mode, jobs in results["modes"].items():
+        rows = []
+        for side, ref, job, key, how, bound, what in TARGETS:
+            pair = "%s/%s" % (side, ref)
+            j = jobs.get(job)
+            if j is None or pair not in j["ratios"]:
+                continue
+            r = j["ratios"][pair][key]
+            v = r["median"]
+            met = None if v is None else (v >= bound if how == "ge" else v <= bound)
+            rows.append({"what": what, "pair": pair, "job": job, "metric": key, "bound": bound,
+                         "median": v, "min": r["min"], "max": r["max"], "met": met})
+        out[mode] = rows
+    return out
+
+
 def summarize(outdir):
     with open(os.path.join(outdir, "meta.json")) as f:
         meta = json.load(f)
     clk_tck = meta.get("clk_tck", 100)
+    sides = tuple(meta.get("sides") or DEFAULT_SIDES)
     modsyms = module_symbols(os.path.join(outdir, "module-symbols.txt"))
-    results = {"meta": meta, "modes": {}}
+    results = {"meta": meta, "sides": list(sides), "modes": {}}
     for mode in meta["modes"]:
         jobs = {}
         for job in meta["jobs"]:
             jobdir = os.path.join(outdir, "raw", mode, job["name"])
-            if not os.path.isdir(jobdir) or not rounds_of(jobdir):
+            if not os.path.isdir(jobdir) or not rounds_of(jobdir, sides):
                 continue
             jobs[job["name"]] = dict(title=job["title"],
-                                     **summarize_job(jobdir, clk_tck, modsyms))
+                                     **summarize_job(jobdir, clk_tck, modsyms, sides))
             rate = meta.get("rate_iops", {}).get(mode)
             if job.get("fixed_rate") and rate:
                 jobs[job["name"]]["title"] = "%s at %d IOPS" % (job["title"], rate)
         results["modes"][mode] = jobs
+    results["targets"] = targets(results)
     return results
+
+
+def sides_in(jobdir):
+    """The sides with runs in JOBDIR (meta.json comes at the end)."""
+    found = {m.group(1) for m in (re.match(r"^\d+\.(.+)\.fio\.json$", f)
+                                  for f in os.listdir(jobdir)) if m}
+    return tuple(s for s in ALL_SIDES if s in found)
 
 
 def rate_iops(outdir, mode):
     jobdir = os.path.join(outdir, "raw", mode, RATE_JOB)
-    res = summarize_job(jobdir, 100)
-    slower = min(res["median"][s]["iops"] for s in SIDES)
+    sides = sides_in(jobdir)
+    res = summarize_job(jobdir, 100, sides=sides)
+    slower = min(res["median"][s]["iops"] for s in sides)
     return max(1, int(slower / 2))
 
 
@@ -324,31 +412,59 @@ def fmt(f, v):
     return "-" if v is None else f % v
 
 
+def fmt_ratio(r):
+    if r["median"] is None:
+        return "-"
+    return "%.2f [%.2f-%.2f]" % (r["median"], r["min"], r["max"])
+
+
 def markdown(results):
     meta = results["meta"]
-    out = ["# rblk vs nvme-rdma", ""]
-    out.append("kernel %s; both drivers connected to the same nvmet-rdma target (null_blk "
-               "namespace) over soft-RoCE with %s I/O queues x %s; fio io_uring, direct; "
-               "%s rounds of %s s, sides alternating rblk, nvme-rdma / nvme-rdma, rblk."
+    sides = results.get("sides") or list(DEFAULT_SIDES)
+    names = [SIDE_LABELS.get(s, s) for s in sides]
+    out = ["# %s" % " vs ".join(names), ""]
+    out.append("kernel %s; every side connected to the same nvmet-rdma target (null_blk "
+               "namespace) over soft-RoCE; the kernel drivers with %s I/O queues x %s, fio "
+               "io_uring, direct; the bypass path through fio's librblk_fio.so engine "
+               "(thread=1, a controller with one I/O queue per fio thread); "
+               "%s rounds of %s s, sides in the order %s, reversed every other round."
                % (meta.get("kernel", "?"), meta.get("nr_io_queues", "?"),
-                  meta.get("queue_size", "?"), meta.get("rounds", "?"), meta.get("runtime_s", "?")))
+                  meta.get("queue_size", "?"), meta.get("rounds", "?"), meta.get("runtime_s", "?"),
+                  ", ".join(sides)))
     out.append("")
-    out.append("rblk, nvme-rdma: median over the rounds. rblk/nvme-rdma: median of the "
-               "per-round ratios, min and max over the rounds. Latency: fio's total latency "
-               "(submission to completion; reads and writes together for a mixed job). "
-               "CPU us/IO: busy time of all vCPUs (not idle, iowait, steal) during the timed "
-               "part, per completed I/O.")
+    out.append("Sides: median over the rounds. A/B: median of the per-round ratios "
+               "[min-max over the rounds]; rblk is rblk.ko, the kernel path. Latency: fio's "
+               "total latency (submission to completion; reads and writes together for a "
+               "mixed job). CPU us/IO: busy time of all vCPUs (not idle, iowait, steal) "
+               "during the timed part, per completed I/O; a busy-polling thread counts as "
+               "one CPU at 100%. IOPS/CPU-s: completed I/Os per second of that busy time.")
+    for note in meta.get("notes", []):
+        out += ["", "Note: %s." % note]
     for mode, jobs in results["modes"].items():
         out += ["", "## %s mode" % mode, ""]
-        out.append("| job | metric | rblk | nvme-rdma | rblk/nvme-rdma | min | max |")
-        out.append("|---|---|---:|---:|---:|---:|---:|")
+        if any(s.startswith("bypass") or s == "ublk" for s in sides):
+            out.append("(%s mode is that of the kernel drivers; bypass busy-polls and "
+                       "bypass (event) sleeps on its completion channel in both modes; ublk "
+                       "never polls.)" % mode)
+            out.append("")
+        prs = pairs(sides)
+        out.append("| job | metric | " + " | ".join(names) + " | " + " | ".join(prs) + " |")
+        out.append("|---|---|" + "---:|" * (len(sides) + len(prs)))
         for job in jobs.values():
             for key, label, f in METRICS:
-                ratio = job["ratio"][key]
-                out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-                    job["title"], label, fmt(f, job["median"]["rblk"][key]),
-                    fmt(f, job["median"]["nvme-rdma"][key]), fmt("%.2f", ratio["median"]),
-                    fmt("%.2f", ratio["min"]), fmt("%.2f", ratio["max"])))
+                out.append("| %s | %s | %s | %s |" % (
+                    job["title"], label,
+                    " | ".join(fmt(f, job["median"][s][key]) for s in sides),
+                    " | ".join(fmt_ratio(job["ratios"][p][key]) for p in prs)))
+        rows = results.get("targets", {}).get(mode, [])
+        if rows:
+            out += ["", "### issue 11's targets (%s mode)" % mode, ""]
+            out.append("| target | %s | this run | met |" % "ratio")
+            out.append("|---|---|---:|---|")
+            for t in rows:
+                met = "-" if t["met"] is None else ("yes" if t["met"] else "no")
+                out.append("| %s | %s | %s | %s |" % (
+                    t["what"], t["pair"], fmt_ratio(t), met))
         profiled = [j for j in jobs.values() if "profile" in j]
         if profiled:
             out += ["", "### where the CPU goes (%s mode, %% of perf samples, all rounds)" % mode,
@@ -356,7 +472,7 @@ def markdown(results):
             out.append("| job | side | samples | " + " | ".join(l for _, l in CATEGORIES) + " |")
             out.append("|---|---|---:|" + "---:|" * len(CATEGORIES))
             for job in profiled:
-                for s in SIDES:
+                for s in sides:
                     p = job["profile"][s]
                     out.append("| %s | %s | %d | %s |" % (
                         job["title"], s, sum(p["samples"].values()),
@@ -387,11 +503,12 @@ def plot(results, path):
             if job is None:
                 ax.set_visible(False)
                 continue
-            for side, style in zip(SIDES, ("o-", "s--")):
+            for side, style in zip(results.get("sides") or DEFAULT_SIDES,
+                                   ("o-", "s--", "^-.", "v:", "d-")):
                 pct = job["median"][side]["lat_percentiles_us"]
                 xs = [nines(p) for p in PERCENTILES if pct[str(p)] is not None]
                 ys = [pct[str(p)] for p in PERCENTILES if pct[str(p)] is not None]
-                ax.plot(xs, ys, style, label=side, markersize=3)
+                ax.plot(xs, ys, style, label=SIDE_LABELS.get(side, side), markersize=3)
             ax.set_xticks([nines(p) for p in ticks])
             ax.set_xticklabels(["p%g" % p for p in ticks])
             ax.set_yscale("log")
@@ -405,7 +522,7 @@ def plot(results, path):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description="rblk vs nvme-rdma: the analysis")
+    ap = argparse.ArgumentParser(description="rblk.ko vs nvme-rdma vs bypass: the analysis")
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("summarize")
     s.add_argument("dir")

@@ -63,7 +63,8 @@ PERF = """# To display the perf.data header info, please use --header/--header-o
 
 def make_dir(root, profile=False):
     """A run of the script: one mode, 4k-randread-qd32 over 3 rounds with
-    rblk/nvme-rdma IOPS ratios 0.5, 1 and 2, and the fixed-rate job."""
+    rblk/nvme-rdma IOPS ratios 0.5, 1 and 2, and the fixed-rate job (a
+    meta.json of before the bypass side: no "sides")."""
     meta = {"kernel": "test", "nr_io_queues": 2, "queue_size": 128, "runtime_s": 1,
             "rounds": 3, "clk_tck": 100, "modes": ["interrupt"],
             "rate_iops": {"interrupt": 100},
@@ -81,6 +82,43 @@ def make_dir(root, profile=False):
     for rnd in (1, 2, 3):
         write_run(jobdir, rnd, "rblk", 100, busy_ticks=20)
         write_run(jobdir, rnd, "nvme-rdma", 100, busy_ticks=40)
+
+
+BYPASS_PERF = """# Samples: 100  of event 'cpu-clock'
+# Overhead|     Samples|Command  |Shared Object        |Symbol
+ 30.00%  | 30         |fio      |librblk_fio.so       |[.] rblk::bypass::Queue::poll
+ 20.00%  | 20         |fio      |libibverbs.so.1.14.44.0 |[.] ibv_poll_cq
+ 20.00%  | 20         |fio      |librxe-rdmav34.so    |[.] rxe_poll_cq
+ 10.00%  | 10         |fio      |[rdma_rxe]           |[k] rxe_post_send
+ 10.00%  | 10         |fio      |fio                  |[.] td_io_queue
+ 10.00%  | 10         |swapper  |[kernel.kallsyms]    |[k] default_idle
+"""
+
+
+def make_three(root, profile=False, with_bypass_round3=True):
+    """Sides rblk, nvme-rdma and bypass, one mode, QD32 and QD1 over 3
+    rounds (round 3 without bypass unless WITH_BYPASS_ROUND3)."""
+    meta = {"kernel": "test", "nr_io_queues": 2, "queue_size": 128, "runtime_s": 1,
+            "rounds": 3, "clk_tck": 100, "modes": ["polled"],
+            "sides": ["rblk", "nvme-rdma", "bypass"],
+            "notes": ["ublk left out: kernel test has no ublk (ublk_drv)"],
+            "jobs": [{"name": "4k-randread-qd1", "title": "4k randread QD1"},
+                     {"name": "4k-randread-qd32", "title": "4k randread QD32"}]}
+    with open(os.path.join(root, "meta.json"), "w") as f:
+        json.dump(meta, f)
+    for job, scale in (("4k-randread-qd32", 10), ("4k-randread-qd1", 1)):
+        jobdir = os.path.join(root, "raw", "polled", job)
+        for rnd in (1, 2, 3):
+            write_run(jobdir, rnd, "rblk", 100 * scale, busy_ticks=100, lat_us=100,
+                      perf=PERF if profile else None)
+            write_run(jobdir, rnd, "nvme-rdma", 100 * scale, busy_ticks=100, lat_us=100,
+                      perf=PERF if profile else None)
+            if rnd < 3 or with_bypass_round3:
+                # Twice rblk's I/Os for the same CPU, latency 0.5x at round 1
+                # and 0.7x at round 2 (1 000 I/Os of 50/70 us), 0.5x at 3.
+                lat = {1: 50, 2: 70, 3: 50}[rnd]
+                write_run(jobdir, rnd, "bypass", 200 * scale, busy_ticks=100, lat_us=lat,
+                          perf=BYPASS_PERF if profile else None)
 
 
 class Percentiles(unittest.TestCase):
@@ -149,6 +187,8 @@ class Cpu(unittest.TestCase):
             m = report.run_metrics(os.path.join(d, "1.rblk"), 100)
             # 50 ticks of 10 ms = 0.5 s of vCPU time over 1000 I/Os.
             self.assertAlmostEqual(m["cpu_us_per_io"], 500.0)
+            # 1000 I/Os per 0.5 busy CPU-second.
+            self.assertAlmostEqual(m["iops_per_cpu_s"], 2000.0)
             self.assertAlmostEqual(m["cpu_busy_pct"], 100.0 * 50 / 150)
 
 
@@ -170,6 +210,14 @@ class Profile(unittest.TestCase):
         self.assertEqual(c("perf", "perf", "[.] main"), "other_user")
         self.assertEqual(c("kworker", "[kernel.kallsyms]", "[k] schedule"), "other_kernel")
         self.assertEqual(c("kworker", "[virtio_pci]", "[k] vp_notify"), "other_kernel")
+        # The bypass path's user space: rblk's code, the verbs libraries.
+        self.assertEqual(c("fio", "librblk_fio.so", "[.] rblk_fio_reap"), "bypass")
+        self.assertEqual(c("fio", "/usr/lib/rblk/librblk_fio.so", "[.] x"), "bypass")
+        self.assertEqual(c("rblkctl", "rblkctl", "[.] rblk::bypass::Queue::poll"), "bypass")
+        self.assertEqual(c("fio", "libibverbs.so.1.14.44.0", "[.] ibv_poll_cq"), "verbs")
+        self.assertEqual(c("fio", "librxe-rdmav34.so", "[.] rxe_post_send"), "verbs")
+        self.assertEqual(c("fio", "librdmacm.so.1.3.44.0", "[.] rdma_get_cm_event"), "verbs")
+        self.assertEqual(c("rblkctl", "[ublk_drv]", "[k] ublk_ch_uring_cmd"), "ublk")
         # --kallsyms: a module's symbol under [kernel.kallsyms].
         mods = {"rblk_queue_rq": "[rblk]", "rxe_requester": "[rdma_rxe]"}
         self.assertEqual(c("fio", "[kernel.kallsyms]", "[k] rblk_queue_rq", mods), "rblk")
@@ -246,21 +294,115 @@ class Summary(unittest.TestCase):
                 png = f.read(8)
         self.assertEqual(printed.getvalue(), md)
         self.assertEqual(png, b"\x89PNG\r\n\x1a\n")
-        self.assertEqual(set(res), {"meta", "modes"})
+        self.assertEqual(set(res), {"meta", "sides", "modes", "targets"})
+        self.assertEqual(res["sides"], ["rblk", "nvme-rdma"])
         job = res["modes"]["interrupt"]["4k-randread-qd32"]
-        self.assertEqual(set(job), {"title", "rounds", "median", "ratio", "profile"})
+        self.assertEqual(set(job), {"title", "rounds", "median", "ratio", "ratios", "profile"})
+        self.assertEqual(list(job["ratios"]), ["rblk/nvme-rdma"])
         for rnd in job["rounds"]:
-            for side in report.SIDES:
+            for side in report.DEFAULT_SIDES:
                 for key, _, _ in report.METRICS:
                     self.assertIn(key, rnd[side])
         self.assertEqual(set(job["ratio"]["iops"]), {"per_round", "median", "min", "max"})
-        for side in report.SIDES:
+        for side in report.DEFAULT_SIDES:
             p = job["profile"][side]
             self.assertEqual(sum(p["samples"].values()), 300)  # 3 rounds of 100
             self.assertAlmostEqual(sum(p["shares_pct"].values()), 100.0)
-        self.assertIn("| 4k randread QD32 | IOPS | 300 | 200 | 1.00 | 0.50 | 2.00 |", md)
+        self.assertIn("| 4k randread QD32 | IOPS | 300 | 200 | 1.00 [0.50-2.00] |", md)
         self.assertIn("| 4k randread QD32 at 100 IOPS | CPU us/IO |", md)
         self.assertIn("| 4k randread QD32 | rblk | 300 | 20.0 | 0.0 |", md)
+
+    def test_three_sides(self):
+        with tempfile.TemporaryDirectory() as d:
+            make_three(d)
+            res = report.summarize(d)
+        self.assertEqual(res["sides"], ["rblk", "nvme-rdma", "bypass"])
+        qd32 = res["modes"]["polled"]["4k-randread-qd32"]
+        self.assertEqual(list(qd32["ratios"]), ["rblk/nvme-rdma", "bypass/rblk", "bypass/nvme-rdma"])
+        self.assertEqual(qd32["median"]["bypass"]["iops"], 2000)
+        r = qd32["ratios"]["bypass/rblk"]["iops_per_cpu_s"]
+        self.assertEqual((r["median"], r["min"], r["max"]), (2.0, 2.0, 2.0))
+        self.assertAlmostEqual(qd32["ratios"]["bypass/rblk"]["cpu_us_per_io"]["median"], 0.5)
+        lat = res["modes"]["polled"]["4k-randread-qd1"]["ratios"]["bypass/rblk"]["lat_mean_us"]
+        for got, want in zip(lat["per_round"], [0.5, 0.7, 0.5]):
+            self.assertAlmostEqual(got, want)
+        self.assertAlmostEqual(lat["median"], 0.5)
+        t = {x["metric"]: x for x in res["targets"]["polled"]}
+        self.assertEqual(set(t), {"iops_per_cpu_s", "lat_mean_us"})
+        self.assertTrue(t["iops_per_cpu_s"]["met"])  # 2.0 >= 1.5
+        self.assertTrue(t["lat_mean_us"]["met"])  # 0.5 <= 0.6
+        self.assertAlmostEqual(t["lat_mean_us"]["max"], 0.7)
+
+    def test_target_missed(self):
+        with tempfile.TemporaryDirectory() as d:
+            make_three(d)
+            # Round 3's bypass QD1 at 90 us: latency ratios 0.5, 0.7, 0.9.
+            write_run(os.path.join(d, "raw", "polled", "4k-randread-qd1"), 3, "bypass", 200,
+                      busy_ticks=100, lat_us=90)
+            res = report.summarize(d)
+            md = report.markdown(res)
+        t = {x["metric"]: x for x in res["targets"]["polled"]}
+        self.assertAlmostEqual(t["lat_mean_us"]["median"], 0.7)
+        self.assertFalse(t["lat_mean_us"]["met"])
+        self.assertIn("| 4k randread QD1 mean latency <= 0.6x rblk.ko | bypass/rblk | "
+                      "0.70 [0.50-0.90] | no |", md)
+        self.assertIn("| 4k randread QD32 IOPS per CPU-second >= 1.5x rblk.ko | bypass/rblk | "
+                      "2.00 [2.00-2.00] | yes |", md)
+
+    def test_round_without_a_side_is_left_out(self):
+        with tempfile.TemporaryDirectory() as d:
+            make_three(d, with_bypass_round3=False)
+            res = report.summarize(d)
+        job = res["modes"]["polled"]["4k-randread-qd32"]
+        self.assertEqual([r["round"] for r in job["rounds"]], [1, 2])
+
+    def test_no_reference_no_target(self):
+        with tempfile.TemporaryDirectory() as d:
+            make_three(d)
+            with open(os.path.join(d, "meta.json")) as f:
+                meta = json.load(f)
+            meta["sides"] = ["nvme-rdma", "bypass"]
+            with open(os.path.join(d, "meta.json"), "w") as f:
+                json.dump(meta, f)
+            res = report.summarize(d)
+        job = res["modes"]["polled"]["4k-randread-qd32"]
+        self.assertEqual(list(job["ratios"]), ["bypass/nvme-rdma"])
+        self.assertNotIn("ratio", job)
+        self.assertEqual(res["targets"]["polled"], [])
+
+    def test_three_sides_outputs(self):
+        with tempfile.TemporaryDirectory() as d:
+            make_three(d, profile=True)
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(report.main(["summarize", d]), 0)
+            with open(os.path.join(d, "results.md")) as f:
+                md = f.read()
+            with open(os.path.join(d, "results.json")) as f:
+                res = json.load(f)
+        self.assertIn("# rblk.ko vs nvme-rdma vs bypass (poll)", md)
+        self.assertIn("Note: ublk left out: kernel test has no ublk (ublk_drv).", md)
+        self.assertIn("| job | metric | rblk.ko | nvme-rdma | bypass (poll) | rblk/nvme-rdma | "
+                      "bypass/rblk | bypass/nvme-rdma |", md)
+        self.assertIn("| 4k randread QD32 | IOPS/CPU-s | 1000 | 1000 | 2000 | 1.00 [1.00-1.00] | "
+                      "2.00 [2.00-2.00] | 2.00 [2.00-2.00] |", md)
+        self.assertIn("### issue 11's targets (polled mode)", md)
+        p = res["modes"]["polled"]["4k-randread-qd32"]["profile"]["bypass"]["samples"]
+        self.assertEqual((p["bypass"], p["verbs"], p["rxe"], p["fio"], p["idle"]),
+                         (90, 120, 30, 30, 30))
+        self.assertIn("| 4k randread QD32 | bypass | 300 | 0.0 | 0.0 | 30.0 | 40.0 | 0.0 | 10.0 |", md)
+
+    def test_rate_of_three_sides(self):
+        with tempfile.TemporaryDirectory() as d:
+            make_three(d)
+            # QD32 medians: rblk 1000, nvme-rdma 1000, bypass 2000.
+            self.assertEqual(report.rate_iops(d, "polled"), 500)
+
+    def test_pairs(self):
+        self.assertEqual(report.pairs(["rblk", "nvme-rdma"]), ["rblk/nvme-rdma"])
+        self.assertEqual(report.pairs(["bypass", "rblk", "nvme-rdma", "ublk"]),
+                         ["bypass/rblk", "bypass/nvme-rdma", "rblk/nvme-rdma", "ublk/rblk",
+                          "ublk/nvme-rdma"])
+        self.assertEqual(report.pairs(["bypass"]), [])
 
     def test_rate_command(self):
         with tempfile.TemporaryDirectory() as d:

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# rblk against the kernel's own nvme-rdma initiator, in one VM run: the
-# same nvmet-rdma target (a null_blk namespace that completes at once and
-# keeps nothing, so the target costs little), the same number and depth
-# of I/O queues, the same fio io_uring jobs (direct), run alternately on
-# /dev/rblkXnY and /dev/nvmeXnY. A measurement to read: it fails only when
-# a tool does, never on a figure.
+# rblk against the kernel's own nvme-rdma initiator and rblk's kernel-bypass
+# initiator, in one VM run: the same nvmet-rdma target (a null_blk
+# namespace that completes at once and keeps nothing, so the target costs
+# little), the same number and depth of I/O queues, the same fio jobs, run
+# alternately on /dev/rblkXnY and /dev/nvmeXnY (io_uring, direct), through
+# fio's external engine librblk_fio.so (the bypass path: thread=1, one
+# controller and I/O queue per fio thread) and, where there is one, on the
+# ublk disk /dev/ublkbN that `rblkctl connect --path bypass` serves. A
+# measurement to read: it fails only when a tool does, never on a figure.
 #
 # Started on the host it boots the test VM and runs itself there:
 #   tests/bench/vs_nvme_rdma.sh [--kernel 6.1|6.12|KVER] [--build-dir build]
@@ -15,14 +18,28 @@
 # VM (a case, ci/demo.sh) --out DIR is a directory of the guest (default
 # $RBLK_VM_OUT/vs_nvme_rdma). --timeout defaults to what the options need.
 # Options (defaults also from RBLK_BENCH_RUNTIME, RBLK_BENCH_ROUNDS,
-# RBLK_BENCH_MODE, RBLK_BENCH_JOBS, RBLK_BENCH_PROFILE=1):
+# RBLK_BENCH_MODE, RBLK_BENCH_JOBS, RBLK_BENCH_SIDES, RBLK_BENCH_PROFILE=1):
 #   --runtime S   seconds of each fio run (default 15)
-#   --rounds N    rounds per job (default 4); round 1 runs rblk then
-#                 nvme-rdma, round 2 nvme-rdma then rblk, and so on (ABBA)
-#   --mode M      interrupt: both drivers as they come; polled: rblk with
-#                 --nr-poll-queues 1, nvme-rdma with --nr-poll-queues=1,
+#   --rounds N    rounds per job (default 4); odd rounds run the sides in
+#                 --sides order, even rounds in reverse (ABBA; ABC CBA)
+#   --sides A,B   the initiators (default rblk,nvme-rdma,bypass,ublk):
+#                   rblk          rblk.ko, /dev/rblkXnY, fio io_uring
+#                   nvme-rdma     the kernel's nvme-rdma, /dev/nvmeXnY
+#                   bypass        fio's engine librblk_fio.so, busy polling
+#                                 (in both modes: it takes no interrupts);
+#                                 a poller is one CPU at 100%, counted so
+#                   bypass-event  the same, rblk_event=1: sleeps on the
+#                                 completion channel while it waits
+#                   ublk          /dev/ublkbN of `rblkctl connect --path
+#                                 bypass` (io_uring, never hipri: ublk has
+#                                 no poll queues); left out, and the report
+#                                 says why, when rblkctl has no such
+#                                 command or the kernel no ublk_drv
+#   --mode M      interrupt: the kernel drivers as they come; polled: rblk
+#                 with --nr-poll-queues 1, nvme-rdma with --nr-poll-queues=1,
 #                 fio hipri=1 (io_uring IOPOLL); both (default): one, then
-#                 the other, each with controllers of its own
+#                 the other, each with controllers of its own. The bypass
+#                 sides and ublk run the same way in both
 #   --jobs A,B    a subset of the jobs (default all, in this order):
 #                   4k-randread-qd1       4k random reads, QD1
 #                   4k-randread-qd32      4k random reads, QD32
@@ -31,7 +48,7 @@
 #                                         QD16, numjobs=2
 #                   128k-seqread-qd8      128k sequential reads, QD8
 #                   4k-randread-halfrate  4k-randread-qd32 at fio rate_iops
-#                                         = half the slower side's median
+#                                         = half the slowest side's median
 #                                         IOPS of 4k-randread-qd32 in this
 #                                         mode (measured first, in this
 #                                         run): CPU per I/O at equal load
@@ -41,10 +58,13 @@
 #                 to the CPU per I/O: compare that column without it)
 #   --out DIR     where the results go (see above)
 #   --nqn NQN     (inside a VM, --mode interrupt) use the target and the
-#                 rblk controller already set up for NQN (ci/demo.sh does)
+#                 rblk controller already set up for NQN (ci/demo.sh does,
+#                 with --sides rblk,nvme-rdma); its port is 10.99.0.1:4420
 #   --rblk-slab "BEFORE AFTER"  with --nqn: Slab (KiB) around that connect
-# The results: results.md (the table), results.json (every run's figures
-# and the medians), latency.png (latency percentiles per job and mode),
+# The results: results.md (the tables: medians, ratios of each side to
+# rblk.ko and to nvme-rdma, issue 11's targets), results.json (every run's
+# figures, the medians and ratios), latency.png (latency percentiles per
+# job and mode),
 # meta.json and raw/MODE/JOB/ROUND.SIDE.{fio.json,cpu,perf.txt}; the
 # analysis is tests/bench/report.py's.
 set -euo pipefail
@@ -72,21 +92,25 @@ usage_error() {
 	exit 2
 }
 
+all_sides=(rblk nvme-rdma bypass bypass-event ublk)
+
 # parse_opts ARGS...: the options of both sides; sets runtime, rounds,
-# modes, jobs, profile, out, nqn, rblk_slab.
+# modes, jobs, sides, profile, out, nqn, rblk_slab.
 parse_opts() {
-	local mode=${RBLK_BENCH_MODE:-both} list=${RBLK_BENCH_JOBS-all} j
+	local mode=${RBLK_BENCH_MODE:-both} list=${RBLK_BENCH_JOBS-all} j s
+	local side_list=${RBLK_BENCH_SIDES:-rblk,nvme-rdma,bypass,ublk}
 	runtime=${RBLK_BENCH_RUNTIME:-15} rounds=${RBLK_BENCH_ROUNDS:-4}
 	profile=${RBLK_BENCH_PROFILE:-0} out="" nqn="" rblk_slab=""
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--runtime | --rounds | --mode | --jobs | --out | --nqn | --rblk-slab)
+		--runtime | --rounds | --mode | --jobs | --sides | --out | --nqn | --rblk-slab)
 			[ $# -ge 2 ] || usage_error "$1 needs a value"
 			case $1 in
 			--runtime) runtime=$2 ;;
 			--rounds) rounds=$2 ;;
 			--mode) mode=$2 ;;
 			--jobs) list=$2 ;;
+			--sides) side_list=$2 ;;
 			--out) out=$2 ;;
 			--nqn) nqn=$2 ;;
 			--rblk-slab) rblk_slab=$2 ;;
@@ -125,6 +149,16 @@ parse_opts() {
 	if [ -n "${want[4k-randread-halfrate]:-}" ] && [ -z "${want[4k-randread-qd32]:-}" ]; then
 		usage_error "--jobs: 4k-randread-halfrate needs 4k-randread-qd32 (its rate is half of that job's IOPS)"
 	fi
+	local -a asked_sides
+	IFS=, read -ra asked_sides <<< "$side_list"
+	[ "${#asked_sides[@]}" -gt 0 ] || usage_error "--sides names no side"
+	sides=()
+	for s in "${asked_sides[@]}"; do
+		[[ " ${all_sides[*]} " == *" $s "* ]] && [ -n "$s" ] ||
+			usage_error "--sides: no side '$s' (sides: $(IFS=,; echo "${all_sides[*]}"))"
+		[[ " ${sides[*]} " != *" $s "* ]] || usage_error "--sides: '$s' twice"
+		sides+=("$s")
+	done
 	if [ -n "$nqn" ] && [ "${modes[*]}" != interrupt ]; then
 		usage_error "--nqn uses the controller it finds: it takes --mode interrupt"
 	fi
@@ -154,8 +188,10 @@ if [ -z "${RBLK_SRC_DIR:-}" ]; then
 	if [ -z "$timeout" ]; then
 		# Each run: the runtime, fio's start and end (a few seconds under
 		# TCG) and, profiled, perf's start and report; plus the setup.
-		per=$((runtime + 6 + 10 * profile))
-		timeout=$(((${#modes[@]} * rounds * 2 * ${#jobs[@]} * per + 180 * ${#modes[@]}) * 3 / 2 + 300))
+		# A bypass run also connects twice (fio's setup probes the
+		# namespace, each thread connects its own controller).
+		per=$((runtime + 8 + 10 * profile))
+		timeout=$(((${#modes[@]} * rounds * ${#sides[@]} * ${#jobs[@]} * per + 180 * ${#modes[@]}) * 3 / 2 + 300))
 	fi
 	[[ $timeout =~ ^[0-9]+$ ]] || usage_error "--timeout takes seconds, not '$timeout'"
 	[ -d "$build" ] || usage_error "no build directory $build (--build-dir)"
@@ -183,6 +219,11 @@ vm_require "$RBLKCTL"
 if [ "$profile" = 1 ]; then
 	command -v perf > /dev/null || vm_fail "--profile needs perf (Debian's linux-perf: ci/install-deps.sh)"
 fi
+has_side() { [[ " ${sides[*]} " == *" $1 "* ]]; }
+ENGINE=$RBLK_BUILD_DIR/userlib/fio/librblk_fio.so
+if has_side bypass || has_side bypass-event; then
+	vm_require "$ENGINE"
+fi
 out=${out:-$RBLK_VM_OUT/vs_nvme_rdma}
 mkdir -p "$out"
 rm -rf -- "$out/raw" "$out/meta.json" "$out/results.json" "$out/results.md" "$out/latency.png" \
@@ -192,9 +233,29 @@ rm -rf -- "$work"
 mkdir -p "$work"
 hook=$here/fio-window.sh
 nq=2 qsize=128
-declare -A rate=() slab=() devs=()
+declare -A rate=() slab=() devs=() dev_of=()
+notes=()
 
-echo "kernel: $(uname -r), modes: ${modes[*]}, jobs: ${jobs[*]}, $rounds rounds of ${runtime}s"
+# ublk: a side only where rblkctl serves a ublk disk (connect --path
+# bypass) and the kernel has ublk_drv (6.1's Debian kernel has not).
+if has_side ublk; then
+	why=""
+	if ! "$RBLKCTL" connect --help 2>&1 | grep -q -- '--path'; then
+		why="this rblkctl has no connect --path bypass (no ublk server)"
+	elif ! modprobe ublk_drv 2> /dev/null || [ ! -e /dev/ublk-control ]; then
+		why="kernel $(uname -r) has no ublk (ublk_drv)"
+	fi
+	if [ -n "$why" ]; then
+		notes+=("ublk left out: $why")
+		kept=()
+		for s in "${sides[@]}"; do [ "$s" = ublk ] || kept+=("$s"); done
+		sides=("${kept[@]}")
+		vm_log "ublk left out: $why"
+	fi
+fi
+[ "${#sides[@]}" -gt 0 ] || vm_fail "no side left to measure"
+
+echo "kernel: $(uname -r), modes: ${modes[*]}, sides: ${sides[*]}, jobs: ${jobs[*]}, $rounds rounds of ${runtime}s"
 
 slab_line() { # NAME SLAB_BEFORE SLAB_AFTER
 	printf '%-10s slab %6d -> %6d KiB: %+d KiB\n' "$1" "$2" "$3" $(($3 - $2))
@@ -202,7 +263,8 @@ slab_line() { # NAME SLAB_BEFORE SLAB_AFTER
 
 # The target: soft-RoCE (unless there), a null_blk disk that completes each
 # I/O inline (irqmode 0) and stores nothing, as namespace 1 of its own
-# subsystem on port 1 (10.99.0.1:4420).
+# subsystem on port 1 (10.99.0.1:4420); what a run before this one in the
+# same VM set up is used again.
 own_target=0
 if [ -z "$nqn" ]; then
 	own_target=1
@@ -210,60 +272,116 @@ if [ -z "$nqn" ]; then
 	rdma link show rxe0/1 > /dev/null 2>&1 || vm_setup_rxe
 	[ -d "$VM_NULLB" ] || vm_modprobe null_blk nr_devices=0
 	d=$VM_NULLB/benchnull
-	mkdir "$d"
-	echo 4096 > "$d/size"
-	echo 0 > "$d/irqmode"
-	echo 1 > "$d/power"
+	if [ ! -d "$d" ]; then
+		mkdir "$d"
+		echo 4096 > "$d/size"
+		echo 0 > "$d/irqmode"
+		echo 1 > "$d/power"
+	fi
 	vm_wait_for 30 vm__nullb_dev "$d" > /dev/null
-	vm_nvmet_subsys "$nqn" "$(vm__nullb_dev "$d")"
+	[ -d "$VM_NVMET/subsystems/$nqn" ] || vm_nvmet_subsys "$nqn" "$(vm__nullb_dev "$d")"
 	[ -d "$VM_NVMET/ports/1" ] || vm_nvmet_port 1 10.99.0.1 4420
-	vm_nvmet_link 1 "$nqn"
+	[ -e "$VM_NVMET/ports/1/subsystems/$nqn" ] || vm_nvmet_link 1 "$nqn"
 	vm_rblk_load
 	# The target sets up its RDMA device on the first connect: let that
-	# one count for neither side.
-	vm_rblk_connect "$nqn" > /dev/null
-	"$RBLKCTL" disconnect rblk0 > /dev/null
+	# one count for no side.
+	mapfile -t line < <(vm_rblk_connect "$nqn")
+	"$RBLKCTL" disconnect "${line[0]}" > /dev/null
 fi
+# fio splits a filename on ':': the NQN's are escaped (README).
+bypass_spec="trtype=rdma adrfam=IPv4 traddr=10.99.0.1 trsvcid=4420 subnqn=${nqn//:/\\:} ns=1"
 
-# connect MODE: the rblk controller and nvme-rdma's, with the same queues;
-# sets ctrl, rblk_dev, ref_dev.
+ublk_pid=""
+# ublk_start: `rblkctl connect --path bypass` serving the namespace as a
+# ublk disk, with the kernel sides' queues; sets dev_of[ublk].
+ublk_start() {
+	local b dev="" t0
+	declare -A had=()
+	for b in /dev/ublkb*; do [ -b "$b" ] && had[$b]=1; done
+	"$RBLKCTL" connect --path bypass -t rdma -a 10.99.0.1 -s 4420 -n "$nqn" \
+		--nr-io-queues "$nq" --queue-size "$qsize" > "$work/ublk.log" 2>&1 &
+	ublk_pid=$!
+	t0=$(vm_now_ms)
+	while [ -z "$dev" ]; do
+		for b in /dev/ublkb*; do
+			[ -b "$b" ] && [ -z "${had[$b]:-}" ] && dev=$b
+		done
+		[ -n "$dev" ] && break
+		if ! kill -0 "$ublk_pid" 2> /dev/null; then
+			# A server that daemonizes prints its disk and exits 0.
+			wait "$ublk_pid" || vm_fail "rblkctl connect --path bypass failed: $(tail -n 5 "$work/ublk.log")"
+			ublk_pid=""
+			dev=$(grep -m1 -oE '^/dev/ublkb[0-9]+$' "$work/ublk.log" || true)
+			[ -b "$dev" ] || vm_fail "rblkctl connect --path bypass made no ublk disk: $(tail -n 5 "$work/ublk.log")"
+			break
+		fi
+		[ "$(vm_ms_since "$t0")" -lt 60000 ] || vm_fail "no ublk disk within 60 s: $(tail -n 5 "$work/ublk.log")"
+		vm_sleep 0.2
+	done
+	dev_of[ublk]=$dev
+}
+
+ublk_stop() {
+	if [ -n "$ublk_pid" ]; then
+		kill -INT "$ublk_pid" 2> /dev/null || true
+		timeout 60 tail --pid="$ublk_pid" -f /dev/null ||
+			vm_fail "the ublk server (rblkctl connect --path bypass) did not stop within 60 s"
+		wait "$ublk_pid" 2> /dev/null || true
+		ublk_pid=""
+	elif [ -n "${dev_of[ublk]:-}" ]; then
+		"$RBLKCTL" disconnect "${dev_of[ublk]}" > /dev/null 2>&1 ||
+			vm_log "ublk: could not disconnect ${dev_of[ublk]} (left to the VM's end)"
+	fi
+}
+
+# connect MODE: the controllers of the kernel sides (the same queues) and
+# the ublk server; sets ctrl, dev_of[SIDE]. The bypass sides connect in
+# each fio run (each thread its own controller, outside the timed part).
 connect() {
 	local mode=$1 poll=() ref_poll=() before="" line
 	if [ "$mode" = polled ]; then
 		poll=(--nr-poll-queues 1) ref_poll=(--nr-poll-queues=1)
 	fi
-	if [ "$own_target" = 1 ]; then
-		[ "$mode" != interrupt ] || before=$(vm_slab_kib)
-		mapfile -t line < <(vm_rblk_connect "$nqn" --nr-io-queues "$nq" --queue-size "$qsize" \
-			"${poll[@]}")
-		[ "$mode" != interrupt ] || slab[$mode.rblk]="$before $(vm_slab_kib)"
-		ctrl=${line[0]} rblk_dev=${line[1]:-}
-	else
-		read -r ctrl rblk_dev nq qsize < <("$RBLKCTL" list --json | python3 -c '
+	dev_of=([bypass]="$bypass_spec" [bypass-event]="$bypass_spec")
+	if has_side rblk; then
+		if [ "$own_target" = 1 ]; then
+			[ "$mode" != interrupt ] || before=$(vm_slab_kib)
+			mapfile -t line < <(vm_rblk_connect "$nqn" --nr-io-queues "$nq" --queue-size "$qsize" \
+				"${poll[@]}")
+			[ "$mode" != interrupt ] || slab[$mode.rblk]="$before $(vm_slab_kib)"
+			ctrl=${line[0]} dev_of[rblk]=${line[1]:-}
+		else
+			read -r ctrl "dev_of[rblk]" nq qsize < <("$RBLKCTL" list --json | python3 -c '
 import json, sys
 for c in json.load(sys.stdin)["controllers"]:
     if c["subnqn"] == sys.argv[1] and c["namespaces"]:
         print(c["name"], c["namespaces"][0]["device"], c["nr_io_queues"], c["queue_size"])
         break' "$nqn") || vm_fail "no rblk controller with a namespace for $nqn"
-		[ -z "$rblk_slab" ] || slab[$mode.rblk]=$rblk_slab
+			[ -z "$rblk_slab" ] || slab[$mode.rblk]=$rblk_slab
+		fi
+		[ -b "${dev_of[rblk]}" ] || vm_fail "rblk: no disk ${dev_of[rblk]} for $nqn"
 	fi
-	[ -b "$rblk_dev" ] || vm_fail "rblk: no disk $rblk_dev for $nqn"
-	# Slab: in interrupt mode, where both have the same queues (polled
-	# mode adds one each).
-	[ "$mode" != interrupt ] || before=$(vm_slab_kib)
-	ref_dev=$(vm_nvme_ref_connect "$nqn" 10.99.0.1 4420 --nr-io-queues="$nq" \
-		--queue-size="$qsize" "${ref_poll[@]}")
-	[ "$mode" != interrupt ] || slab[$mode.nvme-rdma]="$before $(vm_slab_kib)"
-	devs[$mode]="$rblk_dev $ref_dev"
-	vm_log "$mode: rblk $rblk_dev ($ctrl) vs nvme-rdma $ref_dev, $nq I/O queues x $qsize" \
-		"${poll[*]}"
+	if has_side nvme-rdma; then
+		# Slab: in interrupt mode, where both have the same queues
+		# (polled mode adds one each).
+		[ "$mode" != interrupt ] || before=$(vm_slab_kib)
+		dev_of[nvme-rdma]=$(vm_nvme_ref_connect "$nqn" 10.99.0.1 4420 --nr-io-queues="$nq" \
+			--queue-size="$qsize" "${ref_poll[@]}")
+		[ "$mode" != interrupt ] || slab[$mode.nvme-rdma]="$before $(vm_slab_kib)"
+	fi
+	! has_side ublk || ublk_start
+	local s list=""
+	for s in "${sides[@]}"; do list+="${list:+, }$s ${dev_of[$s]}"; done
+	devs[$mode]=$list
+	vm_log "$mode: $list; $nq I/O queues x $qsize ${poll[*]}"
 }
 
 disconnect() {
-	vm_nvme_ref_disconnect "$nqn"
-	if [ "$own_target" = 1 ]; then
+	! has_side nvme-rdma || vm_nvme_ref_disconnect "$nqn"
+	if has_side rblk && [ "$own_target" = 1 ]; then
 		"$RBLKCTL" disconnect "$ctrl" > /dev/null || vm_fail "rblkctl disconnect $ctrl failed"
 	fi
+	! has_side ublk || ublk_stop
 }
 
 # "${perf_ns[@]}" CMD...: CMD (perf) in a mount namespace of its own with an empty
@@ -286,28 +404,43 @@ stop_perf() {
 	wait "$perf_pid" 2> /dev/null || true
 	perf_pid=""
 }
-trap stop_perf EXIT
+cleanup() {
+	stop_perf
+	[ -z "$ublk_pid" ] || kill -INT "$ublk_pid" 2> /dev/null || true
+}
+trap cleanup EXIT
 
-# run MODE JOB ROUND SIDE DEV [RATE_IOPS]: one fio run, its /proc/stat
+# run MODE JOB ROUND SIDE [RATE_IOPS]: one fio run, its /proc/stat
 # window and, with --profile, its perf report, into raw/MODE/JOB/.
 #
 # CPU per I/O needs the CPU time of the timed part alone: fio takes a
-# second or more under TCG to start (parse, fork, open, set up the rings),
-# which is not the driver's cost. fio's exec_prerun and exec_postrun hooks
-# run in each job right before its clock starts and after its I/O ends,
-# so fio-window.sh samples /proc/stat there (and switches perf's events on
-# and off there), and the run has no ramp_time: the I/Os fio counts are
-# those of that window. What the hook itself costs after its sample (its
-# exit, a few ms) is counted; a wrapper sleeping through fio's start
-# would have to guess it.
+# second or more under TCG to start (parse, fork, open, set up the rings;
+# the bypass engine's connects), which is not the driver's cost. fio's
+# exec_prerun and exec_postrun hooks run in each job right before its
+# clock starts and after its I/O ends (after the engine's init and
+# post_init, before its cleanup), so fio-window.sh samples /proc/stat
+# there (and switches perf's events on and off there), and the run has no
+# ramp_time: the I/Os fio counts are those of that window. What the hook
+# itself costs after its sample (its exit, a few ms) is counted; a wrapper
+# sleeping through fio's start would have to guess it. The busy time is
+# that of all vCPUs, so a busy-polling thread counts as one CPU at 100%.
 run() {
-	local mode=$1 job=$2 r=$3 side=$4 dev=$5 base args hook_args rc=0 t0
+	local mode=$1 job=$2 r=$3 side=$4 dev base args eng hook_args rc=0 t0
 	t0=$(vm_now_ms)
+	dev=${dev_of[$side]}
 	base=$out/raw/$mode/$job/$r.$side
 	mkdir -p "${base%/*}"
 	read -ra args <<< "${job_fio[$job]}"
-	[ -z "${6:-}" ] || args+=("--rate_iops=$6")
-	[ "$mode" = interrupt ] || args+=(--hipri=1)
+	[ -z "${5:-}" ] || args+=("--rate_iops=$5")
+	case $side in
+	rblk | nvme-rdma)
+		eng=(--ioengine=io_uring --direct=1)
+		[ "$mode" = interrupt ] || eng+=(--hipri=1)
+		;;
+	ublk) eng=(--ioengine=io_uring --direct=1) ;;
+	bypass) eng=(--ioengine=external:"$ENGINE" --thread=1) ;;
+	bypass-event) eng=(--ioengine=external:"$ENGINE" --thread=1 --rblk_event=1) ;;
+	esac
 	rm -f "$work"/window*
 	hook_args="$work/window"
 	if [ "$profile" = 1 ]; then
@@ -323,8 +456,8 @@ run() {
 		hook_args+=" $work/ctl $work/ack"
 	fi
 	(cd "$work" && timeout -k 5 $((runtime + 120)) fio --output-format=json+ \
-		--output="$base.fio.json" --name="$job" --filename="$dev" --ioengine=io_uring \
-		--direct=1 --time_based --runtime="$runtime" --norandommap --group_reporting \
+		--output="$base.fio.json" --name="$job" --filename="$dev" "${eng[@]}" \
+		--time_based --runtime="$runtime" --norandommap --group_reporting \
 		--lat_percentiles=1 --percentile_list=1:5:10:25:50:75:90:95:99:99.5:99.9:99.95:99.99 \
 		--exec_prerun="$hook pre $hook_args" --exec_postrun="$hook post $hook_args" \
 		"${args[@]}") || rc=$?
@@ -342,22 +475,28 @@ run() {
 	vm_log "$mode: round $r: $side: $job took $(vm_ms_since "$t0") ms"
 }
 
-# rounds MODE JOB...: the rounds of JOBs in MODE, ABBA.
+# rounds MODE JOB...: the rounds of JOBs in MODE; odd rounds run the sides
+# in order, even rounds in reverse (A B C, C B A: each side's mean place
+# in a pair of rounds is the same, so a steady drift favours none).
 rounds() {
-	local mode=$1 r side dev j
+	local mode=$1 r i side j
 	shift
-	local -a list=("$@")
+	local -a list=("$@") order
 	for ((r = 1; r <= rounds; r++)); do
-		local -a sides=(rblk nvme-rdma)
-		[ $((r % 2)) = 1 ] || sides=(nvme-rdma rblk)
-		for side in "${sides[@]}"; do
-			dev=$rblk_dev
-			[ "$side" = rblk ] || dev=$ref_dev
+		order=()
+		for ((i = 0; i < ${#sides[@]}; i++)); do
+			if [ $((r % 2)) = 1 ]; then
+				order+=("${sides[i]}")
+			else
+				order+=("${sides[${#sides[@]} - 1 - i]}")
+			fi
+		done
+		for side in "${order[@]}"; do
 			for j in "${list[@]}"; do
 				if [ "$j" = 4k-randread-halfrate ]; then
-					run "$mode" "$j" "$r" "$side" "$dev" "${rate[$mode]}"
+					run "$mode" "$j" "$r" "$side" "${rate[$mode]}"
 				else
-					run "$mode" "$j" "$r" "$side" "$dev"
+					run "$mode" "$j" "$r" "$side"
 				fi
 			done
 		done
@@ -395,7 +534,8 @@ json_list() { # STRING...: a JSON list of strings (no quotes or backslashes in t
 	printf ' "runtime_s": %d,\n "rounds": %d,\n "profile": %s,\n "clk_tck": %d,\n' \
 		"$runtime" "$rounds" "$([ "$profile" = 1 ] && echo true || echo false)" "$(getconf CLK_TCK)"
 	printf ' "target": "nvmet-rdma, null_blk (irqmode 0, not memory-backed), 4 GiB",\n'
-	printf ' "modes": %s,\n "jobs": [' "$(json_list "${modes[@]}")"
+	printf ' "modes": %s,\n "sides": %s,\n' "$(json_list "${modes[@]}")" "$(json_list "${sides[@]}")"
+	printf ' "notes": %s,\n "jobs": [' "$(json_list "${notes[@]}")"
 	sep=""
 	for j in "${jobs[@]}"; do
 		printf '%s\n  {"name": "%s", "title": "%s", "fio": "%s", "fixed_rate": %s}' "$sep" "$j" \
@@ -408,8 +548,8 @@ json_list() { # STRING...: a JSON list of strings (no quotes or backslashes in t
 	printf '},\n "devices": {'
 	sep=""
 	for m in "${modes[@]}"; do
-		# shellcheck disable=SC2086 # two words
-		printf '%s"%s": %s' "$sep" "$m" "$(json_list ${devs[$m]})"
+		d=${devs[$m]//\\/\\\\}
+		printf '%s"%s": "%s"' "$sep" "$m" "$d"
 		sep=", "
 	done
 	printf '},\n "slab_kib": {'
