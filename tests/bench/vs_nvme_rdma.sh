@@ -291,46 +291,25 @@ fi
 # fio splits a filename on ':': the NQN's are escaped (README).
 bypass_spec="trtype=rdma adrfam=IPv4 traddr=10.99.0.1 trsvcid=4420 subnqn=${nqn//:/\\:} ns=1"
 
-ublk_pid=""
 # ublk_start: `rblkctl connect --path bypass` serving the namespace as a
-# ublk disk, with the kernel sides' queues; sets dev_of[ublk].
+# ublk disk, with the kernel sides' queues; sets dev_of[ublk]. The command
+# returns once its detached server serves the disk, and prints it.
 ublk_start() {
-	local b dev="" t0
-	declare -A had=()
-	for b in /dev/ublkb*; do [ -b "$b" ] && had[$b]=1; done
-	"$RBLKCTL" connect --path bypass -t rdma -a 10.99.0.1 -s 4420 -n "$nqn" \
-		--nr-io-queues "$nq" --queue-size "$qsize" > "$work/ublk.log" 2>&1 &
-	ublk_pid=$!
-	t0=$(vm_now_ms)
-	while [ -z "$dev" ]; do
-		for b in /dev/ublkb*; do
-			[ -b "$b" ] && [ -z "${had[$b]:-}" ] && dev=$b
-		done
-		[ -n "$dev" ] && break
-		if ! kill -0 "$ublk_pid" 2> /dev/null; then
-			# A server that daemonizes prints its disk and exits 0.
-			wait "$ublk_pid" || vm_fail "rblkctl connect --path bypass failed: $(tail -n 5 "$work/ublk.log")"
-			ublk_pid=""
-			dev=$(grep -m1 -oE '^/dev/ublkb[0-9]+$' "$work/ublk.log" || true)
-			[ -b "$dev" ] || vm_fail "rblkctl connect --path bypass made no ublk disk: $(tail -n 5 "$work/ublk.log")"
-			break
-		fi
-		[ "$(vm_ms_since "$t0")" -lt 60000 ] || vm_fail "no ublk disk within 60 s: $(tail -n 5 "$work/ublk.log")"
-		vm_sleep 0.2
-	done
+	local dev
+	timeout 120 "$RBLKCTL" connect --path bypass -t rdma -a 10.99.0.1 -s 4420 -n "$nqn" \
+		--nr-io-queues "$nq" --queue-size "$qsize" > "$work/ublk.log" 2>&1 ||
+		vm_fail "rblkctl connect --path bypass failed: $(tail -n 5 "$work/ublk.log")"
+	dev=$(grep -m1 -oE '^/dev/ublkb[0-9]+$' "$work/ublk.log" || true)
+	[ -b "$dev" ] || vm_fail "rblkctl connect --path bypass made no ublk disk: $(tail -n 5 "$work/ublk.log")"
 	dev_of[ublk]=$dev
 }
 
+# ublk_stop: the server stops (the disk goes) before the next mode's.
 ublk_stop() {
-	if [ -n "$ublk_pid" ]; then
-		kill -INT "$ublk_pid" 2> /dev/null || true
-		timeout 60 tail --pid="$ublk_pid" -f /dev/null ||
-			vm_fail "the ublk server (rblkctl connect --path bypass) did not stop within 60 s"
-		wait "$ublk_pid" 2> /dev/null || true
-		ublk_pid=""
-	elif [ -n "${dev_of[ublk]:-}" ]; then
-		"$RBLKCTL" disconnect "${dev_of[ublk]}" > /dev/null 2>&1 ||
-			vm_log "ublk: could not disconnect ${dev_of[ublk]} (left to the VM's end)"
+	if [ -n "${dev_of[ublk]:-}" ]; then
+		timeout 60 "$RBLKCTL" disconnect "${dev_of[ublk]}" > /dev/null ||
+			vm_fail "rblkctl disconnect ${dev_of[ublk]} failed"
+		dev_of[ublk]=""
 	fi
 }
 
@@ -406,7 +385,7 @@ stop_perf() {
 }
 cleanup() {
 	stop_perf
-	[ -z "$ublk_pid" ] || kill -INT "$ublk_pid" 2> /dev/null || true
+	[ -z "${dev_of[ublk]:-}" ] || timeout 60 "$RBLKCTL" disconnect "${dev_of[ublk]}" > /dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
