@@ -28,7 +28,7 @@ for bad in "--jobs nope" "--mode fast" "--frobnicate" "--jobs 4k-randread-halfra
 done
 
 t0=$(vm_now_ms)
-"$bench" --jobs 4k-randread-qd32 --rounds 2 --runtime 1 --mode both --profile --out "$out" \
+"$bench" --jobs 4k-randread-qd32 --rounds 2 --runtime 1 --mode both --sides rblk,nvme-rdma --profile --out "$out" \
 	> "$RBLK_VM_OUT/bench.log" 2>&1 ||
 	vm_fail "vs_nvme_rdma.sh failed: $(tail -n 20 "$RBLK_VM_OUT/bench.log")"
 echo "RESULT: vs_nvme_rdma.sh ran in $(vm_ms_since "$t0") ms"
