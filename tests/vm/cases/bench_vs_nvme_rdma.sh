@@ -42,7 +42,7 @@ modes, sides, jobs = ["interrupt", "polled"], ["rblk", "nvme-rdma"], ["4k-randre
 assert res["meta"]["modes"] == modes, res["meta"]["modes"]
 assert [j["name"] for j in res["meta"]["jobs"]] == jobs, res["meta"]["jobs"]
 metrics = ["iops", "mib_s", "lat_mean_us", "lat_p50_us", "lat_p99_us", "lat_p999_us",
-           "cpu_us_per_io"]
+           "cpu_us_per_io", "iops_per_cpu_s"]
 md = open(os.path.join(out, "results.md")).read()
 for mode in modes:
     assert "## %s mode" % mode in md, "no %s table" % mode
