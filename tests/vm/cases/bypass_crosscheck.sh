@@ -11,6 +11,9 @@
 # zeroes, deallocate, flush) leaves what both kernel initiators read. No
 # RDMA device, a wrong NQN, no listener and an address nobody answers each
 # give one line and a non-zero exit.
+# It checks the userspace initiator (rblk.ko's side is every datapath
+# case's, on both kernels): newest kernel only, for the suite's time.
+# vm-kernels: newest
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 PROBE=$RBLK_BUILD_DIR/tests/tools/rblk_bypass_probe
 vm_require "$RBLKCTL" "$PROBE"

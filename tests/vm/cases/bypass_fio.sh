@@ -8,6 +8,10 @@
 # reads the same regions back and fio's verify_only checks them on the
 # kernel path. A filename without subnqn= and a process-mode job each fail
 # with one line.
+# It checks the userspace initiator and the engine (rblk.ko's side is every
+# datapath case's, on both kernels): newest kernel only, for the suite's
+# time.
+# vm-kernels: newest
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 ENGINE=$RBLK_BUILD_DIR/userlib/fio/librblk_fio.so
 vm_require "$ENGINE" "$RBLKCTL"

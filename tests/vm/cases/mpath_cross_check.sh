@@ -3,6 +3,9 @@
 # one namespace: the same wwid, and data written through one reads back
 # through the other, both ways.
 # vm-timeout: 300
+# mpath_failover, mpath_paths and mpath_all_down cover 6.1's multipath
+# data path: newest kernel only, for the suite's time.
+# vm-kernels: newest
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 . "$RBLK_SRC_DIR/tests/vm/lib-mpath.sh"
 vm_require "$RBLKCTL"

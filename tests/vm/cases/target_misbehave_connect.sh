@@ -14,6 +14,10 @@
 # 6.12's CM once wedged a cm_id in TIMEWAIT (cm_destroy_id_wait_timeout)
 # and the reconnects timed out.
 # vm-group: target_connect
+# The checks of a target's Connect and Identify are the module's own
+# protocol code, the same on both kernels (datapath_connect covers 6.1's
+# connect): newest kernel only, for the suite's time.
+# vm-kernels: newest
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 # shellcheck source=SCRIPTDIR/../lib-target.sh
 . "$RBLK_SRC_DIR/tests/vm/lib-target.sh"

@@ -12,6 +12,10 @@
 # target_misbehave_connect.sh.
 # A busy host stretches it to ~350 s (measured): the budget allows that.
 # vm-timeout: 900
+# The checks of a target's responses are the module's own protocol code,
+# the same on both kernels; the recovery_* cases cover 6.1's resets and
+# reconnects: newest kernel only, for the suite's time.
+# vm-kernels: newest
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 # shellcheck source=SCRIPTDIR/../lib-target.sh
 . "$RBLK_SRC_DIR/tests/vm/lib-target.sh"
