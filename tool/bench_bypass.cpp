@@ -46,8 +46,22 @@ void BypassJobIo::submit_and_reap(std::uint32_t min_complete,
                                   const std::function<void(std::uint32_t, int)>& done)
 {
     std::uint32_t got = 0;
+    const auto reap_some = [&](bool sleep) {
+        const std::size_t n = sleep ? q_.wait(comps_, std::chrono::seconds(1)) : q_.poll(comps_);
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto slot = static_cast<std::uint32_t>(comps_[i].user_data);
+            done(slot, comps_[i].status.ok() ? bytes_[slot] : -EIO);
+        }
+        got += static_cast<std::uint32_t>(n);
+    };
     for (const bp::IoRequest& r : queued_) {
-        if (!q_.submit(r).ok()) {  // refused (the queue failed): the I/O fails
+        bp::IoStatus st;
+        // Busy: the send queue waits for the provider (the job never has
+        // more in flight than the queue's depth); a poll retires it, and
+        // a queue that stays stuck fails, which ends the loop.
+        while ((st = q_.submit(r)).kind == bp::IoStatus::Kind::Busy)
+            reap_some(false);
+        if (!st.ok()) {  // refused (the queue failed): the I/O fails
             done(static_cast<std::uint32_t>(r.user_data), -EIO);
             ++got;
         }
@@ -55,13 +69,7 @@ void BypassJobIo::submit_and_reap(std::uint32_t min_complete,
     queued_.clear();
     do {
         // Nothing to wait for (min_complete 0): a look, never a sleep.
-        const bool sleep = !busy_poll_ && got < min_complete;
-        const std::size_t n = sleep ? q_.wait(comps_, std::chrono::seconds(1)) : q_.poll(comps_);
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto slot = static_cast<std::uint32_t>(comps_[i].user_data);
-            done(slot, comps_[i].status.ok() ? bytes_[slot] : -EIO);
-        }
-        got += static_cast<std::uint32_t>(n);
+        reap_some(!busy_poll_ && got < min_complete);
     } while (got < min_complete && q_.in_flight() > 0);
 }
 

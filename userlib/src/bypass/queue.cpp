@@ -15,7 +15,8 @@ namespace rblk::bypass {
 
 namespace {
 
-constexpr std::uint64_t kSendWr = 1ull << 63;  // wr_id of a SEND: this | tag; a RECV: its index
+// wr_id of a SEND: this | its SendWindow sequence number; a RECV: its index.
+constexpr std::uint64_t kSendWr = 1ull << 63;
 constexpr std::size_t kPollBatch = 32;
 // IB CM reason of a reject by the peer's rdma_cm consumer (the target).
 constexpr int kRejConsumerDefined = 28;
@@ -32,7 +33,8 @@ Queue::Queue(const QueueConfig& cfg, const sockaddr* dst, const sockaddr* src)
       id_(make_cm_id(channel_.get(), this)),
       capsule_size_((sizeof(Command) + cfg.inline_max + 63) / 64 * 64),
       table_(cfg.size),
-      slots_(cfg.size)
+      slots_(cfg.size),
+      ready_(cfg.size)
 {
     if (rdma_resolve_addr(id_.get(), const_cast<sockaddr*>(src), const_cast<sockaddr*>(dst),
                           ms(cfg_.cm_timeout)) != 0) {
@@ -80,8 +82,13 @@ void Queue::connect(ibv_pd* pd)
     ibv_device_attr attr{};
     if (ibv_query_device(verbs, &attr) != 0)
         throw Error(errno_message("cannot query the RDMA device", errno));
-    if (cfg_.size + 1 > attr.max_qp_wr || 2 * cfg_.size + 1 > attr.max_cqe)
+    const std::uint32_t sig_every = SendWindow::sig_every_for(cfg_.size);
+    const std::uint32_t max_wr = static_cast<std::uint32_t>(std::max(attr.max_qp_wr, 0));
+    const std::uint32_t sq_depth = std::min<std::uint32_t>(2u * cfg_.size + sig_every, max_wr);
+    const std::uint32_t cq_depth = sq_depth + cfg_.size;
+    if (sq_depth < cfg_.size + sig_every || cq_depth > static_cast<std::uint32_t>(std::max(attr.max_cqe, 0)))
         throw Error("queue size exceeds the RDMA device's limits");
+    window_ = SendWindow(sq_depth, sig_every);
 
     comp_.reset(ibv_create_comp_channel(verbs));
     if (!comp_)
@@ -89,7 +96,7 @@ void Queue::connect(ibv_pd* pd)
     const int flags = ::fcntl(comp_->fd, F_GETFL);
     if (flags < 0 || ::fcntl(comp_->fd, F_SETFL, flags | O_NONBLOCK) < 0)
         throw Error(errno_message("cannot set up the completion channel", errno));
-    cq_.reset(ibv_create_cq(verbs, 2 * cfg_.size + 1, this, comp_.get(), 0));
+    cq_.reset(ibv_create_cq(verbs, static_cast<int>(cq_depth), this, comp_.get(), 0));
     if (!cq_)
         throw Error("cannot allocate RDMA queue resources (CQ)");
 
@@ -103,7 +110,7 @@ void Queue::connect(ibv_pd* pd)
     init.send_cq = cq_.get();
     init.recv_cq = cq_.get();
     init.qp_type = IBV_QPT_RC;
-    init.cap.max_send_wr = cfg_.size + 1u;
+    init.cap.max_send_wr = sq_depth;
     init.cap.max_recv_wr = cfg_.size;
     init.cap.max_send_sge = 1;
     init.cap.max_recv_sge = 1;
@@ -180,7 +187,22 @@ IoStatus Queue::submit(Command cmd, std::span<const std::byte> inline_data, std:
         return {IoStatus::Kind::QueueDown, 0};
     if (inline_data.size() > cfg_.inline_max)
         return {IoStatus::Kind::Invalid, 0};
-    const auto tag = table_.acquire(CommandTable::Clock::now() + cfg_.cmd_timeout);
+    const auto now = CommandTable::Clock::now();
+    if (window_.full()) {
+        reap(cfg_.size);  // the signaled completion that retires the window may be in
+        if (failed_)
+            return {IoStatus::Kind::QueueDown, 0};
+        if (window_.full()) {
+            // Bounded: a provider that stops completing SENDs fails the queue.
+            if (window_full_since_ == CommandTable::Clock::time_point{})
+                window_full_since_ = now;
+            else if (now - window_full_since_ > cfg_.cmd_timeout)
+                fail("the send queue stopped completing");
+            return {failed_ ? IoStatus::Kind::QueueDown : IoStatus::Kind::Busy, 0};
+        }
+    }
+    window_full_since_ = {};
+    const auto tag = table_.acquire(now + cfg_.cmd_timeout);
     if (!tag)
         return {IoStatus::Kind::Busy, 0};
     cmd.cid = table_.cid(*tag);
@@ -194,18 +216,22 @@ IoStatus Queue::submit(Command cmd, std::span<const std::byte> inline_data, std:
 
     ibv_sge sge{reinterpret_cast<std::uint64_t>(c),
                 static_cast<std::uint32_t>(sizeof(cmd) + inline_data.size()), ring_mr_->lkey};
+    const SendWindow::Slot ws = window_.take();
     ibv_send_wr wr{};
-    wr.wr_id = kSendWr | *tag;
+    wr.wr_id = kSendWr | ws.seq;
     wr.sg_list = &sge;
     wr.num_sge = 1;
     wr.opcode = IBV_WR_SEND;
-    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.send_flags = ws.signaled ? IBV_SEND_SIGNALED : 0;
     ibv_send_wr* bad = nullptr;
     if (ibv_post_send(qp_.get(), &wr, &bad) != 0) {
         table_.release(*tag);
         fail(errno_message("posting a command", errno));
         return {IoStatus::Kind::QueueDown, 0};
     }
+    // The capsule is the SEND's only buffer (in-capsule data is copied
+    // into it): the command ends on its response alone (see SendWindow).
+    table_.on_send_done(*tag);
     return {};
 }
 
@@ -213,7 +239,7 @@ void Queue::make_ready(std::uint16_t tag)
 {
     if (!slots_[tag].ready) {
         slots_[tag].ready = true;
-        ready_.push_back(tag);
+        ready_[(ready_head_ + ready_count_++) % ready_.size()] = tag;
     }
 }
 
@@ -227,10 +253,10 @@ void Queue::handle_wc(const ibv_wc& wc)
         return;
     }
     if (send) {
-        const auto tag = static_cast<std::uint16_t>(wc.wr_id & 0xffff);
-        table_.on_send_done(tag);
-        if (table_.finished(tag))
-            make_ready(tag);
+        // Only signaled SENDs complete successfully: each retires itself
+        // and the unsignaled ones before it.
+        if (!window_.retire(wc.wr_id & ~kSendWr))
+            fail("completion of an unknown send");
         return;
     }
     const auto idx = static_cast<std::uint32_t>(wc.wr_id);
@@ -288,9 +314,10 @@ void Queue::fail(const std::string& why)
 std::size_t Queue::hand_out(std::span<QueueCompletion> out)
 {
     std::size_t n = 0;
-    while (n < out.size() && !ready_.empty()) {
-        const std::uint16_t tag = ready_.front();
-        ready_.pop_front();
+    while (n < out.size() && ready_count_ > 0) {
+        const std::uint16_t tag = ready_[ready_head_];
+        ready_head_ = (ready_head_ + 1) % ready_.size();
+        --ready_count_;
         Slot& s = slots_[tag];
         QueueCompletion& c = out[n++];
         c.user_data = s.user_data;
@@ -302,20 +329,25 @@ std::size_t Queue::hand_out(std::span<QueueCompletion> out)
     return n;
 }
 
+void Queue::reap(std::size_t enough)
+{
+    if (!cq_)
+        return;
+    ibv_wc wcs[kPollBatch];
+    int got;
+    while ((got = ibv_poll_cq(cq_.get(), kPollBatch, wcs)) > 0) {
+        for (int i = 0; i < got; ++i)
+            handle_wc(wcs[i]);
+        if (ready_count_ >= enough)
+            break;
+    }
+    if (got < 0)
+        fail("polling the completion queue failed");
+}
+
 std::size_t Queue::poll(std::span<QueueCompletion> out)
 {
-    if (cq_) {
-        ibv_wc wcs[kPollBatch];
-        int got;
-        while ((got = ibv_poll_cq(cq_.get(), kPollBatch, wcs)) > 0) {
-            for (int i = 0; i < got; ++i)
-                handle_wc(wcs[i]);
-            if (ready_.size() >= out.size())
-                break;
-        }
-        if (got < 0)
-            fail("polling the completion queue failed");
-    }
+    reap(out.size());
     // Deadlines: a scan of the slots ten times a second, not every poll.
     const auto now = CommandTable::Clock::now();
     if (!failed_ && now >= next_expiry_scan_) {
@@ -366,7 +398,7 @@ int Queue::event_fd() const { return comp_ ? comp_->fd : -1; }
 
 bool Queue::arm_events()
 {
-    if (failed_ || !cq_ || !ready_.empty())
+    if (failed_ || !cq_ || ready_count_ > 0)
         return false;
     if (ibv_req_notify_cq(cq_.get(), 0) != 0) {
         fail("arming the completion queue failed");
@@ -406,7 +438,7 @@ QueueCompletion Queue::execute(const Command& cmd, std::chrono::milliseconds tim
         for (std::size_t i = 0; i < n; ++i)
             if (c[i].user_data == me)
                 return c[i];
-        if (failed_ && ready_.empty() && in_flight() == 0) {
+        if (failed_ && ready_count_ == 0 && in_flight() == 0) {
             result.status = {IoStatus::Kind::QueueDown, 0};
             return result;
         }

@@ -4,7 +4,8 @@
 // (each SEND carries the 64-byte command and, for small writes, the data
 // in the same capsule; larger data goes by keyed SGL over registered
 // memory) and reaps completions, by busy polling or by sleeping on the
-// completion channel. Every response is checked (CommandTable) before it
+// completion channel. SENDs go unsignaled but one in sig_every
+// (SendWindow): a command ends on its response alone. Every response is checked (CommandTable) before it
 // completes anything; a bad one, a failed work request or a command past
 // its timeout fails the queue: its QP goes to the error state (so the
 // target can no longer touch host memory through it) and every command in
@@ -14,6 +15,7 @@
 
 #include "rblk/bypass/command_table.hpp"
 #include "rblk/bypass/memory.hpp"
+#include "rblk/bypass/send_window.hpp"
 #include "rblk/bypass/status.hpp"
 #include "rblk/bypass/verbs.hpp"
 #include "rblk/bypass/wire.hpp"
@@ -21,7 +23,6 @@
 #include <sys/socket.h>
 
 #include <chrono>
-#include <deque>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -72,7 +73,9 @@ public:
 
     // Posts `cmd` (its cid is set here); `inline_data`, if not empty, goes
     // in the capsule after it and the SGL is set to say so, else the
-    // caller's SGL stays. Busy when the queue is full, QueueDown once failed.
+    // caller's SGL stays. Busy when the queue is full (every tag in
+    // flight, or the send queue waiting for the provider: poll, then
+    // submit again), QueueDown once failed.
     IoStatus submit(Command cmd, std::span<const std::byte> inline_data, std::uint64_t user_data);
 
     // Reaps what has completed (up to out.size()), checks timeouts; the
@@ -111,6 +114,9 @@ private:
     Completion* response(std::uint32_t idx) const;
     bool post_recv(std::uint32_t idx);
     void handle_wc(const ibv_wc& wc);
+    // Handles the work completions waiting (until `enough` commands are
+    // ready to hand out); false when polling the CQ failed.
+    void reap(std::size_t enough);
     void make_ready(std::uint16_t tag);
     std::size_t hand_out(std::span<QueueCompletion> out);
 
@@ -125,7 +131,13 @@ private:
     QueuePairHandle qp_;  // last: destroyed first, before the memory and CQ it uses
     CommandTable table_;
     std::vector<Slot> slots_;
-    std::deque<std::uint16_t> ready_;   // tags finished, to hand out
+    SendWindow window_;
+    CommandTable::Clock::time_point window_full_since_{};  // {} while it has room
+    // Tags finished, to hand out, oldest first: a ring of `size` entries
+    // (a tag is in it at most once).
+    std::vector<std::uint16_t> ready_;
+    std::size_t ready_head_ = 0;
+    std::size_t ready_count_ = 0;
     unsigned unacked_events_ = 0;
     bool connected_ = false;
     bool failed_ = false;

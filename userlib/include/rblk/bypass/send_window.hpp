@@ -1,0 +1,82 @@
+// The send queue's occupancy, for SENDs posted mostly unsignaled (as the
+// module's tune/unsignaled_sends, kmod/rdma.c): a command's capsule is
+// free again once its response is in, since the response proves the
+// target has it (a retransmission after that reads the next command's
+// bytes and is dropped by the target as a duplicate). Only every
+// sig_every-th SEND is signaled, so that the provider retires the WRs
+// before it; its completion frees them all (an RC send queue completes in
+// order). The window never lets the send queue overflow, and never
+// deadlocks: when it is full, a signaled WR is among those it holds
+// (depth is at least sig_every), and polling will reap it.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+
+namespace rblk::bypass {
+
+class SendWindow {
+public:
+    // The most WRs between two signaled ones: enough to halve the
+    // completions at depth 2, and few enough that a burst of reaped
+    // completions stays within one poll batch.
+    static constexpr std::uint32_t kMaxSigEvery = 16;
+
+    // For a queue of `cmds` commands in flight at most (one SEND each).
+    static std::uint32_t sig_every_for(std::uint32_t cmds)
+    {
+        return std::clamp<std::uint32_t>(cmds / 2, 1, kMaxSigEvery);
+    }
+
+    // depth: the send queue's WRs (room for twice the commands, so that
+    // a full window is rare: it takes sig_every commands answered before
+    // the provider saw their SENDs acknowledged); sig_every <= depth.
+    SendWindow() = default;
+    SendWindow(std::uint32_t depth, std::uint32_t sig_every) : depth_(depth), sig_every_(sig_every)
+    {
+        if (sig_every == 0 || sig_every > depth)
+            throw std::invalid_argument("SendWindow: sig_every must be 1..depth");
+    }
+
+    std::uint32_t depth() const { return depth_; }
+    std::uint32_t sig_every() const { return sig_every_; }
+    // WRs posted and not yet retired by a signaled completion.
+    std::uint32_t occupancy() const { return static_cast<std::uint32_t>(posted_ - retired_); }
+    bool full() const { return occupancy() >= depth_; }
+
+    // Takes the next WR's place (the caller checked !full()); whether it
+    // is to be signaled, and its sequence number, for its wr_id.
+    struct Slot {
+        std::uint64_t seq;
+        bool signaled;
+    };
+    Slot take()
+    {
+        const std::uint64_t seq = posted_++;
+        const bool signaled = seq + 1 - last_signaled_ >= sig_every_;
+        if (signaled)
+            last_signaled_ = seq + 1;
+        return {seq, signaled};
+    }
+
+    // The signaled WR `seq` completed: it and every WR before it retired.
+    // False for a sequence number that was never posted or is behind one
+    // already retired (a provider bug, or a forged wr_id).
+    bool retire(std::uint64_t seq)
+    {
+        if (seq >= posted_ || seq < retired_)
+            return false;
+        retired_ = seq + 1;
+        return true;
+    }
+
+private:
+    std::uint32_t depth_ = 1;
+    std::uint32_t sig_every_ = 1;
+    std::uint64_t posted_ = 0;
+    std::uint64_t retired_ = 0;
+    std::uint64_t last_signaled_ = 0;  // posted_ just after the last signaled WR
+};
+
+}  // namespace rblk::bypass
