@@ -135,10 +135,12 @@ ko=$build_dir/kmod/$kver/rblk.ko
 if [ -f "$ko" ]; then
 	dep=$cache/depmod-$kver-$(sha256sum "$ko" | cut -c1-16)
 	if [ ! -s "$dep/rblk.ko" ]; then
-		rm -rf -- "$dep.tmp"
-		"$here/prep-depmod.sh" "$kver" "$ko" "$dep.tmp" || die "depmod for $ko failed"
+		# A directory of this run's own: two runs of one kernel may start
+		# together (they once shared one and removed each other's files).
+		tmp=$(mktemp -d "$dep.tmp.XXXXXX") || die "cannot make a directory in $cache"
+		"$here/prep-depmod.sh" "$kver" "$ko" "$tmp" || { rm -rf -- "$tmp"; die "depmod for $ko failed"; }
 		# Another run may have won the race; either copy is good.
-		mv -T "$dep.tmp" "$dep" 2> /dev/null || rm -rf -- "$dep.tmp"
+		mv -T "$tmp" "$dep" 2> /dev/null || rm -rf -- "$tmp"
 	fi
 	cp -r "$dep" "$out/depmod"
 fi
