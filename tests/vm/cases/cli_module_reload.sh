@@ -5,7 +5,10 @@
 # new events group and prints the state events of a controller connected
 # after the reload; a long-lived librblk client (one socket, family resolved
 # at start) gets "module not loaded" while it is gone and works again after.
+# It checks userspace (module_load covers 6.1's unload and reload):
+# newest kernel only, for the suite's time.
 # vm-timeout: 420
+# vm-kernels: newest
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 client=$RBLK_BUILD_DIR/tests/tools/rblk_reload_client
 vm_require "$RBLKCTL" "$client"
