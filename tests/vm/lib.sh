@@ -362,19 +362,27 @@ vm_nvme_ref_disconnect() {
 
 # shellcheck disable=SC2120 # parameters are optional
 vm_rblk_load() {
-	local kver=${RBLK_KVER:-$(uname -r)} ko dir
+	local kver=${RBLK_KVER:-$(uname -r)} ko dir stamp have=
 	ko=${RBLK_KO:-$RBLK_BUILD_DIR/kmod/$kver/rblk.ko}
 	vm_require "$ko"
 	dir=/lib/modules/$kver/updates
-	mkdir -p "$dir"
-	cp "$ko" "$dir/rblk.ko"
-	# What `depmod -a` writes, computed by run-in-vm.sh on the host: here
-	# it reads every module over 9p and takes minutes.
-	if cmp -s "$ko" "$RBLK_VM_DEPMOD/rblk.ko"; then
-		cp "$RBLK_VM_DEPMOD"/modules.* "/lib/modules/$kver/"
-	else
-		vm_log "no host-side module index for $ko: running depmod -a (slow)"
-		depmod -a
+	# Installed once a boot, again only when the build changed it: with its
+	# debug information the module is ~8 MB, and copying and comparing it
+	# over 9p took 5-15 s a load under TCG.
+	stamp="$ko $(stat -c '%s %y' "$ko")"
+	read -r have < /run/rblk-ko.installed 2> /dev/null || true
+	if [ "$have" != "$stamp" ]; then
+		mkdir -p "$dir"
+		cp "$ko" "$dir/rblk.ko"
+		# What `depmod -a` writes, computed by run-in-vm.sh on the
+		# host: here it reads every module over 9p and takes minutes.
+		if cmp -s "$ko" "$RBLK_VM_DEPMOD/rblk.ko"; then
+			cp "$RBLK_VM_DEPMOD"/modules.* "/lib/modules/$kver/"
+		else
+			vm_log "no host-side module index for $ko: running depmod -a (slow)"
+			depmod -a
+		fi
+		echo "$stamp" > /run/rblk-ko.installed
 	fi
 	vm_modprobe rblk "$@"
 	vm_assert_exists /sys/module/rblk

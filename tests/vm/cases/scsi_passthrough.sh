@@ -132,10 +132,12 @@ sg_check() {
 cdb16() { echo "$1 00 $(hexnum "$2" 8) $(hexnum "$3" 4) 00 00"; }
 cdb10() { echo "$1 00 $(hexnum "$2" 4) 00 $(hexnum "$3" 2) 00"; }
 
-# zeros N: N blocks of zeros; region DEV LBA N FILE: read O_DIRECT.
+# zeros N: N blocks of zeros; region DEV LBA N FILE: read O_DIRECT, in
+# I/Os of up to 1 MiB (one a block took 13 s for 2048 blocks under TCG).
 zeros() { head -c $(($1 * lbs)) /dev/zero; }
 region() {
-	dd if="$1" of="$4" bs="$lbs" skip="$2" count="$3" iflag=direct status=none ||
+	dd if="$1" of="$4" bs=1M skip=$(($2 * lbs)) count=$(($3 * lbs)) \
+		iflag=direct,skip_bytes,count_bytes status=none ||
 		vm_fail "dd read of $1 at LBA $2 failed"
 }
 # no_disks: no /dev/rblk* left (evaluated on each try of vm_wait_for).
@@ -306,7 +308,7 @@ for spec in "4097 10" "40001 16 oflag=fua" "$((nr_lbas - n)) 10"; do
 done
 # The other way: O_DIRECT write, SG_IO READ(16).
 head -c $((n * lbs)) /dev/urandom > "$tmp/rand2"
-dd if="$tmp/rand2" of="$dev" bs="$lbs" seek=70001 oflag=direct conv=notrunc status=none ||
+dd if="$tmp/rand2" of="$dev" bs=1M seek=$((70001 * lbs)) oflag=direct,seek_bytes conv=notrunc status=none ||
 	vm_fail "O_DIRECT write at LBA 70001 failed"
 sgdd "read LBA 70001 cdbsz=16" if="$dev" of="$tmp/sg16" skip=70001 cdbsz=16
 same "SG_IO READ(16) of an O_DIRECT write" "$tmp/rand2" "$tmp/sg16"
