@@ -4,7 +4,8 @@
 # <out>/<case>/output.log and RBLK_VM_OUT=<out>/<case>; afterwards the VM
 # is put back as the boot left it (processes killed; mounts, rblk, nvme-rdma
 # connections, nvmet and null_blk configuration, soft-RoCE devices and
-# links removed; the modules loaded since boot unloaded but the fabric's
+# links removed, but for a veth/rxe pair left as vm_rxe_pair made it, which
+# the next case reuses; the modules loaded since boot unloaded but the fabric's
 # and the targets' (KEEP); /tmp emptied), and the case's kernel log (it
 # starts with an empty ring) is checked and saved. Its exit code goes to <out>/<case>/exit_code:
 #   the case's own, 124 on its timeout, 97 when it passed but its kernel
@@ -120,6 +121,9 @@ unload_new() {
 }
 
 rdma_links() { names /sys/class/infiniband/*; }
+# The links and devices of the fabric kept for the next case (reset_fabric).
+declare -A kept=()
+unkept() { local n; while read -r n; do [ -n "${kept[$n]:-}" ] || echo "$n"; done; }
 configfs_items() { printf '%s\n' /sys/kernel/config/nvmet/subsystems/*/ /sys/kernel/config/nvmet/ports/*/ /sys/kernel/config/nullb/*/; }
 nvme_ctrls() { names /sys/class/nvme/*; }
 disks() { names /sys/block/*; }
@@ -127,9 +131,9 @@ disks() { names /sys/block/*; }
 # What the VM looks like before any case: the state to come back to.
 snapshot() {
 	{
-		echo "links:"; links
+		echo "links:"; links | unkept
 		echo "mounts:"; mounts
-		echo "rdma links:"; rdma_links
+		echo "rdma links:"; rdma_links | unkept
 		echo "nvmet and null_blk items:"; configfs_items
 		echo "nvme controllers:"; nvme_ctrls
 		echo "disks:"; disks
@@ -204,13 +208,51 @@ reset_targets() {
 	done
 }
 
+# fabric_pristine N: pair N of vm_rxe_pair (lib.sh) is as it was made:
+# the same record (no carrier change, the same resource counts: nothing
+# of the case's left on rxeN or rxeN+1), both ends up with MTU 1500 and
+# only their IPv4 address, each rxe on its own veth and active.
+fabric_pristine() {
+	local t=$1 i=$(($1 + 1)) net rest e dev n want mtu st now
+	read -r net rest < "$VM_FABRIC/pair$t" || return 1
+	now=$(vm_fabric_state "$t" "$net")
+	if [ "$now" != "$(< "$VM_FABRIC/pair$t")" ]; then
+		log "reset: pair rxe$t/rxe$i changed, not kept: $(diff "$VM_FABRIC/pair$t" - <<< "$now" | grep '^[<>]' | tr '\n' ' ')"
+		return 1
+	fi
+	for e in "$t:1" "$i:2"; do
+		n=${e%:*} want=$net.${e#*:}/24
+		read -r st < "/sys/class/net/veth$n/operstate" && [ "$st" = up ] &&
+			read -r mtu < "/sys/class/net/veth$n/mtu" && [ "$mtu" = 1500 ] &&
+			[ "$(ip -4 -o addr show dev "veth$n" | awk '{ print $4 }')" = "$want" ] &&
+			read -r dev < "/sys/class/infiniband/rxe$n/ports/1/gid_attrs/ndevs/0" &&
+			[ "$dev" = "veth$n" ] && vm__rxe_active "rxe$n" || {
+			log "reset: veth$n or rxe$n changed, pair rxe$t/rxe$i not kept"
+			return 1
+		}
+	done
+}
+
+# reset_fabric [all]: delete the soft-RoCE devices and links made since
+# boot but the pristine pairs (all: those too), whose names go to kept.
 reset_fabric() {
-	local l n
+	local l n rec t
+	kept=()
+	for rec in "$VM_FABRIC"/pair*; do
+		t=${rec##*/pair}
+		if [ "${1:-}" != all ] && fabric_pristine "$t"; then
+			kept[veth$t]=1 kept[veth$((t + 1))]=1 kept[rxe$t]=1 kept[rxe$((t + 1))]=1
+			log "reset: kept the pristine pair rxe$t/rxe$((t + 1)) for the next case"
+		else
+			rm -f "$rec"
+		fi
+	done
 	for l in $(rdma_links); do
+		[ -z "${kept[$l]:-}" ] || continue
 		timeout 60 rdma link delete "$l" || log "cannot delete rdma link $l"
 	done
 	for n in $(links); do
-		[ -z "${base_link[$n]:-}" ] || continue
+		[ -z "${base_link[$n]:-}" ] && [ -z "${kept[$n]:-}" ] || continue
 		# A veth's peer goes with it.
 		[ -e "/sys/class/net/$n" ] || continue
 		timeout 30 ip link delete "$n" || log "cannot delete link $n"
@@ -231,6 +273,7 @@ reset() {
 	# Something the kept modules hold (a device a case made some other way):
 	# unload them too.
 	log "unloading every module loaded since boot"
+	step fabric reset_fabric all
 	unload_new all && back_to_base all
 }
 

@@ -26,7 +26,9 @@
 #                                    veth1 10.99.0.2 (initiator side, rxe1)
 #   vm_rxe_pair N NET                another such pair, after vm_setup_rxe:
 #                                    vethN NET.1 (rxeN) <-> vethN+1 NET.2
-#                                    (rxeN+1); NET is "10.98.0"
+#                                    (rxeN+1); NET is "10.98.0". A pair an
+#                                    earlier case of the boot left as it was
+#                                    made is reused (group.sh keeps it)
 #   vm_membacked_disk COUNT SIZE_MIB [BS] [DISCARD] [DELAY_NS]  memory-backed
 #                                    null_blk disks (data is kept, block size
 #                                    BS, default 512; DISCARD=1: discard frees
@@ -197,8 +199,19 @@ vm_setup_rxe() {
 	vm_rxe_pair 0 10.99.0
 }
 
+# A pair as made here is recorded in VM_FABRIC/pairN: its NET, the
+# carrier changes of its two ends and its devices' resource counts (QPs,
+# PDs, MRs, CM ids, ...).
+# group.sh keeps it for the boot's next case only if all are the same then
+# (no flap, no address or resource left behind): making one and waiting
+# for its ports took 3-8 s of each case under TCG.
+VM_FABRIC=/run/rblk-fabric
+
 vm_rxe_pair() {
-	local t=$1 i=$(($1 + 1)) net=$2
+	local t=$1 i=$(($1 + 1)) net=$2 rec=$VM_FABRIC/pair$1
+	if [ -e "$rec" ] && vm__rxe_active "rxe$t" && vm__rxe_active "rxe$i"; then
+		return 0
+	fi
 	ip link add "veth$t" type veth peer name "veth$i"
 	ip addr add "$net.1/24" dev "veth$t"
 	ip addr add "$net.2/24" dev "veth$i"
@@ -208,6 +221,25 @@ vm_rxe_pair() {
 	rdma link add "rxe$i" type rxe netdev "veth$i"
 	vm_wait_for 30 vm__rxe_active "rxe$t"
 	vm_wait_for 30 vm__rxe_active "rxe$i"
+	mkdir -p "$VM_FABRIC"
+	vm_fabric_state "$t" "$net" > "$rec"
+}
+
+# vm_fabric_state N NET: what the record of pair N holds (see above).
+vm_fabric_state() {
+	local t=$1 i=$(($1 + 1)) a b
+	read -r a < "/sys/class/net/veth$t/carrier_changes"
+	read -r b < "/sys/class/net/veth$i/carrier_changes"
+	echo "$2 $a $b"
+	# All but the CQs: nvmet-rdma's and nvme-rdma's come from the device's
+	# CQ pool (ib_cq_pool_get), which keeps them until the device goes.
+	rdma resource show | awk -v t="rxe$t:" -v i="rxe$i:" '$2 == t || $2 == i {
+		$1 = ""
+		for (f = 3; f < NF; f += 2)
+			if ($f == "cq")
+				$(f + 1) = "-"
+		print
+	}'
 }
 
 vm__rxe_active() {

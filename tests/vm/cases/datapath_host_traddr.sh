@@ -150,9 +150,9 @@ connect_fails "host_traddr is not an address of this host" -w 10.99.0.77
 connect_fails "cannot reach the target address from host_traddr" -w 127.0.0.1
 connect_fails "cannot reach the target address from host_traddr" -w 10.99.0.2
 # Ours, on a netdev without RDMA.
-ip link add veth2 type veth peer name veth3
-ip addr add 10.98.0.1/24 dev veth2
-ip link set veth2 up
+ip link add veth8 type veth peer name veth9
+ip addr add 10.98.0.1/24 dev veth8
+ip link set veth8 up
 rc=0
 out=$("$RBLKCTL" connect -a 10.99.0.1 -n "$nqn" -w 10.98.0.1 2>&1) || rc=$?
 vm_assert_ne 0 "$rc" "exit code of connect -w 10.98.0.1 (no RDMA device)"
