@@ -29,6 +29,9 @@
 #                                    (rxeN+1); NET is "10.98.0". A pair an
 #                                    earlier case of the boot left as it was
 #                                    made is reused (group.sh keeps it)
+#   vm_no_rdma_device                remove every soft-RoCE device and the
+#                                    pairs' links, a kept pair's too: for a
+#                                    check of what happens without one
 #   vm_membacked_disk COUNT SIZE_MIB [BS] [DISCARD] [DELAY_NS]  memory-backed
 #                                    null_blk disks (data is kept, block size
 #                                    BS, default 512; DISCARD=1: discard frees
@@ -223,6 +226,21 @@ vm_rxe_pair() {
 	vm_wait_for 30 vm__rxe_active "rxe$i"
 	mkdir -p "$VM_FABRIC"
 	vm_fabric_state "$t" "$net" > "$rec"
+}
+
+vm_no_rdma_device() {
+	local d rec t
+	for d in /sys/class/infiniband/*; do
+		[ -e "$d" ] || continue
+		rdma link delete "${d##*/}" || vm_fail "rdma link delete ${d##*/} failed"
+	done
+	for rec in "$VM_FABRIC"/pair*; do
+		[ -e "$rec" ] || continue
+		t=${rec##*/pair}
+		ip link delete "veth$t" || vm_fail "ip link delete veth$t failed"
+		rm -f "$rec"
+	done
+	[ -z "$(ls /sys/class/infiniband)" ] || vm_fail "RDMA devices left: $(ls /sys/class/infiniband)"
 }
 
 # vm_fabric_state N NET: what the record of pair N holds (see above).

@@ -47,10 +47,10 @@ start=$(vm_now_ms)
 refused "the ublk driver is not loaded (modprobe ublk_drv): the bypass server needs it" \
 	connect --path bypass -a "$t" -n "$nqn"
 vm_modprobe ublk_drv
-if [ -z "$(ls /sys/class/infiniband 2> /dev/null)" ]; then
-	refused "no RDMA device (load an RDMA driver and rdma_ucm, e.g. modprobe rdma_rxe rdma_ucm)" \
-		connect --path bypass -a "$t" -n "$nqn"
-fi
+# A pair an earlier case of the boot left is removed first.
+vm_no_rdma_device
+refused "no RDMA device (load an RDMA driver and rdma_ucm, e.g. modprobe rdma_rxe rdma_ucm)" \
+	connect --path bypass -a "$t" -n "$nqn"
 vm_rdma_target "$nqn" 128 > /dev/null
 refused "Connect refused: subsystem NQN not found on the target" \
 	connect --path bypass -a "$t" -n nqn.2024-01.io.rblk:no-such-subsystem
