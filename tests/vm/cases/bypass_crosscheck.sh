@@ -10,7 +10,8 @@
 # library's asynchronous API (rblk_bypass_probe: QD 16, poll and wait, write
 # zeroes, deallocate, flush) leaves what both kernel initiators read. No
 # RDMA device, a wrong NQN, no listener and an address nobody answers each
-# give one line and a non-zero exit.
+# give one line and a non-zero exit. A write survives the target going
+# away and coming back under it.
 # It checks the userspace initiator (rblk.ko's side is every datapath
 # case's, on both kernels): newest kernel only, for the suite's time.
 # vm-kernels: newest
@@ -36,10 +37,10 @@ head -c $((1 << 20)) /dev/urandom > /tmp/w1m
 head -c $((192 << 10)) /dev/urandom > /tmp/wcopy
 
 # --- before any RDMA device exists ----------------------------------------------
-if [ -z "$(ls /sys/class/infiniband 2> /dev/null)" ]; then
-	bypass_refused "no RDMA device (load an RDMA driver and rdma_ucm, e.g. modprobe rdma_rxe rdma_ucm)" \
-		write --path bypass -a "$t" -n "$nqn" --data /tmp/w4k
-fi
+# A pair an earlier case of the boot left is removed first.
+vm_no_rdma_device
+bypass_refused "no RDMA device (load an RDMA driver and rdma_ucm, e.g. modprobe rdma_rxe rdma_ucm)" \
+	write --path bypass -a "$t" -n "$nqn" --data /tmp/w4k
 
 vm_rdma_target "$nqn" 32 > /dev/null
 
@@ -122,6 +123,38 @@ bench_ok "bypass stamps" --path bypass -a "$t" -n "$nqn" --rw write
 bench_ok "rblk.ko checks the bypass stamps" --filename /dev/rblk0n1 --rw read
 bench_ok "nvme-rdma stamps" --filename "$ref" --rw write
 bench_ok "bypass checks the nvme-rdma stamps" --path bypass -a "$t" -n "$nqn" --rw randread
+
+# --- the target restarted during a bypass write -----------------------------------------
+# nvmet takes the subsystem off its port while a 16 MiB write is in
+# flight (its namespace completes each I/O after 2 s) and puts it back 2 s
+# later: the queues fail, the initiator reconnects within ctrl_loss_tmo
+# and sends again what had not completed; the write succeeds after one
+# reconnect and the data reads back.
+rnqn=nqn.2024-01.io.rblk:bypass-restart
+rdisk=$(vm_membacked_disk 1 32 512 0 2000000000)
+vm_nvmet_subsys "$rnqn" "$rdisk"
+vm_nvmet_link 1 "$rnqn"
+head -c $((16 << 20)) /dev/urandom > /tmp/w16m
+timeout 120 "$RBLKCTL" write --path bypass -a "$t" -n "$rnqn" -c 1 -l 60 -v --data /tmp/w16m \
+	> /dev/null 2> /tmp/restart.log &
+writer=$!
+writing() {
+	local r w
+	read -r r w < "/sys/block/${rdisk##*/}/inflight"
+	[ "$w" -gt 0 ]
+}
+vm_wait_for 60 writing
+vm_nvmet_unlink 1 "$rnqn"
+vm_sleep 2
+vm_nvmet_link 1 "$rnqn"
+rc=0
+wait "$writer" || rc=$?
+vm_assert_eq 0 "$rc" "exit code of the write the target restarted under: $(cat /tmp/restart.log)"
+vm_assert_match '; 1 reconnect\(s\)$' "$(cat /tmp/restart.log)" "reconnects of the write"
+"$RBLKCTL" read --path bypass -a "$t" -n "$rnqn" --length $((16 << 20)) --data /tmp/r16m ||
+	vm_fail "reading back the write the target restarted under failed"
+vm_assert_eq "$(sum /tmp/w16m)" "$(sum /tmp/r16m)" "16 MiB written across a target restart, read back"
+echo "RESULT: target restarted during a 16 MiB bypass write: $(tail -n 1 /tmp/restart.log)"
 
 vm_nvme_ref_disconnect "$nqn"
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"
