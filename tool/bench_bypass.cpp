@@ -73,4 +73,9 @@ void BypassJobIo::submit_and_reap(std::uint32_t min_complete,
     } while (got < min_complete && q_.in_flight() > 0);
 }
 
+std::string BypassJobIo::failure() const
+{
+    return q_.failed() ? "I/O queue failed: " + q_.failure() : std::string();
+}
+
 }  // namespace rblkctl

@@ -10,6 +10,7 @@
 #include <rblk/bypass/io_queue.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace rblkctl {
@@ -25,6 +26,7 @@ public:
     void prep(std::uint32_t slot, bool write, std::span<std::byte> buf, std::uint64_t offset) override;
     void submit_and_reap(std::uint32_t min_complete,
                          const std::function<void(std::uint32_t, int)>& done) override;
+    std::string failure() const override;
 
 private:
     rblk::bypass::IoQueue& q_;

@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <vector>
 
 namespace rblk::bench {
 namespace {
@@ -152,6 +155,35 @@ TEST(Engine, BadCpuFailsTheJobWithAReason)
     o.cpus = {1023};
     const RunResult r = run_bench(o);
     EXPECT_EQ(r.first_error(), "--cpus: cannot run job 0 on CPU 1023: Invalid argument");
+}
+
+// An external engine whose queue is gone: every I/O fails with EIO, and
+// the engine knows why.
+class DeadQueueIo final : public JobIo {
+public:
+    void prep(std::uint32_t slot, bool, std::span<std::byte>, std::uint64_t) override { queued_.push_back(slot); }
+    void submit_and_reap(std::uint32_t, const std::function<void(std::uint32_t, int)>& done) override
+    {
+        for (std::uint32_t slot : queued_)
+            done(slot, -EIO);
+        queued_.clear();
+    }
+    std::string failure() const override { return "I/O queue failed: the target closed the connection"; }
+
+private:
+    std::vector<std::uint32_t> queued_;
+};
+
+TEST(Engine, AnIoErrorSaysWhyTheQueueFailed)
+{
+    TempDir dir;
+    BenchOptions o = quick(dir.path("unused"), Mode::read);
+    const ExternalTarget ext{"fake", "fake:queue", 1 << 20, 512,
+                             [](unsigned, const IoBuffers&) { return std::make_unique<DeadQueueIo>(); }};
+    const RunResult r = run_bench(o, {}, nullptr, &ext);
+    EXPECT_EQ(r.first_error(),
+              "read at offset 0x0 of fake:queue: Input/output error "
+              "(I/O queue failed: the target closed the connection)");
 }
 
 TEST(Engine, MissingFileNeedsSize)

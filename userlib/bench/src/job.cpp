@@ -270,6 +270,10 @@ void Job::fail_io(const Slot& s, int res)
     else if (res < 0)
         msg = std::string(op) + " at offset " + hex(s.offset) + " of " + ctx_.target.path +
               ": " + std::strerror(-res);
+    if (res < 0 && io_) {
+        if (const std::string why = io_->failure(); !why.empty())
+            msg += " (" + why + ")";
+    }
     else
         msg = std::string("short ") + op + " at offset " + hex(s.offset) + " of " +
               ctx_.target.path + ": " + std::to_string(res) + " of " + std::to_string(bs_) +

@@ -28,6 +28,10 @@ public:
     // engine itself (not of an I/O).
     virtual void submit_and_reap(std::uint32_t min_complete,
                                  const std::function<void(std::uint32_t, int)>& done) = 0;
+    // Why an I/O failed, beyond its errno, when the engine knows (a queue
+    // that failed: the target hung up, a bad completion); empty if not.
+    // The job's error line ends with it.
+    virtual std::string failure() const { return {}; }
 };
 
 // A target the bench does not open: its geometry, and the JobIo of each job.
