@@ -110,19 +110,23 @@ br --offset $((3 << 20)) --length 4096 --data /tmp/r4
 vm_assert_eq "$(sum /tmp/w4k)" "$(sum /tmp/r4)" "bypass write, read by bypass"
 
 # --- rblkctl bench --verify across the paths (the first MiB, 2 jobs) --------------------
-# bench_ok WHAT ARGS...: the bench passes and checked every block of the MiB.
+# bench_ok WHAT QD ARGS...: the bench at iodepth QD passes and checked
+# every block of the MiB. The bypass runs at QD32 and QD1, each checked by
+# another path.
 bench_ok() {
-	local what=$1 out
-	shift
-	out=$("$RBLKCTL" bench --size 1M --bs 4k --iodepth 8 --numjobs 2 --verify "$@" 2>&1) ||
+	local what=$1 qd=$2 out
+	shift 2
+	out=$("$RBLKCTL" bench --size 1M --bs 4k --iodepth "$qd" --numjobs 2 --verify "$@" 2>&1) ||
 		vm_fail "$what: rblkctl bench $* failed: $out"
 	vm_assert_match 'verify: 256 blocks checked, 0 mismatch' "$out" "$what: rblkctl bench $*"
 	vm_log "$what: $(grep -m1 -E '^ *(read|write):' <<< "$out")"
 }
-bench_ok "bypass stamps" --path bypass -a "$t" -n "$nqn" --rw write
-bench_ok "rblk.ko checks the bypass stamps" --filename /dev/rblk0n1 --rw read
-bench_ok "nvme-rdma stamps" --filename "$ref" --rw write
-bench_ok "bypass checks the nvme-rdma stamps" --path bypass -a "$t" -n "$nqn" --rw randread
+bench_ok "bypass stamps at QD32" 32 --path bypass -a "$t" -n "$nqn" --rw write
+bench_ok "rblk.ko checks the bypass stamps" 8 --filename /dev/rblk0n1 --rw read
+bench_ok "nvme-rdma stamps" 8 --filename "$ref" --rw write
+bench_ok "bypass checks the nvme-rdma stamps at QD1" 1 --path bypass -a "$t" -n "$nqn" --rw randread
+bench_ok "bypass stamps at QD1" 1 --path bypass -a "$t" -n "$nqn" --rw write
+bench_ok "bypass checks its own stamps at QD32" 32 --path bypass -a "$t" -n "$nqn" --rw randread
 
 # --- the target restarted during a bypass write -----------------------------------------
 # nvmet takes the subsystem off its port while a 16 MiB write is in
