@@ -143,8 +143,8 @@ timeout 120 "$RBLKCTL" write --path bypass -a "$t" -n "$rnqn" -c 1 -l 60 -v --da
 	> /dev/null 2> /tmp/restart.log &
 writer=$!
 writing() {
-	local r w
-	read -r r w < "/sys/block/${rdisk##*/}/inflight"
+	local w
+	read -r _ w < "/sys/block/${rdisk##*/}/inflight"
 	[ "$w" -gt 0 ]
 }
 vm_wait_for 60 writing
