@@ -207,7 +207,7 @@ vm_setup_rxe() {
 # PDs, MRs, CM ids, ...).
 # group.sh keeps it for the boot's next case only if all are the same then
 # (no flap, no address or resource left behind): making one and waiting
-# for its ports took 3-8 s of each case under TCG.
+# for its ports took 3-10 s of each case under TCG.
 VM_FABRIC=/run/rblk-fabric
 
 vm_rxe_pair() {
@@ -418,7 +418,7 @@ vm_rblk_load() {
 	dir=/lib/modules/$kver/updates
 	# Installed once a boot, again only when the build changed it: with its
 	# debug information the module is ~8 MB, and copying and comparing it
-	# over 9p took 5-15 s a load under TCG.
+	# over 9p took up to 12.5 s a load under TCG.
 	stamp="$ko $(stat -c '%s %y' "$ko")"
 	read -r have < /run/rblk-ko.installed 2> /dev/null || true
 	if [ "$have" != "$stamp" ]; then

@@ -18,7 +18,7 @@ nqn=nqn.2024-01.io.rblk:mp-policy
 mp_target "$nqn" 32 > /dev/null
 # 200 ms an I/O: its commands stay outstanding on rblk0 (counted by
 # queue-depth) rather than complete before the next one is chosen, and
-# the load costs little CPU (at 20 ms it slowed everything else 5x).
+# the load costs little CPU (at 20 ms it made each python3 take 4-6 s instead of 1-1.7 s).
 vm_nvmet_subsys "$nqn" "$(vm_membacked_disk 1 32 512 0 200000000)" 2
 for port in 1 2; do
 	mp_ana_group "$port" 2
