@@ -354,6 +354,16 @@ void UblkServer::queue_loop(std::size_t index)
         return total;
     };
 
+    // Sends what is held, in order; whether any went.
+    const auto send_held = [&] {
+        bool sent = false;
+        while (!s.held.empty() && send(s.held.front())) {
+            s.held.pop_front();
+            sent = true;
+        }
+        return sent;
+    };
+
     // Until the driver aborted every tag, or the device's stop returned
     // (no request can come any more).
     while (done < depth_ && !quit_.load()) {
@@ -379,21 +389,25 @@ void UblkServer::queue_loop(std::size_t index)
             }
         }
         if (ph == Phase::Live) {
-            while (!s.held.empty() && send(s.held.front()))
-                s.held.pop_front();
+            send_held();
         } else if (ph == Phase::FailFast || ph == Phase::Lost || ph == Phase::Stopping) {
             for (const std::uint16_t tag : s.held)
                 complete(tag, -EIO);
             s.held.clear();
         }
-        if (ph == Phase::Live && q->in_flight() > 0 && !comp_armed && !opts_.busy_poll) {
-            if (!q->arm_events() || reap() > 0)
-                continue;  // completions waiting: handle them first
+        // A request held while nothing is in flight waits for a SEND's
+        // completion (the send window was full): that wakes us as well.
+        const bool waiting = ph == Phase::Live && (q->in_flight() > 0 || !s.held.empty());
+        if (waiting && !comp_armed && !opts_.busy_poll) {
+            // Completions waiting, or a SEND's completion reaped and room
+            // for what is held: those first.
+            if (!q->arm_events() || reap() > 0 || send_held())
+                continue;
             add_poll(ring, q->event_fd(), kCompPoll);
             comp_armed = true;
         }
         io_uring_cqe* cqe = nullptr;
-        const bool spin = opts_.busy_poll && ph == Phase::Live && q->in_flight() > 0;
+        const bool spin = opts_.busy_poll && waiting;
         __kernel_timespec ts{spin ? 0 : 1, 0};
         const int r = io_uring_submit_and_wait_timeout(ring, &cqe, spin ? 0 : 1, &ts, nullptr);
         if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
