@@ -19,6 +19,37 @@ namespace rblkctl {
 
 using nlohmann::json;
 
+namespace {
+
+json namespaces_json(const BypassState& s, bool with_ublk_id)
+{
+    json ns = json::array();
+    for (const BypassNamespace& n : s.namespaces) {
+        json e = {{"nsid", n.nsid}, {"device", n.device()}, {"size_bytes", n.size_bytes}, {"lba_size", n.lba_size}};
+        if (with_ublk_id)
+            e["ublk_id"] = n.ublk_id;
+        ns.push_back(std::move(e));
+    }
+    return ns;
+}
+
+}  // namespace
+
+std::string BypassState::devices() const
+{
+    std::string s;
+    for (const BypassNamespace& n : namespaces)
+        s += (s.empty() ? "" : ",") + n.device();
+    return s;
+}
+
+bool BypassState::serves(const std::string& device) const
+{
+    return std::any_of(namespaces.begin(), namespaces.end(), [&](const BypassNamespace& n) {
+        return device == n.device() || "/dev/" + device == n.device();
+    });
+}
+
 json bypass_state_json(const BypassState& s)
 {
     return {{"name", s.name},           {"pid", s.pid},
@@ -26,8 +57,7 @@ json bypass_state_json(const BypassState& s)
             {"reason", s.reason},       {"transport", s.transport},
             {"traddr", s.traddr},       {"trsvcid", s.trsvcid},
             {"subnqn", s.subnqn},       {"hostnqn", s.hostnqn},
-            {"nsid", s.nsid},           {"ublk_id", s.ublk_id},
-            {"size_bytes", s.size_bytes}, {"lba_size", s.lba_size},
+            {"nsid", s.nsid},           {"namespaces", namespaces_json(s, true)},
             {"nr_io_queues", s.nr_io_queues}, {"queue_size", s.queue_size},
             {"log", s.log}};
 }
@@ -50,9 +80,14 @@ std::optional<BypassState> parse_bypass_state(const std::string& text)
         s.subnqn = j.at("subnqn").get<std::string>();
         s.hostnqn = j.value("hostnqn", "");
         s.nsid = j.at("nsid").get<std::uint32_t>();
-        s.ublk_id = j.at("ublk_id").get<std::int64_t>();
-        s.size_bytes = j.value("size_bytes", std::uint64_t{0});
-        s.lba_size = j.value("lba_size", 0u);
+        for (const json& e : j.at("namespaces")) {
+            BypassNamespace n;
+            n.nsid = e.at("nsid").get<std::uint32_t>();
+            n.ublk_id = e.at("ublk_id").get<std::uint32_t>();
+            n.size_bytes = e.value("size_bytes", std::uint64_t{0});
+            n.lba_size = e.value("lba_size", 0u);
+            s.namespaces.push_back(n);
+        }
         s.nr_io_queues = j.value("nr_io_queues", 0u);
         s.queue_size = j.value("queue_size", 0u);
         s.log = j.value("log", "");
@@ -78,20 +113,16 @@ json bypass_list_json(const BypassState& s)
               {"queue_size", s.queue_size},
               {"pid", s.pid},
               {"reason", s.reason}};
-    json ns = json::array();
-    if (s.ublk_id >= 0)
-        ns.push_back({{"nsid", s.nsid},
-                      {"device", s.device()},
-                      {"size_bytes", s.size_bytes},
-                      {"lba_size", s.lba_size}});
-    j["namespaces"] = std::move(ns);
+    j["namespaces"] = namespaces_json(s, false);
     return j;
 }
 
 std::vector<std::string> bypass_list_row(const BypassState& s)
 {
     // NAME STATE ANA TRANSPORT TRADDR TRSVCID QUEUES QSIZE SUBSYS SUBNQN DEVICES SIZE
-    const bool dev = s.ublk_id >= 0;
+    std::string sizes;
+    for (const BypassNamespace& n : s.namespaces)
+        sizes += (sizes.empty() ? "" : ",") + human_size(n.size_bytes);
     return {s.name,
             s.state,
             "-",
@@ -102,8 +133,8 @@ std::vector<std::string> bypass_list_row(const BypassState& s)
             std::to_string(s.queue_size),
             "-",
             s.subnqn,
-            dev ? s.device() : "-",
-            dev ? human_size(s.size_bytes) : "-"};
+            s.namespaces.empty() ? "-" : s.devices(),
+            s.namespaces.empty() ? "-" : sizes};
 }
 
 std::uint64_t process_starttime(int pid)

@@ -22,6 +22,16 @@ namespace rblkctl {
 
 inline constexpr const char* kBypassRunDir = "/run/rblk/bypass";
 
+// One namespace a server serves, and its device.
+struct BypassNamespace {
+    std::uint32_t nsid = 1;
+    std::uint32_t ublk_id = 0;
+    std::uint64_t size_bytes = 0;
+    std::uint32_t lba_size = 0;
+
+    std::string device() const { return "/dev/ublkb" + std::to_string(ublk_id); }
+};
+
 struct BypassState {
     std::string name;             // bypass0
     int pid = 0;
@@ -33,15 +43,16 @@ struct BypassState {
     std::int64_t trsvcid = 4420;
     std::string subnqn;
     std::string hostnqn;
-    std::uint32_t nsid = 1;
-    std::int64_t ublk_id = -1;    // -1 until the device is added
-    std::uint64_t size_bytes = 0;
-    std::uint32_t lba_size = 0;
+    // What was asked: one nsid, or (0) every active namespace.
+    std::uint32_t nsid = 0;
+    std::vector<BypassNamespace> namespaces;  // empty until the devices are added
     std::uint32_t nr_io_queues = 0;
     std::uint32_t queue_size = 0;
     std::string log;              // the detached server's log file, if any
 
-    std::string device() const { return ublk_id < 0 ? "" : "/dev/ublkb" + std::to_string(ublk_id); }
+    // "/dev/ublkb0,/dev/ublkb1", or "" before the devices are added.
+    std::string devices() const;
+    bool serves(const std::string& device) const;  // /dev/ublkbN or ublkbN
 };
 
 // The file's JSON, and back (nullopt when it is not a server's state: a
@@ -49,7 +60,7 @@ struct BypassState {
 nlohmann::json bypass_state_json(const BypassState& s);
 std::optional<BypassState> parse_bypass_state(const std::string& text);
 // What `list --json` shows of a server: the state's fields, with the
-// namespace as the kernel controllers' "namespaces" entries are.
+// namespaces as the kernel controllers' "namespaces" entries are.
 nlohmann::json bypass_list_json(const BypassState& s);
 // `list`'s table rows of a server, in format_list()'s columns.
 std::vector<std::string> bypass_list_row(const BypassState& s);

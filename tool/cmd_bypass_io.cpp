@@ -149,6 +149,7 @@ rblk::bypass::ControllerOptions bypass_controller_options(const Request& req)
     rblk::apply_host_identity(co.connect, host_identity());
     co.connect = rblk::resolve_traddr(co.connect);
     co.nsid = static_cast<std::uint32_t>(req.bypass_io.nsid);
+    co.all_namespaces = req.bypass_io.all_namespaces;
     return co;
 }
 

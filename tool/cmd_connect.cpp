@@ -162,21 +162,22 @@ void add_connect(CLI::App& app, Request& req)
                   "Allow a second identical connection");
     sub->add_option("--path", req.connect_path,
                     "Data path: kernel (rblk.ko's /dev/rblkCnN) or bypass (a userspace server, "
-                    "rblkctl itself the initiator, serving namespace --nsid as /dev/ublkbN "
+                    "rblkctl itself the initiator, serving each namespace as /dev/ublkbN "
                     "through the kernel's ublk driver)")
         ->capture_default_str()
         ->check(CLI::IsMember({"kernel", "bypass"}));
     sub->add_option("--nsid", req.bypass_io.nsid,
-                    "--path bypass: the namespace to serve (one server a namespace)")
-        ->capture_default_str();
+                    "--path bypass: serve this namespace only (default: every active one)");
     sub->add_flag("--hipri", req.bypass_io.hipri,
                   "--path bypass: the server busy-polls its queues instead of sleeping");
     add_json_options(sub, req.json, "Print the controller as JSON");
     sub->callback([&req, sub] {
         req.command = req.connect_path == "bypass" ? Command::ConnectBypass : Command::Connect;
         check_options(*sub, req.connect);
-        if (req.command == Command::ConnectBypass)
+        if (req.command == Command::ConnectBypass) {
+            req.bypass_io.all_namespaces = sub->count("--nsid") == 0;
             check_bypass_connect(*sub, req);
+        }
         else if (sub->count("--nsid") || sub->count("--hipri"))
             throw CLI::ValidationError("--nsid and --hipri go with --path bypass");
     });

@@ -1,11 +1,12 @@
-// rblkctl connect --path bypass: a namespace as a real block device,
-// /dev/ublkbN, served by a userspace server (rblkctl itself the NVMe-oF/RDMA
+// rblkctl connect --path bypass: a controller's namespaces (every active
+// one, or --nsid's) as real block devices, one /dev/ublkbN each, served by
+// a userspace server (rblkctl itself the NVMe-oF/RDMA
 // initiator, librblk_bypass's UblkServer over the kernel's ublk driver).
 //
 // The server is a daemon: `connect --path bypass` forks it off (setsid, a
 // second fork, stdio on /dev/null, its log in /run/rblk/bypass/<name>.log),
 // waits on a pipe until it is serving or has failed, and prints its name
-// and device as `connect` prints a kernel controller's, or the server's one
+// and devices as `connect` prints a kernel controller's, or the server's one
 // line of failure (no ublk, no RDMA device, wrong address or NQN). It then
 // exits; the server lives on. The hidden `rblkctl ublk-server` runs the same
 // server in the foreground for systemd (Type=notify: READY=1 on
@@ -13,9 +14,9 @@
 //
 // list, show and disconnect find the servers through their state files
 // (bypass_state.hpp). disconnect asks a live server to stop (SIGTERM: it
-// stops and deletes its device, shuts the controller down with CC.SHN and
+// stops and deletes its devices, shuts the controller down with CC.SHN and
 // removes its file) and waits for it, bounded; a dead server's leftover
-// device it deletes itself.
+// devices it deletes itself.
 #include "bypass_state.hpp"
 #include "commands.hpp"
 #include "format.hpp"
@@ -39,6 +40,7 @@
 #include <cstring>
 #include <ctime>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 namespace rblkctl {
@@ -97,7 +99,7 @@ void write_all(int fd, const std::string& s)
     }
 }
 
-// The server, in this process. `ready_fd` (or -1) is told "ok NAME DEVICE"
+// The server, in this process. `ready_fd` (or -1) is told "ok NAME DEVICE..."
 // or "error LINE" once; `detached`: stderr goes to the server's log file.
 // Returns the exit status; throws only when ready_fd < 0.
 int serve(const Request& req, int ready_fd, bool detached)
@@ -109,7 +111,7 @@ int serve(const Request& req, int ready_fd, bool detached)
     st.traddr = req.connect.traddr;
     st.trsvcid = req.connect.trsvcid;
     st.subnqn = req.connect.subnqn;
-    st.nsid = static_cast<std::uint32_t>(req.bypass_io.nsid);
+    st.nsid = req.bypass_io.all_namespaces ? 0 : static_cast<std::uint32_t>(req.bypass_io.nsid);
     bool reserved = false;
     const auto report = [&](const std::string& msg) {
         if (ready_fd >= 0) {
@@ -149,27 +151,34 @@ int serve(const Request& req, int ready_fd, bool detached)
         }
         bp::UblkControl control;
         bp::Controller ctrl(co);
+        for (const std::string& note : ctrl.notes())
+            log_line(st.name, note);
         bp::UblkServer::Options so;
         so.busy_poll = req.bypass_io.hipri;
         so.reconnect_delay =
             std::chrono::seconds(co.connect.reconnect_delay.value_or(RBLK_DEFAULT_RECONNECT_DELAY));
         bp::UblkServer server(ctrl, control, so);
-        st.ublk_id = server.dev_id();
-        st.size_bytes = ctrl.ns().size_bytes();
-        st.lba_size = ctrl.ns().lba_size();
+        std::string nsids;
+        std::string devices;
+        for (std::size_t i = 0; i < server.nr_devices(); ++i) {
+            const bp::NamespaceInfo& ns = ctrl.ns(i);
+            st.namespaces.push_back({ns.nsid, server.dev_id(i), ns.size_bytes(), ns.lba_size()});
+            nsids += (nsids.empty() ? "" : ", ") + std::to_string(ns.nsid);
+            devices += (devices.empty() ? "" : " ") + server.device(i);
+        }
         st.nr_io_queues = static_cast<std::uint32_t>(ctrl.nr_io_queues());
         st.queue_size = ctrl.io_queue_size();
         save_bypass_state(st);
         server.start();
         st.state = "live";
         save_bypass_state(st);
-        log_line(st.name, "serving namespace " + std::to_string(st.nsid) + " of " + st.subnqn + " at " +
-                              st.traddr + ":" + std::to_string(st.trsvcid) + " as " + server.device() +
-                              " (" + std::to_string(st.nr_io_queues) + " queue(s) of depth " +
+        log_line(st.name, "serving namespace(s) " + nsids + " of " + st.subnqn + " at " + st.traddr + ":" +
+                              std::to_string(st.trsvcid) + " as " + devices + " (" +
+                              std::to_string(st.nr_io_queues) + " queue(s) of depth " +
                               std::to_string(server.depth()) + ", " + std::to_string(server.max_io_bytes()) +
                               " bytes per request)");
-        report("ok " + st.name + " " + server.device() + "\n");
-        sd_notify("READY=1\nSTATUS=serving " + server.device() + "\nMAINPID=" + std::to_string(st.pid));
+        report("ok " + st.name + " " + devices + "\n");
+        sd_notify("READY=1\nSTATUS=serving " + devices + "\nMAINPID=" + std::to_string(st.pid));
         const bool kept = server.run(sfd.get(), [&](bp::UblkServer::Phase p, const std::string& why) {
             st.state = bp::UblkServer::phase_name(p);
             st.reason = why;
@@ -203,7 +212,7 @@ int serve(const Request& req, int ready_fd, bool detached)
 std::optional<BypassState> find_bypass(const std::vector<BypassState>& all, const std::string& name)
 {
     for (const BypassState& s : all)
-        if (s.name == name || (!s.device().empty() && (s.device() == name || s.device() == "/dev/" + name)))
+        if (s.name == name || s.serves(name))
             return s;
     return std::nullopt;
 }
@@ -239,20 +248,21 @@ void disconnect_bypass(const BypassState& s)
             dead = true;
         }
     }
-    if (s.ublk_id >= 0 && ublk_missing().empty()) {
+    if (!s.namespaces.empty() && ublk_missing().empty()) {
         bp::UblkControl control;
-        const auto id = static_cast<std::uint32_t>(s.ublk_id);
-        (void)control.stop_dev(id);
-        if (const int r = control.del_dev(id); r < 0 && r != -ENODEV)
-            throw std::runtime_error("cannot delete ublk device " + std::to_string(id) + " of " + s.name +
-                                     ": " + std::strerror(-r));
+        for (const BypassNamespace& n : s.namespaces) {
+            (void)control.stop_dev(n.ublk_id);
+            if (const int r = control.del_dev(n.ublk_id); r < 0 && r != -ENODEV)
+                throw std::runtime_error("cannot delete ublk device " + std::to_string(n.ublk_id) + " of " +
+                                         s.name + ": " + std::strerror(-r));
+        }
     }
     remove_bypass_state(s.name);
 }
 
 std::string format_bypass_show(const BypassState& s)
 {
-    return align_table({{"name:", s.name},
+    std::string table = align_table({{"name:", s.name},
                         {"path:", "bypass (ublk server)"},
                         {"state:", s.state},
                         {"reason:", s.reason.empty() ? "-" : s.reason},
@@ -264,11 +274,13 @@ std::string format_bypass_show(const BypassState& s)
                         {"hostnqn:", s.hostnqn},
                         {"nr_io_queues:", std::to_string(s.nr_io_queues)},
                         {"queue_size:", std::to_string(s.queue_size)},
-                        {"nsid:", std::to_string(s.nsid)},
-                        {"device:", s.device().empty() ? "-" : s.device()},
-                        {"size:", human_size(s.size_bytes)},
-                        {"lba_size:", std::to_string(s.lba_size)},
+                        {"nsid:", s.nsid ? std::to_string(s.nsid) : "all"},
                         {"log:", s.log.empty() ? "-" : s.log}});
+    std::vector<std::vector<std::string>> ns_rows = {{"NSID", "DEVICE", "SIZE_BYTES", "LBA_SIZE"}};
+    for (const BypassNamespace& n : s.namespaces)
+        ns_rows.push_back({std::to_string(n.nsid), n.device(), std::to_string(n.size_bytes),
+                           std::to_string(n.lba_size)});
+    return table + '\n' + align_table(ns_rows);
 }
 
 }  // namespace
@@ -278,7 +290,8 @@ void check_bypass_connect(const CLI::App& sub, const Request& req)
     for (const char* opt : {"--nr-write-queues", "--nr-poll-queues", "--duplicate-connect"})
         if (sub.get_option_no_throw(opt) && sub.count(opt))
             throw CLI::ValidationError(std::string(opt) + " is the kernel path's: not with --path bypass");
-    check_nsid(req.bypass_io.nsid);
+    if (!req.bypass_io.all_namespaces)
+        check_nsid(req.bypass_io.nsid);
 }
 
 void add_ublk_server(CLI::App& app, Request& req)
@@ -286,18 +299,19 @@ void add_ublk_server(CLI::App& app, Request& req)
     rblk::ConnectOptions& o = req.connect;
     CLI::App* sub = app.add_subcommand(
         "ublk-server",
-        "Serve a namespace as /dev/ublkbN in the foreground (what connect --path bypass runs "
-        "detached; for systemd)");
+        "Serve a controller's namespaces as /dev/ublkbN in the foreground (what connect --path "
+        "bypass runs detached; for systemd)");
     sub->group("");  // hidden: connect --path bypass is the user's command
     add_address_options(sub, o, true);
     sub->add_option("-n,--nqn", o.subnqn, "Subsystem NQN")->required();
     add_host_options(sub, o);
     add_io_options(sub, o);
-    sub->add_option("--nsid", req.bypass_io.nsid, "The namespace to serve")->capture_default_str();
+    sub->add_option("--nsid", req.bypass_io.nsid, "Serve this namespace only (default: every active one)");
     sub->add_flag("--hipri", req.bypass_io.hipri, "Busy-poll the queues instead of sleeping");
     sub->callback([&req, sub] {
         req.command = Command::UblkServer;
         req.connect_path = "bypass";
+        req.bypass_io.all_namespaces = sub->count("--nsid") == 0;
         check_options(*sub, req.connect);
         check_bypass_connect(*sub, req);
     });
@@ -366,15 +380,17 @@ int run_connect_bypass(const Request& req, std::ostream& out)
     if (!msg.starts_with("ok "))
         throw std::runtime_error("the bypass server exited before it was ready (see " +
                                  std::string(kBypassRunDir) + "/*.log)");
-    const std::string rest = msg.substr(3);
-    const std::string name = rest.substr(0, rest.find(' '));
-    const std::string device = rest.substr(rest.find(' ') + 1);
+    std::istringstream rest(msg.substr(3));
+    std::string name;
+    rest >> name;
     if (req.json) {
         const auto s = find_bypass(load_bypass_states(), name);
         out << (s ? bypass_list_json(*s) : nlohmann::json{{"name", name}, {"path", "bypass"}}).dump(2)
             << '\n';
     } else {
-        out << name << '\n' << device << '\n';
+        out << name << '\n';
+        for (std::string device; rest >> device;)
+            out << device << '\n';
     }
     return 0;
 }

@@ -30,6 +30,7 @@ struct BypassIoArgs {
     bool event = false;           // sleep on the completion channel instead of busy polling
     bool verbose = false;         // the controller's limits and how the commands carried data, on stderr
     bool hipri = false;           // connect --path bypass: the server busy-polls its queues
+    bool all_namespaces = false;  // connect --path bypass without --nsid: every active namespace
 };
 
 struct Request {

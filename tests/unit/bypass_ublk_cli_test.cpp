@@ -27,6 +27,8 @@ TEST(ConnectBypass, Parses)
     const Request& r = cli->request();
     EXPECT_EQ(Command::ConnectBypass, r.command);
     EXPECT_EQ(2, r.bypass_io.nsid);
+    EXPECT_FALSE(r.bypass_io.all_namespaces);
+    EXPECT_TRUE(parse(connect_with({"--path", "bypass"}))->request().bypass_io.all_namespaces);
     EXPECT_EQ(2, r.connect.nr_io_queues.value_or(0));
     EXPECT_EQ(5, r.connect.fast_io_fail_tmo.value_or(0));
     EXPECT_FALSE(r.bypass_io.hipri);
@@ -36,6 +38,8 @@ TEST(ConnectBypass, Parses)
     auto srv = parse({"ublk-server", "-a", "10.99.0.1", "-n", "nqn.sub", "--nsid", "3"});
     EXPECT_EQ(Command::UblkServer, srv->request().command);
     EXPECT_EQ(3, srv->request().bypass_io.nsid);
+    EXPECT_FALSE(srv->request().bypass_io.all_namespaces);
+    EXPECT_TRUE(parse({"ublk-server", "-a", "10.99.0.1", "-n", "nqn.sub"})->request().bypass_io.all_namespaces);
 }
 
 TEST(ConnectBypass, MistakesAreOneLine)
@@ -73,10 +77,8 @@ BypassState sample()
     s.trsvcid = 4420;
     s.subnqn = "nqn.sub";
     s.hostnqn = "nqn.host";
-    s.nsid = 2;
-    s.ublk_id = 5;
-    s.size_bytes = 128ull << 20;
-    s.lba_size = 512;
+    s.nsid = 0;  // every active namespace
+    s.namespaces = {{2, 5, 128ull << 20, 512}, {7, 6, 64ull << 20, 4096}};
     s.nr_io_queues = 1;
     s.queue_size = 128;
     return s;
@@ -90,10 +92,17 @@ TEST(BypassState, RoundTripsAndRefusesMangledFiles)
     EXPECT_EQ(s.name, back->name);
     EXPECT_EQ(s.pid, back->pid);
     EXPECT_EQ(s.starttime, back->starttime);
-    EXPECT_EQ(s.ublk_id, back->ublk_id);
-    EXPECT_EQ("/dev/ublkb5", back->device());
+    EXPECT_EQ(0u, back->nsid);
+    ASSERT_EQ(2u, back->namespaces.size());
+    EXPECT_EQ(7u, back->namespaces[1].nsid);
+    EXPECT_EQ(6u, back->namespaces[1].ublk_id);
+    EXPECT_EQ(4096u, back->namespaces[1].lba_size);
+    EXPECT_EQ("/dev/ublkb5,/dev/ublkb6", back->devices());
+    EXPECT_TRUE(back->serves("ublkb6"));
+    EXPECT_TRUE(back->serves("/dev/ublkb5"));
+    EXPECT_FALSE(back->serves("/dev/ublkb7"));
     EXPECT_EQ(s.subnqn, back->subnqn);
-    EXPECT_EQ(s.size_bytes, back->size_bytes);
+    EXPECT_EQ(s.namespaces[0].size_bytes, back->namespaces[0].size_bytes);
     EXPECT_FALSE(parse_bypass_state(""));
     EXPECT_FALSE(parse_bypass_state("[1,2]"));
     EXPECT_FALSE(parse_bypass_state("{\"name\": \"bypass0\"}"));
@@ -101,6 +110,9 @@ TEST(BypassState, RoundTripsAndRefusesMangledFiles)
     j["pid"] = "x";
     EXPECT_FALSE(parse_bypass_state(j.dump()));
     j["pid"] = 0;
+    EXPECT_FALSE(parse_bypass_state(j.dump()));
+    j = bypass_state_json(s);
+    j["namespaces"][1].erase("ublk_id");
     EXPECT_FALSE(parse_bypass_state(j.dump()));
 }
 
@@ -111,17 +123,20 @@ TEST(BypassState, ListJsonAndRow)
     EXPECT_EQ("bypass", j["path"]);
     EXPECT_EQ("live", j["state"]);
     EXPECT_EQ("nqn.sub", j["subnqn"]);
-    ASSERT_EQ(1u, j["namespaces"].size());
+    ASSERT_EQ(2u, j["namespaces"].size());
     EXPECT_EQ("/dev/ublkb5", j["namespaces"][0]["device"]);
     EXPECT_EQ(2, j["namespaces"][0]["nsid"]);
     EXPECT_EQ(512, j["namespaces"][0]["lba_size"]);
+    EXPECT_EQ("/dev/ublkb6", j["namespaces"][1]["device"]);
+    EXPECT_EQ(7, j["namespaces"][1]["nsid"]);
     BypassState connecting = sample();
-    connecting.ublk_id = -1;
+    connecting.namespaces.clear();
     EXPECT_TRUE(bypass_list_json(connecting)["namespaces"].empty());
     const std::string table = format_list({}, {bypass_list_row(sample())});
     EXPECT_NE(std::string::npos, table.find("bypass1")) << table;
-    EXPECT_NE(std::string::npos, table.find("/dev/ublkb5")) << table;
-    EXPECT_NE(std::string::npos, table.find("128.0M")) << table;
+    EXPECT_NE(std::string::npos, table.find("/dev/ublkb5,/dev/ublkb6")) << table;
+    EXPECT_NE(std::string::npos, table.find("128.0M,64.0M")) << table;
+    EXPECT_NE(std::string::npos, format_list({}, {bypass_list_row(connecting)}).find("bypass1"));
 }
 
 TEST(BypassState, FilesAliveDeadAndNames)

@@ -1,11 +1,15 @@
-// Identify checks: a sane nvmet-like controller and namespace pass, each
-// absurd field is refused with its own message.
+// Identify checks: a sane nvmet-like controller, namespace and active
+// namespace list pass, each absurd field is refused with its own message.
 #include <rblk/bypass/identify.hpp>
 
 #include <gtest/gtest.h>
 
+#include <endian.h>
+
+#include <array>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 namespace rblk::bypass {
 namespace {
@@ -168,6 +172,49 @@ TEST(IdNs, AbsurdValuesRefused)
         {[](nvme_id_ns& i) { i.ncap = i.nsze + 1; }, ""},
     };
     expect_refused(good_ns, ns_refused, cases);
+}
+
+// An Active Namespace ID list page holding `ids` (little-endian), zeros after.
+std::array<std::uint32_t, 1024> ns_list(const std::vector<std::uint32_t>& ids)
+{
+    std::array<std::uint32_t, 1024> page{};
+    for (std::size_t i = 0; i < ids.size() && i < page.size(); ++i)
+        page[i] = htole32(ids[i]);
+    return page;
+}
+
+std::string list_refused(const std::vector<std::uint32_t>& ids, std::uint32_t nn)
+{
+    const auto page = ns_list(ids);
+    const auto r = check_active_ns_list(page.data(), nn);
+    return std::holds_alternative<std::string>(r) ? std::get<std::string>(r) : "";
+}
+
+TEST(ActiveNsList, AscendingIdsPass)
+{
+    const auto page = ns_list({1, 2, 7});
+    const auto r = check_active_ns_list(page.data(), 8);
+    ASSERT_TRUE(std::holds_alternative<std::vector<std::uint32_t>>(r));
+    EXPECT_EQ((std::vector<std::uint32_t>{1, 2, 7}), std::get<std::vector<std::uint32_t>>(r));
+    // NN 0 (not reported): any id but FFFFFFFFh.
+    EXPECT_EQ("", list_refused({3, 4000000}, 0));
+    // A full page: 1024 ids, no zero ending it.
+    std::vector<std::uint32_t> many(1024);
+    for (std::uint32_t i = 0; i < 1024; ++i)
+        many[i] = 2 * i + 1;
+    const auto full = ns_list(many);
+    const auto all = check_active_ns_list(full.data(), 0);
+    ASSERT_TRUE(std::holds_alternative<std::vector<std::uint32_t>>(all));
+    EXPECT_EQ(many, std::get<std::vector<std::uint32_t>>(all));
+}
+
+TEST(ActiveNsList, AbsurdListsRefused)
+{
+    EXPECT_EQ("the controller has no active namespace", list_refused({}, 8));
+    EXPECT_EQ("active namespace list: bogus namespace id 2 after 3 (NN 8)", list_refused({1, 3, 2}, 8));
+    EXPECT_EQ("active namespace list: bogus namespace id 3 after 3 (NN 8)", list_refused({3, 3}, 8));
+    EXPECT_EQ("active namespace list: bogus namespace id 9 after 1 (NN 8)", list_refused({1, 9}, 8));
+    EXPECT_EQ("active namespace list: bogus namespace id 4294967295 after 1", list_refused({1, 0xffffffffu}, 0));
 }
 
 }  // namespace

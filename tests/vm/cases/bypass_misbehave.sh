@@ -9,7 +9,8 @@
 # silence (keep-alive fails, the reconnect gives up after ctrl_loss_tmo,
 # or the I/O fails after fast_io_fail_tmo: one line, bounded time), and
 # absurd Identify data (one line naming the field; an absurd MDTS is
-# capped, not trusted). The target must never
+# capped, not trusted; of an endless active list connect --path bypass
+# serves the one real namespace). The target must never
 # crash, rblkctl never hang. With the module's own cases of the test
 # target, in the protocol group.
 # Userspace only (the module is not involved): newest kernel only.
@@ -112,6 +113,25 @@ bp_stop
 tgt_start bad-flbas
 bp_fails bad-flbas "Identify Namespace: namespace 1: LBA format 5 out of range \(NLBAF 0\)$" 30 \
 	read --length 4096 --data /tmp/x
+bp_stop
+# NN 0xfffffffe and an active list of 1024 ids, one of them real:
+# connect --path bypass serves that one, as the module does (the others
+# Identify as inactive).
+tgt_start absurd-nn
+vm_modprobe ublk_drv
+out=$(timeout 120 "$RBLKCTL" connect --path bypass -a 10.99.0.1 -n "$TGT_NQN" -k 2 -c 1 -l 4 2>&1) ||
+	vm_fail "absurd-nn: rblkctl connect --path bypass failed: $out"
+name=${out%%$'\n'*}
+dev=${out#*$'\n'}
+vm_assert_match '^bypass[0-9]+$' "$name" "absurd-nn: connect's first line"
+vm_assert_match '^/dev/ublkb[0-9]+$' "$dev" "absurd-nn: one device, the real namespace"
+vm_assert_eq 1 "$("$RBLKCTL" list --json | python3 -c 'import json, sys
+print(",".join(str(n["nsid"]) for n in json.load(sys.stdin)["bypass"][0]["namespaces"]))')" \
+	"absurd-nn: the namespaces served"
+vm_assert_eq 512 "$(blockdev --getss "$dev")" "absurd-nn: the device's block size"
+"$RBLKCTL" disconnect "$name" > /dev/null || vm_fail "absurd-nn: rblkctl disconnect $name failed"
+vm_assert_not_exists "$dev"
+echo "RESULT: absurd-nn: served nsid 1 alone as $dev"
 bp_stop
 tgt_start absurd-mdts
 out=$(bp absurd-mdts read --offset $((1 << 20)) --length $((2 << 20)) --data /tmp/x)

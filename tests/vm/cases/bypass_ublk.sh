@@ -1,16 +1,19 @@
 #!/bin/bash
-# A real block device through ublk: `rblkctl connect --path bypass` starts a
+# Real block devices through ublk: `rblkctl connect --path bypass` starts a
 # detached server (rblkctl itself the NVMe-oF/RDMA initiator) that serves
-# the namespace as /dev/ublkb0 through the kernel's ublk driver. On 6.12:
-# the user's errors (ublk not loaded, no RDMA device, wrong NQN, no
-# listener) each one line and a non-zero exit; ext4 made, mounted, files
-# written, remounted, checksummed, e2fsck clean; fio's crc32c verify on the
-# raw device; data through ublk reads back identical through nvme-rdma and
-# the other way round; list --json and show; the target's port removed and
+# each active namespace (nsid 1, and nsid 3 with 4 KiB blocks) as
+# /dev/ublkb0 and /dev/ublkb1 through the kernel's ublk driver, over the
+# same I/O queues. On 6.12: the user's errors (ublk not loaded, no RDMA
+# device, wrong NQN, no listener) each one line and a non-zero exit; ext4
+# made, mounted, files written, remounted, checksummed, e2fsck clean; fio's
+# crc32c verify on both raw devices at once; data through ublk reads back
+# identical through nvme-rdma and the other way round, and /dev/ublkb1's
+# through nsid 3's own disk; list --json and show; the target's port removed and
 # restored within fast_io_fail_tmo: the I/O held meanwhile completes;
-# disconnect stops the server (the device gone, the server exited, its
-# state file removed); a server SIGKILLed during I/O: the I/O fails in
-# bounded time, list says dead, disconnect deletes the leftover device.
+# disconnect stops the server (the devices gone, the server exited, its
+# state file removed); `--nsid 1` serves that namespace alone; a server
+# SIGKILLed during I/O: the I/O fails in bounded time, list says dead,
+# disconnect deletes the leftover device.
 # On 6.1 (built without ublk): connect --path bypass refuses in one line.
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 vm_require "$RBLKCTL"
@@ -52,6 +55,9 @@ vm_no_rdma_device
 refused "no RDMA device (load an RDMA driver and rdma_ucm, e.g. modprobe rdma_rxe rdma_ucm)" \
 	connect --path bypass -a "$t" -n "$nqn"
 vm_rdma_target "$nqn" 128 > /dev/null
+# A second namespace, not numbered next, with another block size.
+disk3=$(vm_membacked_disk 1 32 4096)
+vm_nvmet_subsys "$nqn" "$disk3" 3
 refused "Connect refused: subsystem NQN not found on the target" \
 	connect --path bypass -a "$t" -n nqn.2024-01.io.rblk:no-such-subsystem
 refused "connection rejected (no NVMe-oF listener at this address?)" \
@@ -73,18 +79,24 @@ bypass_state_is() { [ "$(bypass_json state)" = "$1" ]; }
 conn=(connect --path bypass -a "$t" -n "$nqn" -k 5 -c 1 -F 20 -l 60)
 t0=$(vm_now_ms)
 out=$("$RBLKCTL" "${conn[@]}" 2>&1) || vm_fail "rblkctl ${conn[*]} failed: $out"
-vm_assert_eq $'bypass0\n/dev/ublkb0' "$out" "rblkctl connect --path bypass"
+vm_assert_eq $'bypass0\n/dev/ublkb0\n/dev/ublkb1' "$out" "rblkctl connect --path bypass"
 vm_log "connect --path bypass: $(vm_ms_since "$t0") ms"
 vm_assert_exists /dev/ublkb0
 vm_assert_eq 134217728 "$(blockdev --getsize64 /dev/ublkb0)" "size of /dev/ublkb0"
+vm_assert_eq 33554432 "$(blockdev --getsize64 /dev/ublkb1)" "size of /dev/ublkb1 (nsid 3)"
+vm_assert_eq 4096 "$(blockdev --getss /dev/ublkb1)" "logical block size of /dev/ublkb1"
 pid=$(bypass_json pid)
 [ -d "/proc/$pid" ] || vm_fail "the server (pid '$pid') is not running after connect"
 vm_assert_eq live "$(bypass_json state)" "state in list --json"
 vm_assert_eq /dev/ublkb0 "$(bypass_json namespaces.0.device)" "device in list --json"
+vm_assert_eq 3 "$(bypass_json namespaces.1.nsid)" "second namespace in list --json"
+vm_assert_eq /dev/ublkb1 "$(bypass_json namespaces.1.device)" "second device in list --json"
 vm_assert_eq "$nqn" "$(bypass_json subnqn)" "subnqn in list --json"
 vm_assert_eq bypass "$(bypass_json path)" "path in list --json"
-vm_assert_match "^bypass0 +live +- +rdma +$t +4420 .*$nqn +/dev/ublkb0" "$("$RBLKCTL" list)" "rblkctl list"
+vm_assert_match "^bypass0 +live +- +rdma +$t +4420 .*$nqn +/dev/ublkb0,/dev/ublkb1 " "$("$RBLKCTL" list)" \
+	"rblkctl list"
 vm_assert_match '^state: +live$' "$("$RBLKCTL" show bypass0)" "rblkctl show bypass0"
+vm_assert_match '^3 +/dev/ublkb1 +33554432 +4096$' "$("$RBLKCTL" show ublkb1)" "rblkctl show ublkb1"
 
 # --- a file system ------------------------------------------------------------
 mkfs.ext4 -q -F /dev/ublkb0 || vm_fail "mkfs.ext4 /dev/ublkb0 failed"
@@ -105,10 +117,24 @@ umount /tmp/mnt || vm_fail "umount failed"
 out=$(e2fsck -fn /dev/ublkb0 2>&1) || vm_fail "e2fsck -fn /dev/ublkb0: $out"
 vm_log "e2fsck: $(tail -1 <<< "$out")"
 
-# --- fio verify on the raw device (after the file system's blocks) ------------------
-vm_fio /tmp/fio.json --name=ublk --filename=/dev/ublkb0 --ioengine=io_uring --direct=1 \
-	--rw=randwrite --bs=4k --iodepth=16 --size=4M --offset=100M --verify=crc32c --verify_fatal=1
-vm_log "fio verify: $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print("%d writes, %d verify reads" % (j["write"]["total_ios"], j["read"]["total_ios"]))' /tmp/fio.json)"
+# --- fio verify on both raw devices at once (after the file system's blocks) ----------
+vm_fio /tmp/fio.json --ioengine=io_uring --direct=1 --rw=randwrite --bs=4k --iodepth=16 --size=4M \
+	--verify=crc32c --verify_fatal=1 --name=ns1 --filename=/dev/ublkb0 --offset=100M \
+	--name=ns3 --filename=/dev/ublkb1 --offset=16M
+vm_log "fio verify: $(python3 -c 'import json,sys
+for j in json.load(open(sys.argv[1]))["jobs"]:
+    print("%s %d writes, %d verify reads" % (j["jobname"], j["write"]["total_ios"], j["read"]["total_ios"]))' /tmp/fio.json)"
+
+# --- nsid 3's data where nsid 3 keeps it, and not in nsid 1 ------------------------------
+head -c $((1 << 20)) /dev/urandom > /tmp/n3
+vm_put /tmp/n3 /dev/ublkb1 $((8 << 20))
+vm_assert_eq "$(sha256sum < /tmp/n3 | cut -d' ' -f1)" "$(vm_sum "$disk3" $((8 << 20)) $((1 << 20)))" \
+	"ublkb1 write, read from nsid 3's disk"
+vm_assert_ne "$(sha256sum < /tmp/n3 | cut -d' ' -f1)" "$(vm_sum /dev/ublkb0 $((8 << 20)) $((1 << 20)))" \
+	"ublkb1's write in nsid 1"
+vm_put /tmp/n3 "$disk3" $((12 << 20))
+vm_assert_eq "$(sha256sum < /tmp/n3 | cut -d' ' -f1)" "$(vm_sum /dev/ublkb1 $((12 << 20)) $((1 << 20)))" \
+	"nsid 3's disk written, read by ublkb1"
 
 # --- the same namespace through nvme-rdma ---------------------------------------------
 head -c $((1 << 20)) /dev/urandom > /tmp/u1
@@ -148,15 +174,18 @@ out=$("$RBLKCTL" disconnect bypass0 2>&1) || vm_fail "rblkctl disconnect bypass0
 vm_assert_eq bypass0 "$out" "rblkctl disconnect bypass0"
 vm_log "disconnect: $(vm_ms_since "$t0") ms"
 vm_assert_not_exists /dev/ublkb0
+vm_assert_not_exists /dev/ublkb1
 vm_assert_not_exists "$run/bypass0.json"
 [ ! -d "/proc/$pid" ] || [ "$(awk '{print $3}' "/proc/$pid/stat")" = Z ] ||
 	vm_fail "the server (pid $pid) still runs after disconnect"
 vm_assert_eq "" "$(bypass_json name)" "list --json after disconnect"
 vm_assert_contains "$(cat "$run/bypass0.log")" "bypass0: stopped" "the server's log"
 
-# --- the server killed during I/O: the I/O fails, no hang; disconnect cleans up -----------
-out=$("$RBLKCTL" "${conn[@]}" 2>&1) || vm_fail "rblkctl ${conn[*]} (again) failed: $out"
-vm_assert_eq $'bypass0\n/dev/ublkb0' "$out" "rblkctl connect --path bypass (again)"
+# --- one namespace asked for; the server killed during I/O: the I/O fails, no hang ---------
+out=$("$RBLKCTL" "${conn[@]}" --nsid 1 2>&1) || vm_fail "rblkctl ${conn[*]} --nsid 1 failed: $out"
+vm_assert_eq $'bypass0\n/dev/ublkb0' "$out" "rblkctl connect --path bypass --nsid 1"
+vm_assert_not_exists /dev/ublkb1
+vm_assert_eq 134217728 "$(blockdev --getsize64 /dev/ublkb0)" "size of /dev/ublkb0 (--nsid 1)"
 pid=$(bypass_json pid)
 timeout 60 dd if=/dev/urandom of=/dev/ublkb0 bs=64k count=100000 oflag=direct status=none 2> /tmp/dd.err &
 dd_pid=$!

@@ -7,6 +7,7 @@
 #include <netdb.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace rblk::bypass {
@@ -120,7 +121,7 @@ void Controller::connect_all(bool first)
     if (auto* why = std::get_if<std::string>(&checked))
         throw Error("Identify Controller: " + *why);
     ControllerInfo info = std::get<ControllerInfo>(checked);
-    if (info.nn && opts_.nsid > info.nn)
+    if (!opts_.all_namespaces && info.nn && opts_.nsid > info.nn)
         throw Error("nsid " + std::to_string(opts_.nsid) + " beyond the controller's " +
                     std::to_string(info.nn) + " namespaces");
 
@@ -136,16 +137,54 @@ void Controller::connect_all(bool first)
         throw Error("the controller now grants " + std::to_string(granted) + " I/O queues, not " +
                     std::to_string(io_.size()));
 
+    // The namespaces: those served before on a reconnect, else the one
+    // asked for or every active one.
+    std::vector<std::uint32_t> nsids;
+    const bool all = first && opts_.all_namespaces;
+    if (!first) {
+        for (const NamespaceInfo& n : ns_)
+            nsids.push_back(n.nsid);
+    } else if (all) {
+        auto list = std::make_unique<std::array<std::byte, NVME_IDENTIFY_DATA_SIZE>>();
+        identify(NVME_IDENTIFY_CNS_NS_ACTIVE_LIST, 0, list->data());
+        auto listed = check_active_ns_list(list->data(), info.nn);
+        if (auto* why = std::get_if<std::string>(&listed))
+            throw Error(*why);
+        nsids = std::get<std::vector<std::uint32_t>>(listed);
+    } else {
+        nsids.push_back(opts_.nsid);
+    }
+    std::vector<NamespaceInfo> namespaces;
     auto id_ns = std::make_unique<nvme_id_ns>();
-    identify(NVME_IDENTIFY_CNS_NS, opts_.nsid, id_ns.get());
-    auto nchecked = check_id_ns(*id_ns, opts_.nsid);
-    if (auto* why = std::get_if<std::string>(&nchecked))
-        throw Error("Identify Namespace: " + *why);
-    const NamespaceInfo ns = std::get<NamespaceInfo>(nchecked);
-    if (!first && ns.lba_shift != ns_.lba_shift)
-        throw Error("the namespace changed its LBA format across the reconnect");
+    std::vector<std::string> notes;
+    for (const std::uint32_t nsid : nsids) {
+        if (all && namespaces.size() == kMaxNamespaces) {
+            notes.push_back("more than " + std::to_string(kMaxNamespaces) + " namespaces: serving the first " +
+                            std::to_string(kMaxNamespaces));
+            break;
+        }
+        identify(NVME_IDENTIFY_CNS_NS, nsid, id_ns.get());
+        if (all && id_ns->nsze == 0)
+            continue;  // listed, yet inactive: the module skips it too
+        auto nchecked = check_id_ns(*id_ns, nsid);
+        if (auto* why = std::get_if<std::string>(&nchecked)) {
+            if (!all)
+                throw Error("Identify Namespace: " + *why);
+            notes.push_back("skipped " + *why);
+            continue;
+        }
+        const NamespaceInfo ns = std::get<NamespaceInfo>(nchecked);
+        if (!first && ns.lba_shift != ns_[namespaces.size()].lba_shift)
+            throw Error("namespace " + std::to_string(ns.nsid) + " changed its LBA format across the reconnect");
+        namespaces.push_back(ns);
+    }
+    if (namespaces.empty())
+        throw Error(notes.empty() ? std::string("the controller has no active namespace")
+                                  : "no namespace to serve: " + notes.back());
+    if (first)
+        notes_ = std::move(notes);
     info_ = info;
-    ns_ = ns;
+    ns_ = std::move(namespaces);
 
     // Queue size: asked, within CAP.MQES (0's based) and MAXCMD.
     std::uint32_t qsize = static_cast<std::uint32_t>(c.queue_size.value_or(RBLK_DEFAULT_QUEUE_SIZE));
@@ -173,7 +212,7 @@ void Controller::connect_all(bool first)
         connect_queue(*q, qcfg.qid, io_size_);
         if (first)
             io_.push_back(std::make_unique<IoQueue>(pd_.get(), info_, ns_, io_size_, &ka_failed_));
-        io_[i]->update_ns(ns_);
+        io_[i]->update_namespaces(ns_);
         io_[i]->attach(std::move(q));
     }
     ka_failed_ = false;
@@ -254,7 +293,10 @@ void Controller::identify(std::uint8_t cns, std::uint32_t nsid, void* out)
     std::memcpy(out, buf, NVME_IDENTIFY_DATA_SIZE);
     admin_pool_->put(buf);
     if (!c.status.ok())
-        command_failed(cns == NVME_IDENTIFY_CNS_CTRL ? "Identify Controller" : "Identify Namespace", c);
+        command_failed(cns == NVME_IDENTIFY_CNS_CTRL        ? "Identify Controller"
+                       : cns == NVME_IDENTIFY_CNS_NS_ACTIVE_LIST ? "Identify (Active Namespace ID list)"
+                                                                 : "Identify Namespace",
+                       c);
 }
 
 void Controller::start_keep_alive()

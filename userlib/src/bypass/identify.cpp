@@ -3,9 +3,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 extern "C" {
-#include "identify.h"  // kmod/identify.h: rblk_mdts_sectors(), the module's own
+#include "identify.h"  // kmod/identify.h: rblk_mdts_sectors(), rblk_nsid_next_ok(), the module's own
 }
 // The kernel shim's min()/max() macros would break the C++ library.
 #undef min
@@ -84,6 +85,27 @@ std::variant<NamespaceInfo, std::string> check_id_ns(const nvme_id_ns& id, std::
     info.nsze = id.nsze;
     info.lba_shift = f.ds;
     return info;
+}
+
+std::variant<std::vector<std::uint32_t>, std::string> check_active_ns_list(const void* page, std::uint32_t nn)
+{
+    std::vector<std::uint32_t> ids;
+    std::uint32_t prev = 0;
+    for (std::size_t i = 0; i < NVME_IDENTIFY_DATA_SIZE / 4; ++i) {
+        std::uint32_t le;
+        std::memcpy(&le, static_cast<const std::byte*>(page) + 4 * i, 4);
+        const std::uint32_t nsid = le32toh(le);
+        if (!nsid)
+            break;
+        if (!rblk_nsid_next_ok(nsid, prev, nn))
+            return "active namespace list: bogus namespace id " + std::to_string(nsid) + " after " +
+                   std::to_string(prev) + (nn ? " (NN " + std::to_string(nn) + ")" : std::string());
+        ids.push_back(nsid);
+        prev = nsid;
+    }
+    if (ids.empty())
+        return std::string("the controller has no active namespace");
+    return ids;
 }
 
 }  // namespace rblk::bypass

@@ -16,13 +16,13 @@ std::size_t pool_count(const ControllerInfo& c, std::uint16_t depth)
 
 }  // namespace
 
-IoQueue::IoQueue(ibv_pd* pd, const ControllerInfo& ctrl, const NamespaceInfo& ns, std::uint16_t depth,
-                 const std::atomic<bool>* ctrl_failed)
+IoQueue::IoQueue(ibv_pd* pd, const ControllerInfo& ctrl, std::vector<NamespaceInfo> namespaces,
+                 std::uint16_t depth, const std::atomic<bool>* ctrl_failed)
     : depth_(depth),
       max_transfer_(ctrl.max_transfer),
       ioccsz_(ctrl.ioccsz_bytes / 16),
       inline_max_(std::min(in_capsule_capacity(ctrl.ioccsz_bytes / 16), kInlineDataMax)),
-      ns_(ns),
+      ns_(std::move(namespaces)),
       pool_(pd, pool_chunk(ctrl), pool_count(ctrl, depth)),
       cache_(pd),
       ctrl_failed_(ctrl_failed)
@@ -34,6 +34,9 @@ IoStatus IoQueue::submit(const IoRequest& r)
     constexpr IoStatus invalid{IoStatus::Kind::Invalid, 0};
     if (!q_ || q_->failed())
         return {IoStatus::Kind::QueueDown, 0};
+    if (r.ns >= ns_.size())
+        return invalid;
+    const NamespaceInfo& ns = ns_[r.ns];
     Command cmd{};
     std::size_t bytes = 0;
     bool to_target = false;
@@ -41,23 +44,23 @@ IoStatus IoQueue::submit(const IoRequest& r)
     case IoOp::Read:
     case IoOp::Write:
     case IoOp::WriteZeroes:
-        if (r.nlb == 0 || r.nlb > 65536 || r.slba > ns_.nsze || ns_.nsze - r.slba < r.nlb)
+        if (r.nlb == 0 || r.nlb > 65536 || r.slba > ns.nsze || ns.nsze - r.slba < r.nlb)
             return invalid;
         if (r.op == IoOp::WriteZeroes) {
-            cmd = nvm_write_zeroes(ns_.nsid, r.slba, r.nlb, r.deallocate);
+            cmd = nvm_write_zeroes(ns.nsid, r.slba, r.nlb, r.deallocate);
             break;
         }
-        bytes = static_cast<std::size_t>(r.nlb) << ns_.lba_shift;
+        bytes = static_cast<std::size_t>(r.nlb) << ns.lba_shift;
         if (r.len != bytes || bytes > max_transfer_ || !r.buf)
             return invalid;
-        cmd = nvm_rw(r.op == IoOp::Write, ns_.nsid, r.slba, r.nlb);
+        cmd = nvm_rw(r.op == IoOp::Write, ns.nsid, r.slba, r.nlb);
         to_target = r.op == IoOp::Write;
         break;
-    case IoOp::Flush: cmd = nvm_flush(ns_.nsid); break;
+    case IoOp::Flush: cmd = nvm_flush(ns.nsid); break;
     case IoOp::Dsm:
         if (r.nlb == 0 || r.nlb > 256 || r.len != r.nlb * sizeof(nvme_dsm_range) || !r.buf)
             return invalid;
-        cmd = nvm_dsm_deallocate(ns_.nsid, r.nlb);
+        cmd = nvm_dsm_deallocate(ns.nsid, r.nlb);
         bytes = r.len;
         to_target = true;
         break;

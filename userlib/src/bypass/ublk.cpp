@@ -262,9 +262,9 @@ int UblkControl::get_dev_info(std::uint32_t dev_id, ublksrv_ctrl_dev_info& info)
     return command(UBLK_CMD_GET_DEV_INFO, dev_id, &info, sizeof(info), 0);
 }
 
-UblkQueue::UblkQueue(int char_fd, std::uint16_t qid, std::uint16_t depth, bool ioctl_encode, unsigned extra)
-    : fd_(char_fd), qid_(qid), depth_(depth), encode_(ioctl_encode),
-      ring_(depth + extra, 0, "a ublk queue")
+UblkQueue::UblkQueue(io_uring* ring, int char_fd, std::uint16_t qid, std::uint16_t depth, bool ioctl_encode,
+                     std::uint64_t ud_base)
+    : fd_(char_fd), qid_(qid), depth_(depth), encode_(ioctl_encode), ring_(ring), ud_base_(ud_base)
 {
     // Each queue's descriptors start at a page-rounded slot of the
     // driver's largest depth (ublksrv's ublk_queue_max_cmd_buf_sz()).
@@ -287,7 +287,7 @@ UblkQueue::~UblkQueue()
 
 bool UblkQueue::io_cmd(std::uint32_t nr, std::uint16_t tag, int result, void* buf)
 {
-    io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
+    io_uring_sqe* sqe = io_uring_get_sqe(ring_);
     if (!sqe)
         return false;
     prep_uring_cmd(sqe, fd_, ublk_io_op(nr, encode_));
@@ -297,7 +297,7 @@ bool UblkQueue::io_cmd(std::uint32_t nr, std::uint16_t tag, int result, void* bu
     c.result = result;
     c.addr = reinterpret_cast<std::uintptr_t>(buf);
     std::memcpy(sqe->cmd, &c, sizeof(c));
-    io_uring_sqe_set_data64(sqe, tag);
+    io_uring_sqe_set_data64(sqe, ud_base_ + tag);
     return true;
 }
 

@@ -61,12 +61,20 @@ std::string errno_text(int negative) { return std::strerror(-negative); }
 
 }  // namespace
 
-// One queue: its ublk side, the tags' buffers and the requests held.
+// A request's key, also its io_uring user_data: the device and the tag.
+constexpr std::uint32_t key_of(std::size_t dev, std::uint16_t tag)
+{
+    return static_cast<std::uint32_t>(dev << 16) | tag;
+}
+
+// One I/O queue's thread: its ring, each device's ublk queue on it, the
+// tags' buffers and the requests held.
 struct UblkServer::QueueState {
-    std::unique_ptr<UblkQueue> uq;
-    std::vector<std::byte*> bufs;  // per tag, from the IoQueue's pool
-    std::deque<std::uint16_t> held;
-    UniqueFd kick;                  // main thread -> this thread
+    std::unique_ptr<Ring> ring;
+    std::vector<std::unique_ptr<UblkQueue>> uqs;  // per device
+    std::vector<std::vector<std::byte*>> bufs;    // [device][tag], from the IoQueue's pool
+    std::deque<std::uint32_t> held;               // request keys
+    UniqueFd kick;                                // main thread -> this thread
 };
 
 const char* UblkServer::phase_name(Phase p)
@@ -85,59 +93,88 @@ UblkServer::UblkServer(Controller& ctrl, UblkControl& control, const Options& op
     : ctrl_(ctrl), control_(control), opts_(opts), caps_(ublk_caps(ctrl.info())), notify_(make_eventfd())
 {
     const std::size_t nq = ctrl_.nr_io_queues();
+    const std::size_t ndev = ctrl_.namespaces().size();
     std::size_t depth = UBLK_MAX_QUEUE_DEPTH;
     std::size_t max_io = kMaxTransferCap;
     for (std::size_t i = 0; i < nq; ++i) {
         IoQueue& q = ctrl_.io_queue(i);
-        depth = std::min<std::size_t>({depth, q.depth(), q.buffers_free()});
+        depth = std::min<std::size_t>({depth, q.depth(), q.buffers_free() / ndev});
         max_io = std::min<std::size_t>({max_io, q.buffer_size(), q.max_transfer()});
     }
     const auto pg = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     max_io = max_io / pg * pg;
-    if (depth == 0 || max_io < ctrl_.ns().lba_size() || max_io == 0)
-        throw Error("the I/O queues are too small for a ublk device (depth " + std::to_string(depth) +
-                    ", " + std::to_string(max_io) + " bytes per request)");
+    std::uint32_t lba_max = 0;
+    for (const NamespaceInfo& ns : ctrl_.namespaces())
+        lba_max = std::max(lba_max, ns.lba_size());
+    if (depth == 0 || max_io < lba_max || max_io == 0)
+        throw Error("the I/O queues are too small for " + std::to_string(ndev) + " ublk device(s) (depth " +
+                    std::to_string(depth) + ", " + std::to_string(max_io) + " bytes per request)");
     depth_ = static_cast<std::uint16_t>(depth);
     max_io_ = static_cast<std::uint32_t>(max_io);
+    // A destructor does not run for a constructor that throws: the devices go here.
+    try {
+        for (std::size_t k = 0; k < ndev; ++k)
+            add_device(k);
+        make_queues();
+    } catch (...) {
+        delete_devices();
+        release_buffers();
+        throw;
+    }
+}
 
+void UblkServer::add_device(std::size_t ns)
+{
     ublksrv_ctrl_dev_info info{};
-    info.nr_hw_queues = static_cast<std::uint16_t>(nq);
+    info.nr_hw_queues = static_cast<std::uint16_t>(ctrl_.nr_io_queues());
     info.queue_depth = depth_;
     info.max_io_buf_bytes = max_io_;
     info.dev_id = UINT32_MAX;
     info.ublksrv_pid = ::getpid();
     if (const int r = control_.add_dev(info); r < 0)
         throw Error("cannot add a ublk device: " + errno_text(r));
-    dev_id_ = info.dev_id;
-    added_ = true;
-    // A destructor does not run for a constructor that throws: the device goes here.
-    try {
-        configure();
-    } catch (...) {
-        char_fd_.reset();
-        (void)control_.del_dev(dev_id_);
-        throw;
-    }
+    Device& d = devices_.emplace_back();
+    d.id = info.dev_id;
+    d.added = true;
+    const ublk_params p = ublk_device_params(ctrl_.ns(ns), (ctrl_.info().vwc & 1) != 0, caps_, max_io_);
+    if (const int r = control_.set_params(d.id, p); r < 0)
+        throw Error("cannot set the parameters of ublk device " + std::to_string(d.id) + ": " + errno_text(r));
+    const std::string cdev = "/dev/ublkc" + std::to_string(d.id);
+    d.char_fd = UniqueFd(::open(cdev.c_str(), O_RDWR | O_CLOEXEC));
+    if (!d.char_fd)
+        throw Error("cannot open " + cdev + ": " + std::strerror(errno));
 }
 
-void UblkServer::configure()
+void UblkServer::make_queues()
 {
-    const std::size_t nq = ctrl_.nr_io_queues();
-    const ublk_params p = ublk_device_params(ctrl_.ns(), (ctrl_.info().vwc & 1) != 0, caps_, max_io_);
-    if (const int r = control_.set_params(dev_id_, p); r < 0)
-        throw Error("cannot set the parameters of ublk device " + std::to_string(dev_id_) + ": " +
-                    errno_text(r));
-    const std::string cdev = "/dev/ublkc" + std::to_string(dev_id_);
-    char_fd_ = UniqueFd(::open(cdev.c_str(), O_RDWR | O_CLOEXEC));
-    if (!char_fd_)
-        throw Error("cannot open " + cdev + ": " + std::strerror(errno));
-    for (std::size_t i = 0; i < nq; ++i) {
+    for (std::size_t i = 0; i < ctrl_.nr_io_queues(); ++i) {
         auto s = std::make_unique<QueueState>();
         s->kick = make_eventfd();
         IoQueue& q = ctrl_.io_queue(i);
-        for (std::uint16_t t = 0; t < depth_; ++t)
-            s->bufs.push_back(q.alloc_buffer());
+        s->bufs.resize(devices_.size());
         queues_.push_back(std::move(s));
+        for (auto& dev_bufs : queues_.back()->bufs)
+            for (std::uint16_t t = 0; t < depth_; ++t)
+                dev_bufs.push_back(q.alloc_buffer());
+    }
+}
+
+void UblkServer::delete_devices()
+{
+    for (Device& d : devices_) {
+        d.char_fd.reset();
+        if (d.added && control_.del_dev(d.id) == 0)
+            d.added = false;
+    }
+}
+
+void UblkServer::release_buffers()
+{
+    for (std::size_t i = 0; i < queues_.size(); ++i) {
+        for (auto& dev_bufs : queues_[i]->bufs)
+            for (std::byte* b : dev_bufs)
+                ctrl_.io_queue(i).free_buffer(b);
+        queues_[i]->bufs.clear();
     }
 }
 
@@ -145,14 +182,12 @@ UblkServer::~UblkServer()
 {
     if (!threads_.empty())
         stop_device();
-    for (auto& q : queues_)
-        q->uq.reset();
-    char_fd_.reset();
-    if (added_)
-        (void)control_.del_dev(dev_id_);
-    for (std::size_t i = 0; i < queues_.size(); ++i)
-        for (std::byte* b : queues_[i]->bufs)
-            ctrl_.io_queue(i).free_buffer(b);
+    for (auto& q : queues_) {
+        q->uqs.clear();
+        q->ring.reset();
+    }
+    delete_devices();
+    release_buffers();
 }
 
 void UblkServer::start()
@@ -165,9 +200,10 @@ void UblkServer::start()
         if (!setup_error_.empty())
             throw Error(setup_error_);
     }
-    if (const int r = control_.start_dev(dev_id_, ::getpid()); r < 0)
-        throw Error("cannot start ublk device " + std::to_string(dev_id_) + ": " + errno_text(r));
     started_ = true;
+    for (const Device& d : devices_)
+        if (const int r = control_.start_dev(d.id, ::getpid()); r < 0)
+            throw Error("cannot start ublk device " + std::to_string(d.id) + ": " + errno_text(r));
 }
 
 void UblkServer::set_phase(Phase p)
@@ -195,15 +231,18 @@ void UblkServer::stop_device()
     if (p != Phase::Live)
         set_phase(Phase::Stopping);
     if (started_)
-        (void)control_.stop_dev(dev_id_);
+        for (const Device& d : devices_)
+            (void)control_.stop_dev(d.id);  // one never started refuses: nothing to stop
     quit_.store(true);
     kick_all();
     threads_.clear();  // joins
     started_ = false;
     // Their descriptor mappings and rings hold /dev/ublkcN open, and
     // DEL_DEV waits until nothing does.
-    for (auto& q : queues_)
-        q->uq.reset();
+    for (auto& q : queues_) {
+        q->uqs.clear();
+        q->ring.reset();
+    }
 }
 
 bool UblkServer::run(int stop_fd, const std::function<void(Phase, const std::string&)>& on_phase)
@@ -265,9 +304,7 @@ bool UblkServer::run(int stop_fd, const std::function<void(Phase, const std::str
         on_phase(Phase::Stopping, "stopping");
     }
     stop_device();
-    char_fd_.reset();
-    if (added_ && control_.del_dev(dev_id_) == 0)
-        added_ = false;
+    delete_devices();
     return !lost;
 }
 
@@ -275,20 +312,25 @@ void UblkServer::queue_loop(std::size_t index)
 {
     QueueState& s = *queues_[index];
     IoQueue* q = &ctrl_.io_queue(index);
+    const std::size_t ndev = devices_.size();
+    const std::size_t tags = ndev * depth_;
     try {
         // Room for a commit per tag, the two polls and a poll removal.
-        s.uq = std::make_unique<UblkQueue>(char_fd_.get(), static_cast<std::uint16_t>(index), depth_,
-                                           control_.ioctl_encode(), 8);
+        s.ring = std::make_unique<Ring>(static_cast<unsigned>(tags + 8), 0, "a ublk queue");
+        for (std::size_t d = 0; d < ndev; ++d)
+            s.uqs.push_back(std::make_unique<UblkQueue>(s.ring->get(), devices_[d].char_fd.get(),
+                                                        static_cast<std::uint16_t>(index), depth_,
+                                                        control_.ioctl_encode(), key_of(d, 0)));
     } catch (const Error& e) {
         std::lock_guard lock(mu_);
         setup_error_ = e.what();
         cv_.notify_all();
         return;
     }
-    UblkQueue& uq = *s.uq;
-    io_uring* ring = uq.ring();
-    for (std::uint16_t t = 0; t < depth_; ++t)
-        uq.fetch(t, s.bufs[t]);
+    io_uring* ring = s.ring->get();
+    for (std::size_t d = 0; d < ndev; ++d)
+        for (std::uint16_t t = 0; t < depth_; ++t)
+            s.uqs[d]->fetch(t, s.bufs[d][t]);
     add_poll(ring, s.kick.get(), kKickPoll);
     if (const int r = io_uring_submit(ring); r < 0) {
         std::lock_guard lock(mu_);
@@ -303,27 +345,34 @@ void UblkServer::queue_loop(std::size_t index)
     }
 
     std::vector<IoCompletion> comps(q->depth());
-    std::size_t done = 0;          // tags the driver aborted (the device stops)
+    std::size_t done = 0;          // tags the driver aborted (their device stops)
     bool comp_armed = false;        // a POLL_ADD on the completion channel is pending
     bool parked = false;
     unsigned generation = generation_.load();
-    const auto& ns = ctrl_.ns();
-
-    const auto result_of = [&](std::uint16_t tag) {
-        const std::uint32_t op = uq.iod(tag).op_flags & 0xff;
-        return op == UBLK_IO_OP_READ || op == UBLK_IO_OP_WRITE
-                   ? static_cast<int>(uq.iod(tag).nr_sectors << 9)
-                   : 0;
+    const auto dev_of = [](std::uint32_t key) -> std::size_t { return key >> 16; };
+    const auto tag_of = [](std::uint32_t key) { return static_cast<std::uint16_t>(key & 0xffff); };
+    const auto iod_of = [&](std::uint32_t key) -> const ublksrv_io_desc& {
+        return s.uqs[dev_of(key)]->iod(tag_of(key));
     };
-    const auto complete = [&](std::uint16_t tag, int res) { uq.commit(tag, res, s.bufs[tag]); };
-    // Sends the request of `tag`; false when it must be held.
-    const auto send = [&](std::uint16_t tag) {
-        const UblkTranslation tr = ublk_translate(uq.iod(tag), ns, caps_, s.bufs[tag], max_io_, tag);
+    const auto result_of = [&](std::uint32_t key) {
+        const std::uint32_t op = iod_of(key).op_flags & 0xff;
+        return op == UBLK_IO_OP_READ || op == UBLK_IO_OP_WRITE ? static_cast<int>(iod_of(key).nr_sectors << 9)
+                                                               : 0;
+    };
+    const auto complete = [&](std::uint32_t key, int res) {
+        s.uqs[dev_of(key)]->commit(tag_of(key), res, s.bufs[dev_of(key)][tag_of(key)]);
+    };
+    // Sends the request of `key`; false when it must be held.
+    const auto send = [&](std::uint32_t key) {
+        const std::size_t d = dev_of(key);
+        UblkTranslation tr = ublk_translate(iod_of(key), ctrl_.ns(d), caps_, s.bufs[d][tag_of(key)], max_io_, key);
         if (const int* err = std::get_if<int>(&tr)) {
-            complete(tag, *err);
+            complete(key, *err);
             return true;
         }
-        const IoStatus st = q->submit(std::get<IoRequest>(tr));
+        IoRequest& req = std::get<IoRequest>(tr);
+        req.ns = static_cast<std::uint16_t>(d);
+        const IoStatus st = q->submit(req);
         if (st.ok())
             return true;
         if (st.kind == IoStatus::Kind::Busy)
@@ -332,22 +381,22 @@ void UblkServer::queue_loop(std::size_t index)
             request_recovery();
             return false;
         }
-        complete(tag, -EIO);
+        complete(key, -EIO);
         return true;
     };
     const auto reap = [&] {
         std::size_t total = 0;
         for (std::size_t n; (n = q->poll(comps)) > 0; total += n) {
             for (std::size_t i = 0; i < n; ++i) {
-                const auto tag = static_cast<std::uint16_t>(comps[i].user_data);
+                const auto key = static_cast<std::uint32_t>(comps[i].user_data);
                 const IoStatus& st = comps[i].status;
                 if (st.ok())
-                    complete(tag, result_of(tag));
+                    complete(key, result_of(key));
                 else if (st.retryable()) {
-                    s.held.push_back(tag);
+                    s.held.push_back(key);
                     request_recovery();
                 } else {
-                    complete(tag, -EIO);
+                    complete(key, -EIO);
                 }
             }
         }
@@ -364,9 +413,9 @@ void UblkServer::queue_loop(std::size_t index)
         return sent;
     };
 
-    // Until the driver aborted every tag, or the device's stop returned
+    // Until the driver aborted every tag, or the devices' stop returned
     // (no request can come any more).
-    while (done < depth_ && !quit_.load()) {
+    while (done < tags && !quit_.load()) {
         const Phase ph = phase_.load();
         if (const unsigned g = generation_.load(); g != generation) {
             generation = g;
@@ -391,8 +440,8 @@ void UblkServer::queue_loop(std::size_t index)
         if (ph == Phase::Live) {
             send_held();
         } else if (ph == Phase::FailFast || ph == Phase::Lost || ph == Phase::Stopping) {
-            for (const std::uint16_t tag : s.held)
-                complete(tag, -EIO);
+            for (const std::uint32_t key : s.held)
+                complete(key, -EIO);
             s.held.clear();
         }
         // A request held while nothing is in flight waits for a SEND's
@@ -416,15 +465,14 @@ void UblkServer::queue_loop(std::size_t index)
         }
         unsigned head;
         unsigned seen = 0;
-        std::vector<std::uint16_t> fresh;
+        std::vector<std::uint32_t> fresh;
         io_uring_for_each_cqe(ring, head, cqe)
         {
             ++seen;
             const std::uint64_t ud = io_uring_cqe_get_data64(cqe);
             if (ud < kTagSpace) {
-                const auto tag = static_cast<std::uint16_t>(ud);
                 if (cqe->res == UBLK_IO_RES_OK)
-                    fresh.push_back(tag);
+                    fresh.push_back(static_cast<std::uint32_t>(ud));
                 else
                     ++done;  // UBLK_IO_RES_ABORT: the device is stopping
             } else if (ud == kCompPoll) {
@@ -438,15 +486,15 @@ void UblkServer::queue_loop(std::size_t index)
         if (const Phase now = phase_.load();
             !comp_armed && (now == Phase::Live || (now == Phase::Recovering && !parked)))
             q->take_events();
-        for (const std::uint16_t tag : fresh) {
+        for (const std::uint32_t key : fresh) {
             const Phase now = phase_.load();
             if (now == Phase::Live) {
-                if (!send(tag))
-                    s.held.push_back(tag);
+                if (!send(key))
+                    s.held.push_back(key);
             } else if (now == Phase::Recovering) {
-                s.held.push_back(tag);
+                s.held.push_back(key);
             } else {
-                complete(tag, -EIO);
+                complete(key, -EIO);
             }
         }
     }

@@ -1,11 +1,15 @@
 // A bypass controller: the association with one NVMe-oF/RDMA subsystem
-// made from userspace, and the namespace it serves. The constructor
+// made from userspace, and the namespaces it serves (one, or every active
+// one). The constructor
 // connects (throwing bypass::Error with one line on any failure): the
 // admin queue over rdma_cm, Fabrics Connect with the host NQN and host ID
 // (resolved as `rblkctl connect` does: rblk::apply_host_identity()),
 // Property Get CAP and VS, CC.EN then CSTS.RDY within CAP.TO, Identify
 // Controller (checked: identify.hpp), Set Features Number of Queues,
-// Identify Namespace, then the I/O queues (each Connected with the
+// Identify Namespace of each (the active list first when all are served:
+// as the module, it skips the ids Identify reports inactive, and those it
+// cannot serve, with a note; a reconnect identifies the same ones again),
+// then the I/O queues (each Connected with the
 // controller ID), each an IoQueue for one application thread.
 //
 // Keep-alive: a thread of the controller's sends Keep Alive on the admin
@@ -49,6 +53,9 @@
 
 namespace rblk::bypass {
 
+// The most namespaces one controller serves when it serves all.
+inline constexpr std::size_t kMaxNamespaces = 32;
+
 struct ControllerOptions {
     // Address, NQNs, host ID, queues, KATO and the reconnect timeouts:
     // validated by ConnectOptions::validate(); hostnqn must be set
@@ -56,6 +63,8 @@ struct ControllerOptions {
     // (rblk::resolve_traddr()). nr_io_queues defaults to 1 here.
     rblk::ConnectOptions connect;
     std::uint32_t nsid = 1;
+    // Every active namespace (the first kMaxNamespaces) instead of nsid alone.
+    bool all_namespaces = false;
     std::chrono::milliseconds io_timeout{30000};
     std::chrono::milliseconds admin_timeout{15000};
     std::chrono::milliseconds cm_timeout{3000};
@@ -71,7 +80,9 @@ public:
     ~Controller();
 
     const ControllerInfo& info() const { return info_; }
-    const NamespaceInfo& ns() const { return ns_; }
+    // The namespaces served, in nsid order; IoRequest::ns indexes them.
+    const std::vector<NamespaceInfo>& namespaces() const { return ns_; }
+    const NamespaceInfo& ns(std::size_t i = 0) const { return ns_.at(i); }
     std::uint64_t cap() const { return cap_; }
     std::uint32_t version() const { return vs_; }
     std::size_t nr_io_queues() const { return io_.size(); }
@@ -84,6 +95,8 @@ public:
     // See the header comment. Returns true when live again.
     bool recover();
     std::size_t reconnects() const { return reconnects_; }
+    // What the first connect left out and why (namespaces skipped), for the caller's log.
+    const std::vector<std::string>& notes() const { return notes_; }
 
     // The clean shutdown of the destructor, with errors reported (throws).
     void shutdown();
@@ -123,7 +136,7 @@ private:
     std::uint32_t vs_ = 0;
     std::uint32_t cc_ = 0;
     ControllerInfo info_;
-    NamespaceInfo ns_;
+    std::vector<NamespaceInfo> ns_;  // never empty once connected
     std::uint16_t io_size_ = 0;
 
     std::atomic<bool> ka_failed_{false};
@@ -134,6 +147,7 @@ private:
     std::optional<Clock::time_point> lost_since_;
     std::string last_error_;
     std::size_t reconnects_ = 0;
+    std::vector<std::string> notes_;
     bool shut_down_ = false;
 };
 

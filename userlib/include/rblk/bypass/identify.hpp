@@ -1,9 +1,10 @@
-// Identify sanity checks: what the initiator takes from Identify Controller
-// and Identify Namespace, each field checked before use, so that a target
-// reporting absurd values is refused with a clear message instead of
-// driving the data path. The same rules as the module's (kmod/core.c,
-// rblk_check_id_ctrl() and rblk_identify_ns()); the MDTS arithmetic is the
-// module's own code (kmod/identify.c).
+// Identify sanity checks: what the initiator takes from Identify Controller,
+// Identify Namespace and the active namespace list, each field checked
+// before use, so that a target reporting absurd values is refused with a
+// clear message instead of driving the data path. The same rules as the
+// module's (kmod/core.c, rblk_check_id_ctrl() and rblk_identify_ns()); the
+// MDTS arithmetic and the rule for an active list's ids are the module's
+// own code (kmod/identify.c).
 #pragma once
 
 extern "C" {  // libnvme 1.3 headers lack C++ linkage guards
@@ -13,6 +14,7 @@ extern "C" {  // libnvme 1.3 headers lack C++ linkage guards
 #include <cstdint>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace rblk::bypass {
 
@@ -46,6 +48,12 @@ std::variant<ControllerInfo, std::string> check_id_ctrl(const nvme_id_ctrl& id, 
 
 // Checked Identify Namespace data of `nsid`, or the reason it is refused.
 std::variant<NamespaceInfo, std::string> check_id_ns(const nvme_id_ns& id, std::uint32_t nsid);
+
+// The ids of an Active Namespace ID list (CNS 02h, one 4 KiB page of
+// little-endian ids, a zero ending it early), checked as the module checks
+// it: ascending, none FFFFFFFFh, within NN when NN is reported. An empty
+// list, or an id out of order, is refused with the reason.
+std::variant<std::vector<std::uint32_t>, std::string> check_active_ns_list(const void* page, std::uint32_t nn);
 
 // Identify strings are space-padded ASCII: printable, trailing blanks gone.
 std::string id_string(const char* field, std::size_t len);

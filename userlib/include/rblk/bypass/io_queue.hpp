@@ -1,6 +1,7 @@
 // The application's handle on one I/O queue of a bypass controller: the
 // asynchronous API. One thread drives one IoQueue (no locks): it submits
-// NVM commands (read, write, flush, write zeroes, deallocate) and reaps
+// NVM commands (read, write, flush, write zeroes, deallocate) to any of the
+// controller's namespaces, as NVMe queues belong to the controller, and reaps
 // their completions by busy polling (poll()) or by sleeping on the
 // completion channel while the queue is idle (wait()). Nothing here throws;
 // every outcome is an IoStatus.
@@ -23,6 +24,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <vector>
 
 namespace rblk::bypass {
 
@@ -42,6 +44,7 @@ struct IoRequest {
     std::size_t len = 0;        // bytes at buf: nlb blocks (read/write), nlb * 16 (Dsm)
     std::uint64_t user_data = 0;
     bool deallocate = false;    // write zeroes: may deallocate (DEAC)
+    std::uint16_t ns = 0;       // which of the controller's namespaces() (an index)
 };
 
 using IoCompletion = QueueCompletion;
@@ -50,8 +53,8 @@ class IoQueue {
 public:
     // `ctrl_failed`: the controller's flag that its keep-alive failed; the
     // queue's own thread then fails the queue at its next poll.
-    IoQueue(ibv_pd* pd, const ControllerInfo& ctrl, const NamespaceInfo& ns, std::uint16_t depth,
-            const std::atomic<bool>* ctrl_failed = nullptr);
+    IoQueue(ibv_pd* pd, const ControllerInfo& ctrl, std::vector<NamespaceInfo> namespaces,
+            std::uint16_t depth, const std::atomic<bool>* ctrl_failed = nullptr);
     IoQueue(const IoQueue&) = delete;
     IoQueue& operator=(const IoQueue&) = delete;
 
@@ -59,7 +62,8 @@ public:
     std::uint16_t in_flight() const { return q_ ? q_->in_flight() : 0; }
     std::uint32_t max_transfer() const { return max_transfer_; }
     std::uint32_t inline_max() const { return inline_max_; }
-    const NamespaceInfo& ns() const { return ns_; }
+    const NamespaceInfo& ns(std::size_t i = 0) const { return ns_.at(i); }
+    std::size_t nr_namespaces() const { return ns_.size(); }
     // The queue failed (or is being reconnected): submissions return QueueDown.
     bool failed() const { return !q_ || q_->failed(); }
     std::string failure() const { return q_ ? q_->failure() : "queue not connected"; }
@@ -103,11 +107,11 @@ public:
     }
 
     // Controller's side: the transport queue of this I/O queue, replaced at
-    // each (re)connect; the namespace as Identify says it now.
+    // each (re)connect; the namespaces as Identify says they are now.
     void attach(std::unique_ptr<Queue> q) { q_ = std::move(q); }
     std::unique_ptr<Queue> detach() { return std::move(q_); }
     Queue* transport() { return q_.get(); }
-    void update_ns(const NamespaceInfo& ns) { ns_ = ns; }
+    void update_namespaces(const std::vector<NamespaceInfo>& ns) { ns_ = ns; }
 
 private:
     void check_controller()
@@ -120,7 +124,7 @@ private:
     std::uint32_t max_transfer_;
     std::uint32_t ioccsz_;
     std::uint32_t inline_max_;
-    NamespaceInfo ns_;
+    std::vector<NamespaceInfo> ns_;  // never empty
     BufferPool pool_;
     RegistrationCache cache_;
     std::unique_ptr<Queue> q_;

@@ -130,23 +130,24 @@ private:
 };
 
 // One queue of a started-to-be device: its slice of the descriptor area
-// of /dev/ublkcN (read-only, mmapped) and its own ring for the I/O commands,
-// driven by one thread (the driver completes a queue's requests in the task
-// that fetched them).
+// of /dev/ublkcN (read-only, mmapped), its I/O commands going on a ring of
+// the caller's, driven by one thread (the driver completes a queue's
+// requests in the task that fetched them). One ring may carry the queues of
+// several devices: each tag's user_data is `ud_base` + the tag.
 class UblkQueue {
 public:
-    // `char_fd`: /dev/ublkc<dev_id>, shared by the queues. `extra` ring
-    // entries beyond one per tag for the caller's own SQEs (polls). Throws Error.
-    UblkQueue(int char_fd, std::uint16_t qid, std::uint16_t depth, bool ioctl_encode, unsigned extra);
+    // `char_fd`: /dev/ublkc<dev_id>, shared by the device's queues;
+    // `ring`: outlives the queue, with an SQE per tag free. Throws Error.
+    UblkQueue(io_uring* ring, int char_fd, std::uint16_t qid, std::uint16_t depth, bool ioctl_encode,
+              std::uint64_t ud_base);
     UblkQueue(const UblkQueue&) = delete;
     UblkQueue& operator=(const UblkQueue&) = delete;
     ~UblkQueue();
 
     std::uint16_t depth() const { return depth_; }
-    io_uring* ring() { return ring_.get(); }
     const ublksrv_io_desc& iod(std::uint16_t tag) const { return iods_[tag]; }
     // Queue FETCH_REQ (first) or COMMIT_AND_FETCH_REQ (with the result of
-    // the tag's last request) on the ring, its user_data the tag; the caller
+    // the tag's last request) on the ring, its user_data ud_base + tag; the caller
     // submits. False when the SQ is full.
     bool fetch(std::uint16_t tag, void* buf);
     bool commit(std::uint16_t tag, int result, void* buf);
@@ -158,7 +159,8 @@ private:
     std::uint16_t qid_;
     std::uint16_t depth_;
     bool encode_;
-    Ring ring_;
+    io_uring* ring_;
+    std::uint64_t ud_base_;
     const ublksrv_io_desc* iods_ = nullptr;
     std::size_t map_len_ = 0;
 };

@@ -1,13 +1,16 @@
-// A namespace of a bypass controller served as a Linux block device,
-// /dev/ublkbN, through the kernel's ublk driver: one ublk queue per I/O
-// queue of the controller, each driven by a thread of its own that waits
-// on one io_uring for both the driver's requests (URING_CMD) and its RDMA
+// The namespaces of a bypass controller served as Linux block devices,
+// one /dev/ublkbN each, through the kernel's ublk driver. The controller's
+// I/O queues are shared by the devices, as NVMe queues belong to the
+// controller: each device has one ublk queue per I/O queue, and a thread
+// per I/O queue drives that queue's ublk queues of every device, waiting
+// on one io_uring for the driver's requests (URING_CMD) and its RDMA
 // completion channel (IORING_OP_POLL_ADD), so an idle server sleeps.
 //
 // Data: each tag's buffer is a chunk of its I/O queue's registered pool;
 // the driver copies the request's data to or from it and the RDMA side
-// moves it with no further copy. The device's depth is what both the I/O
-// queue and its pool hold; its largest request a pool chunk.
+// moves it with no further copy. A device's depth is what both the I/O
+// queue and its pool's share per device hold; its largest request a pool
+// chunk.
 //
 // Recovery, as the module's and the synchronous layer's: a queue that
 // fails (or the keep-alive) makes the server's main thread ask every queue
@@ -53,29 +56,39 @@ public:
         std::chrono::seconds reconnect_delay{RBLK_DEFAULT_RECONNECT_DELAY};
     };
 
-    // Adds the device (ADD_DEV, SET_PARAMS) for `ctrl`'s namespace. Throws Error.
+    // Adds a device (ADD_DEV, SET_PARAMS) for each of `ctrl`'s namespaces(). Throws Error.
     UblkServer(Controller& ctrl, UblkControl& control, const Options& opts);
     UblkServer(const UblkServer&) = delete;
     UblkServer& operator=(const UblkServer&) = delete;
-    // Stops and deletes the device if it is still there.
+    // Stops and deletes the devices still there.
     ~UblkServer();
 
-    std::uint32_t dev_id() const { return dev_id_; }
-    std::string device() const { return "/dev/ublkb" + std::to_string(dev_id_); }
+    // Device i serves the controller's namespace i.
+    std::size_t nr_devices() const { return devices_.size(); }
+    std::uint32_t dev_id(std::size_t i = 0) const { return devices_.at(i).id; }
+    std::string device(std::size_t i = 0) const { return "/dev/ublkb" + std::to_string(dev_id(i)); }
     std::uint16_t depth() const { return depth_; }
     std::uint32_t max_io_bytes() const { return max_io_; }
 
-    // Starts the queue threads, then the device (START_DEV: the disk
-    // appears). Throws Error.
+    // Starts the queue threads, then the devices (START_DEV: the disks
+    // appear). Throws Error.
     void start();
     // Serves until `stop_fd` (a signalfd or eventfd) is readable, or the
     // controller is lost; `on_phase` is told each change. Then stops and
-    // deletes the device. Returns false when the controller was lost.
+    // deletes the devices. Returns false when the controller was lost.
     bool run(int stop_fd, const std::function<void(Phase, const std::string&)>& on_phase);
 
 private:
     struct QueueState;
-    void configure();  // SET_PARAMS, /dev/ublkcN, the tags' buffers
+    struct Device {
+        std::uint32_t id = UINT32_MAX;
+        bool added = false;
+        UniqueFd char_fd;  // /dev/ublkcN
+    };
+    void add_device(std::size_t ns);  // ADD_DEV, SET_PARAMS, /dev/ublkcN
+    void make_queues();               // the tags' buffers
+    void delete_devices();
+    void release_buffers();
     void queue_loop(std::size_t index);
     void request_recovery();
     void set_phase(Phase p);
@@ -85,13 +98,11 @@ private:
     Controller& ctrl_;
     UblkControl& control_;
     Options opts_;
-    std::uint32_t dev_id_ = UINT32_MAX;
-    bool added_ = false;
+    std::vector<Device> devices_;  // one per namespace; set up before the threads
     bool started_ = false;
     std::uint16_t depth_ = 0;
     std::uint32_t max_io_ = 0;
     UblkCaps caps_;
-    UniqueFd char_fd_;
     UniqueFd notify_;  // queue threads -> main thread (eventfd)
 
     std::vector<std::unique_ptr<QueueState>> queues_;
