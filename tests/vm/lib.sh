@@ -338,6 +338,23 @@ vm_nvmet_link() { ln -s "$VM_NVMET/subsystems/$2" "$VM_NVMET/ports/$1/subsystems
 
 vm_nvmet_unlink() { rm "$VM_NVMET/ports/$1/subsystems/$2"; }
 
+# vm__writing DISK: DISK (/dev/nullbN) has writes in flight.
+vm__writing() {
+	local w
+	read -r _ w < "/sys/block/${1##*/}/inflight"
+	[ "$w" -gt 0 ]
+}
+
+# vm_nvmet_bounce_under_writes NQN DISK: once DISK, NQN's namespace on port
+# 1, has writes in flight, the subsystem leaves the port for 2 s and comes
+# back (a target restart as the host sees it).
+vm_nvmet_bounce_under_writes() {
+	vm_wait_for 60 vm__writing "$2"
+	vm_nvmet_unlink 1 "$1"
+	vm_sleep 2
+	vm_nvmet_link 1 "$1"
+}
+
 # vm_nvmet_referral PORT NAME TRADDR TRSVCID [PORTID]: PORT's discovery log
 # refers hosts to the discovery controller at TRADDR:TRSVCID.
 vm_nvmet_referral() {
@@ -420,7 +437,7 @@ vm_rblk_load() {
 	# debug information the module is ~8 MB, and copying and comparing it
 	# over 9p took up to 12.5 s a load under TCG.
 	stamp="$ko $(stat -c '%s %y' "$ko")"
-	read -r have < /run/rblk-ko.installed 2> /dev/null || true
+	if [ -e /run/rblk-ko.installed ]; then read -r have < /run/rblk-ko.installed || true; fi
 	if [ "$have" != "$stamp" ]; then
 		mkdir -p "$dir"
 		cp "$ko" "$dir/rblk.ko"

@@ -11,6 +11,9 @@ namespace rblk::fio {
 
 namespace {
 
+constexpr const char* kKeys =
+    "trtype traddr trsvcid subnqn ns hostnqn hostid adrfam reconnect_delay ctrl_loss_tmo fast_io_fail_tmo";
+
 std::string lower(std::string s)
 {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -29,6 +32,12 @@ std::int64_t number(const std::string& key, const std::string& v)
     if (used != v.size() || v.empty() || n < 0)
         throw std::invalid_argument(key + "=" + v + ": not a number");
     return n;
+}
+
+// A timeout in seconds where -1 means none (nvme-cli's ctrl_loss_tmo).
+std::int64_t seconds_or_off(const std::string& key, const std::string& v)
+{
+    return v == "-1" ? -1 : number(key, v);
 }
 
 }  // namespace
@@ -71,9 +80,14 @@ bypass::ControllerOptions parse_filename(const std::string& spec)
             co.connect.hostnqn = v;
         } else if (key == "hostid") {
             co.connect.hostid = v;
+        } else if (key == "reconnect_delay") {
+            co.connect.reconnect_delay = number(key, v);
+        } else if (key == "ctrl_loss_tmo") {
+            co.connect.ctrl_loss_tmo = seconds_or_off(key, v);
+        } else if (key == "fast_io_fail_tmo") {
+            co.connect.fast_io_fail_tmo = seconds_or_off(key, v);
         } else {
-            throw std::invalid_argument("unknown key '" + key +
-                                        "' (trtype traddr trsvcid subnqn ns hostnqn hostid adrfam)");
+            throw std::invalid_argument("unknown key '" + key + "' (" + kKeys + ")");
         }
     }
     if (co.connect.traddr.empty())

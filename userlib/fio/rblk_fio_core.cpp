@@ -3,6 +3,16 @@
 // and that queue's submit/poll/wait as C calls. Every exception of the
 // setup path is caught here and becomes a one-line reason; the I/O path
 // throws nothing (IoStatus).
+//
+// Reconnects, as the module's and SyncIo's: a command that comes back
+// because its queue failed (QueueDown, Timeout) is held with every new
+// one; once nothing is in flight, reap runs Controller::recover() in fio's
+// thread (the queue's only user) and sends the held commands again, in
+// order. recover() gives up at fast_io_fail_tmo: the held commands and the
+// new ones fail with EIO, one reconnect attempt per reconnect_delay
+// deciding whether the next one may go; at ctrl_loss_tmo every command
+// fails for good. Each command keeps its request in a slot of its own
+// (allocated once, at open) so that it can be sent again.
 #include "rblk_fio_core.h"
 
 #include "fio_filename.hpp"
@@ -25,10 +35,24 @@
 namespace bp = rblk::bypass;
 
 struct rblk_fio_queue {
+    enum class State { Live, FailFast, Lost };
+    struct Slot {
+        bp::IoRequest req;  // req.user_data: the slot's index
+        void* cookie = nullptr;
+    };
+
     std::unique_ptr<bp::Controller> ctrl;
     bp::IoQueue* q = nullptr;
     bool event_mode = false;
     std::vector<bp::IoCompletion> comps;
+    std::vector<Slot> slots;            // one per command that may be in flight
+    std::vector<std::uint32_t> free;    // slot indexes; capacity: every slot
+    std::vector<std::uint32_t> held;    // to send again after the reconnect, in order; capacity: every slot
+    std::vector<std::uint32_t> failed;  // held ones that failed, for the next reap; capacity: every slot
+    State state = State::Live;
+    std::string why;                    // FailFast, Lost: what the commands fail with
+    std::chrono::steady_clock::time_point next_attempt;  // FailFast
+    std::chrono::seconds reconnect_delay{RBLK_DEFAULT_RECONNECT_DELAY};
 };
 
 namespace {
@@ -47,6 +71,61 @@ bp::ControllerOptions parse_spec(const char* spec)
     co.connect.validate();
     co.connect = rblk::resolve_traddr(co.connect);
     return co;
+}
+
+// One reconnect attempt for a queue failing fast, once reconnect_delay
+// has passed since the last.
+void try_recover(rblk_fio_queue* q)
+{
+    if (std::chrono::steady_clock::now() < q->next_attempt)
+        return;
+    try {
+        if (q->ctrl->recover()) {
+            q->state = rblk_fio_queue::State::Live;
+            q->why.clear();
+            return;
+        }
+    } catch (const std::exception& e) {
+        q->state = rblk_fio_queue::State::Lost;
+        q->why = e.what();
+        return;
+    }
+    q->next_attempt = std::chrono::steady_clock::now() + q->reconnect_delay;
+}
+
+// With nothing in flight: reconnect if the controller failed (blocking,
+// within its deadlines), then send the held commands again, or fail them.
+void recover_and_resend(rblk_fio_queue* q)
+{
+    if (q->state == rblk_fio_queue::State::Live && q->ctrl->failed()) {
+        std::string failure;
+        try {
+            failure = q->ctrl->failure();
+        } catch (...) {
+        }
+        try {
+            if (!q->ctrl->recover()) {
+                q->state = rblk_fio_queue::State::FailFast;
+                q->why = "I/O failed after fast_io_fail_tmo: " + failure;
+                q->next_attempt = std::chrono::steady_clock::now() + q->reconnect_delay;
+            }
+        } catch (const std::exception& e) {
+            q->state = rblk_fio_queue::State::Lost;
+            q->why = e.what();
+        }
+    }
+    if (q->state != rblk_fio_queue::State::Live) {
+        q->failed.insert(q->failed.end(), q->held.rbegin(), q->held.rend());
+        q->held.clear();
+        return;
+    }
+    std::size_t sent = 0;
+    for (; sent < q->held.size(); ++sent) {
+        const bp::IoStatus st = q->q->submit(q->slots[q->held[sent]].req);
+        if (!st.ok())
+            break;  // busy or down again: the rest stay held
+    }
+    q->held.erase(q->held.begin(), q->held.begin() + static_cast<std::ptrdiff_t>(sent));
 }
 
 }  // namespace
@@ -81,7 +160,15 @@ struct rblk_fio_queue* rblk_fio_open(const char* spec, unsigned int depth, int e
         h->ctrl = std::make_unique<bp::Controller>(co);
         h->q = &h->ctrl->io_queue(0);
         h->event_mode = event_mode != 0;
-        h->comps.resize(std::max<std::size_t>(h->q->depth(), 1));
+        h->reconnect_delay = std::chrono::seconds(co.connect.reconnect_delay.value_or(RBLK_DEFAULT_RECONNECT_DELAY));
+        const std::size_t n = std::max<std::size_t>(h->q->depth(), 1);
+        h->comps.resize(n);
+        h->slots.resize(n);
+        h->free.reserve(n);
+        h->held.reserve(n);
+        h->failed.reserve(n);
+        for (std::size_t i = n; i-- > 0;)
+            h->free.push_back(static_cast<std::uint32_t>(i));
         return h.release();
     } catch (const std::exception& e) {
         set_err(err, errlen, e.what());
@@ -136,7 +223,6 @@ int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offs
                     size_t len, void* cookie, char* err, size_t errlen)
 {
     bp::IoRequest r;
-    r.user_data = reinterpret_cast<std::uint64_t>(cookie);
     if (op == RBLK_FIO_FLUSH) {
         r.op = bp::IoOp::Flush;
     } else {
@@ -152,9 +238,31 @@ int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offs
         r.buf = buf;
         r.len = len;
     }
-    const bp::IoStatus st = q->q->submit(r);
-    if (st.ok())
+    if (q->state == rblk_fio_queue::State::FailFast)
+        try_recover(q);
+    if (q->state != rblk_fio_queue::State::Live) {
+        set_err(err, errlen, q->why);
+        return -EIO;
+    }
+    if (q->free.empty())
+        return 1;
+    const std::uint32_t idx = q->free.back();
+    rblk_fio_queue::Slot& slot = q->slots[idx];
+    slot.req = r;
+    slot.req.user_data = idx;
+    slot.cookie = cookie;
+    if (!q->held.empty()) {  // a reconnect is due: after the ones before it
+        q->free.pop_back();
+        q->held.push_back(idx);
         return 0;
+    }
+    const bp::IoStatus st = q->q->submit(slot.req);
+    if (st.ok() || st.retryable()) {
+        q->free.pop_back();
+        if (!st.ok())
+            q->held.push_back(idx);  // the queue is down: sent again after the reconnect
+        return 0;
+    }
     if (st.kind == bp::IoStatus::Kind::Busy)
         return 1;
     try {
@@ -168,25 +276,47 @@ int rblk_fio_reap(struct rblk_fio_queue* q, struct rblk_fio_completion* out, uns
                   unsigned int max, char* err, size_t errlen)
 {
     unsigned int got = 0;
+    const auto give = [&](std::uint32_t idx, int error) {
+        out[got].cookie = q->slots[idx].cookie;
+        out[got].error = error;
+        ++got;
+        q->free.push_back(idx);
+    };
     while (got < max) {
+        // The held commands that failed (fast_io_fail_tmo, ctrl_loss_tmo) first.
+        while (got < max && !q->failed.empty()) {
+            give(q->failed.back(), EIO);
+            q->failed.pop_back();
+        }
+        if (got >= max)
+            break;
+        if (!q->held.empty() && q->q->in_flight() == 0) {
+            recover_and_resend(q);
+            continue;
+        }
         const std::size_t room = std::min<std::size_t>(max - got, q->comps.size());
         std::span<bp::IoCompletion> span(q->comps.data(), room);
         std::size_t n;
-        if (q->event_mode && got < min)
+        if (q->event_mode && got < min && q->held.empty())
             n = q->q->wait(span, std::chrono::milliseconds(1000));
         else
             n = q->q->poll(span);
         for (std::size_t i = 0; i < n; ++i) {
-            out[got].cookie = reinterpret_cast<void*>(q->comps[i].user_data);
-            out[got].error = q->comps[i].status.ok() ? 0 : EIO;
-            ++got;
+            const auto idx = static_cast<std::uint32_t>(q->comps[i].user_data);
+            const bp::IoStatus& st = q->comps[i].status;
+            if (st.retryable() && q->state == rblk_fio_queue::State::Live)
+                q->held.push_back(idx);
+            else
+                give(idx, st.ok() ? 0 : EIO);
         }
         if (got >= min && n == 0)
             break;
-        if (got < min && n == 0 && q->q->in_flight() == 0) {
-            // Nothing left to wait for: the queue failed (or fio asked too much).
+        if (got < min && n == 0 && q->q->in_flight() == 0 && q->held.empty() && q->failed.empty()) {
+            // Nothing left to wait for (fio asked too much).
             try {
-                set_err(err, errlen, q->q->failed() ? q->q->failure() : "nothing in flight");
+                set_err(err, errlen, q->state != rblk_fio_queue::State::Live ? q->why
+                                     : q->q->failed()                        ? q->q->failure()
+                                                                             : "nothing in flight");
             } catch (...) {
             }
             break;

@@ -3,7 +3,8 @@
  * fio's headers are C, librblk_bypass is C++. No exception crosses it:
  * every function returns a status and, on failure, a one-line reason in
  * the caller's buffer. One rblk_fio_queue is one bypass controller with
- * one I/O queue, driven by one fio thread.
+ * one I/O queue, driven by one fio thread, which also runs its reconnects
+ * (rblk_fio_core.cpp).
  */
 #ifndef RBLK_FIO_CORE_H
 #define RBLK_FIO_CORE_H
@@ -42,15 +43,21 @@ void rblk_fio_describe(const struct rblk_fio_queue *q, char *out, size_t len);
 /* Registers [p, p + len) once (the registration cache): 0 or an errno. */
 int rblk_fio_register(struct rblk_fio_queue *q, const void *p, size_t len);
 
-/* 0: submitted; 1: queue full (reap first); a negative errno: refused, with `err` set. */
+/*
+ * 0: submitted (or held for the reconnect under way); 1: queue full (reap
+ * first); a negative errno: refused, with `err` set (past fast_io_fail_tmo
+ * or ctrl_loss_tmo: -EIO and the reason).
+ */
 int rblk_fio_submit(struct rblk_fio_queue *q, enum rblk_fio_op op, uint64_t offset, void *buf,
 		    size_t len, void *cookie, char *err, size_t errlen);
 
 /*
  * Reaps at least `min` and at most `max` completions into `out` (busy
- * polling, or sleeping on the completion channel in event mode). Returns
- * their count, fewer than `min` only when the queue failed with nothing
- * left in flight (then `err` says why).
+ * polling, or sleeping on the completion channel in event mode); when the
+ * queue failed, reconnects first and sends the held commands again (or
+ * fails them, past fast_io_fail_tmo or ctrl_loss_tmo). Returns their
+ * count, fewer than `min` only when nothing is left in flight (then `err`
+ * says why).
  */
 int rblk_fio_reap(struct rblk_fio_queue *q, struct rblk_fio_completion *out, unsigned int min,
 		  unsigned int max, char *err, size_t errlen);

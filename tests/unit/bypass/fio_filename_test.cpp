@@ -42,6 +42,18 @@ TEST(FioFilename, DefaultsAndHostIdentity)
     EXPECT_EQ(co.nsid, 1u);
     EXPECT_EQ(co.connect.hostnqn.value_or(""), "nqn.h:1");
     EXPECT_EQ(co.connect.hostid.value_or(""), "01234567-89ab-cdef-0123-456789abcdef");
+    EXPECT_FALSE(co.connect.reconnect_delay.has_value());
+    EXPECT_FALSE(co.connect.ctrl_loss_tmo.has_value());
+}
+
+TEST(FioFilename, ReconnectTimeoutsAsNvmeCliNamesThem)
+{
+    const auto co = parse_filename("traddr=10.0.0.1 subnqn=n reconnect_delay=1 ctrl_loss_tmo=-1 fast_io_fail_tmo=5");
+    EXPECT_EQ(co.connect.reconnect_delay.value_or(0), 1);
+    EXPECT_EQ(co.connect.ctrl_loss_tmo.value_or(0), -1);
+    EXPECT_EQ(co.connect.fast_io_fail_tmo.value_or(0), 5);
+    EXPECT_EQ(error_of("traddr=1.2.3.4 subnqn=n reconnect_delay=-1"), "reconnect_delay=-1: not a number");
+    EXPECT_EQ(error_of("traddr=1.2.3.4 subnqn=n ctrl_loss_tmo=-2"), "ctrl_loss_tmo=-2: not a number");
 }
 
 TEST(FioFilename, EscapedColonsAndSpaces)
@@ -63,7 +75,8 @@ TEST(FioFilename, OneLineForEachMistake)
     EXPECT_EQ(error_of("traddr=1.2.3.4 subnqn=n trsvcid=-1"), "trsvcid=-1: not a number");
     EXPECT_EQ(error_of("traddr=1.2.3.4 subnqn=n /dev/nvme0n1"), "'/dev/nvme0n1': expected key=value");
     EXPECT_EQ(error_of("traddr=1.2.3.4 subnqn=n qd=4"),
-              "unknown key 'qd' (trtype traddr trsvcid subnqn ns hostnqn hostid adrfam)");
+              "unknown key 'qd' (trtype traddr trsvcid subnqn ns hostnqn hostid adrfam reconnect_delay "
+              "ctrl_loss_tmo fast_io_fail_tmo)");
     EXPECT_EQ(error_of("subnqn=n"), "no traddr= in the filename");
     EXPECT_EQ(error_of("traddr=1.2.3.4"), "no subnqn= in the filename");
 }

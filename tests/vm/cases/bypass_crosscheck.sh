@@ -142,15 +142,7 @@ head -c $((16 << 20)) /dev/urandom > /tmp/w16m
 timeout 120 "$RBLKCTL" write --path bypass -a "$t" -n "$rnqn" -c 1 -l 60 -v --data /tmp/w16m \
 	> /dev/null 2> /tmp/restart.log &
 writer=$!
-writing() {
-	local w
-	read -r _ w < "/sys/block/${rdisk##*/}/inflight"
-	[ "$w" -gt 0 ]
-}
-vm_wait_for 60 writing
-vm_nvmet_unlink 1 "$rnqn"
-vm_sleep 2
-vm_nvmet_link 1 "$rnqn"
+vm_nvmet_bounce_under_writes "$rnqn" "$rdisk"
 rc=0
 wait "$writer" || rc=$?
 vm_assert_eq 0 "$rc" "exit code of the write the target restarted under: $(cat /tmp/restart.log)"

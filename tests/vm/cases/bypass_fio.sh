@@ -6,8 +6,9 @@
 # command's data in the capsule or through fio's buffers registered once
 # (rblk_stats=1 says how it went). Then rblk.ko
 # reads the same regions back and fio's verify_only checks them on the
-# kernel path. A filename without subnqn= and a process-mode job each fail
-# with one line.
+# kernel path. The target restarted under a verify job: the engine holds
+# the I/O, reconnects once and sends it again, and the verify passes. A
+# filename without subnqn= and a process-mode job each fail with one line.
 # It checks the userspace initiator and the engine (rblk.ko's side is every
 # datapath case's, on both kernels): newest kernel only, for the suite's
 # time.
@@ -80,6 +81,30 @@ vm_assert_ne 0 "$rc" "fio verify_only over a corrupted block"
 bad=$(grep -m1 -E 'verify: bad magic header|verify failed at file' /tmp/fio-corrupt.log || true)
 vm_assert_match 'offset 524288|bad magic header' "$bad" "fio's report of the corrupted block"
 vm_log "corrupted block caught: $bad"
+
+# --- the target restarted under a verify job ----------------------------------------------
+# nvmet takes the subsystem off its port while the writes are in flight
+# (its namespace completes each I/O after 2 s) and puts it back 2 s later:
+# the engine holds what came back, reconnects (reconnect_delay=1) and
+# sends it again; fio's verify reads then find every block.
+rnqn=nqn.2024-01.io.rblk:fio-restart
+rdisk=$(vm_membacked_disk 1 32 512 0 2000000000)
+vm_nvmet_subsys "$rnqn" "$rdisk"
+vm_nvmet_link 1 "$rnqn"
+rspec="trtype=rdma traddr=10.99.0.1 trsvcid=4420 subnqn=${rnqn//:/\\:} ns=1 reconnect_delay=1 ctrl_loss_tmo=60"
+timeout -k 5 240 fio "${eng[@]}" --filename="$rspec" --name=restart --rw=randwrite --bs=64k --iodepth=8 \
+	--size=1M "${common[@]}" > /tmp/fio-restart.log 2>&1 &
+fio_pid=$!
+vm_nvmet_bounce_under_writes "$rnqn" "$rdisk"
+rc=0
+wait "$fio_pid" || rc=$?
+vm_log "$(grep -E '^rblk:|err=|verify' /tmp/fio-restart.log | head -10)"
+vm_assert_eq 0 "$rc" "fio across the target restart: $(tail -c 2000 /tmp/fio-restart.log)"
+vm_assert_match '^rblk: restart: .*; 1 reconnect\(s\)$' "$(cat /tmp/fio-restart.log)" \
+	"the engine's reconnects across the restart"
+if grep -q 'verify: bad\|crc32c: verify failed' /tmp/fio-restart.log; then
+	vm_fail "fio's verify failed after the restart"
+fi
 
 # --- user errors: one line each ------------------------------------------------------------
 rc=0
