@@ -50,7 +50,7 @@
 #   vm_nvmet_teardown                remove every port, subsystem, namespace
 #   vm_nvme_ref_connect NQN [TRADDR] [TRSVCID] [NVME_CONNECT_ARGS...]
 #                                    nvme-cli connect; prints the multipath
-#                                    head /dev/nvmeXnY of NQN
+#                                    head /dev/nvmeXnY of NQN's nsid 1
 #   vm_nvme_ref_disconnect NQN
 # rblk:
 #   vm_rblk_load [PARAM=V...]        install $RBLK_KO (build/kmod/KVER/rblk.ko) into updates/,
@@ -399,11 +399,15 @@ vm_nvmet_teardown() {
 
 # The head disk of NQN: with native multipath the per-path nvmeXcYnZ nodes
 # have no /dev entry, so only nvmeXnY names qualify.
+# vm__nvme_disk_of NQN [NSID]: nvme-rdma's head disk of namespace NSID
+# (default 1). By nsid, not by name: the core scans namespaces in parallel,
+# so nvme0n1 is whichever head was allocated first.
 vm__nvme_disk_of() {
 	local b
 	for b in /sys/block/nvme*n*; do
 		[[ $(basename "$b") =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
 		[ "$(cat "$b/device/subsysnqn" 2> /dev/null)" = "$1" ] || continue
+		[ "$(cat "$b/nsid" 2> /dev/null)" = "${2:-1}" ] || continue
 		[ -b "/dev/$(basename "$b")" ] || continue
 		echo "/dev/$(basename "$b")"
 		return 0
