@@ -130,7 +130,8 @@ void describe(std::ostream& err, const rblk::bypass::IoQueueStats& s, std::size_
 {
     err << "rblkctl: bypass: " << s.commands << " command(s): " << s.in_capsule << " in-capsule, "
         << s.pooled << " through the pool, " << s.registered << " through the registered buffer, "
-        << s.commands - s.in_capsule - s.pooled - s.registered << " without data; " << reconnects
+        << s.commands - s.in_capsule - s.pooled - s.registered << " without data, " << s.doorbells
+        << " doorbell(s); " << reconnects
         << " reconnect(s)\n";
 }
 

@@ -198,15 +198,17 @@ uint32_t rblk_fio_lba_size(const struct rblk_fio_queue* q)
 
 void rblk_fio_describe(const struct rblk_fio_queue* q, char* out, size_t len)
 {
-    const bp::IoQueueStats& s = q->q->stats();
+    const bp::IoQueueStats s = q->q->stats();
     std::snprintf(out, len,
                   "%llu command(s): %llu in-capsule, %llu through the pool, %llu through the "
-                  "registered buffer, %llu without data; %zu reconnect(s)",
+                  "registered buffer, %llu without data, %llu doorbell(s); %zu reconnect(s)",
                   static_cast<unsigned long long>(s.commands), static_cast<unsigned long long>(s.in_capsule),
                   static_cast<unsigned long long>(s.pooled), static_cast<unsigned long long>(s.registered),
                   static_cast<unsigned long long>(s.commands - s.in_capsule - s.pooled - s.registered),
-                  q->ctrl->reconnects());
+                  static_cast<unsigned long long>(s.doorbells), q->ctrl->reconnects());
 }
+
+void rblk_fio_commit(struct rblk_fio_queue* q) { q->q->flush(); }
 
 int rblk_fio_register(struct rblk_fio_queue* q, const void* p, size_t len)
 {

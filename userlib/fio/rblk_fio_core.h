@@ -44,12 +44,16 @@ void rblk_fio_describe(const struct rblk_fio_queue *q, char *out, size_t len);
 int rblk_fio_register(struct rblk_fio_queue *q, const void *p, size_t len);
 
 /*
- * 0: submitted (or held for the reconnect under way); 1: queue full (reap
+ * 0: submitted, posted at the next commit or reap (or held for the
+ * reconnect under way); 1: queue full (reap
  * first); a negative errno: refused, with `err` set (past fast_io_fail_tmo
  * or ctrl_loss_tmo: -EIO and the reason).
  */
 int rblk_fio_submit(struct rblk_fio_queue *q, enum rblk_fio_op op, uint64_t offset, void *buf,
 		    size_t len, void *cookie, char *err, size_t errlen);
+
+/* Posts the commands submitted since the last commit (one doorbell). */
+void rblk_fio_commit(struct rblk_fio_queue *q);
 
 /*
  * Reaps at least `min` and at most `max` completions into `out` (busy

@@ -2,7 +2,8 @@
 # fio's external ioengine over the kernel-bypass path (librblk_fio.so):
 # randwrite with crc32c verify, 2 jobs (2 threads, each its own controller
 # and I/O queue), at QD1 busy polling and at QD32 sleeping on the
-# completion channel (rblk_event=1) with a flush every 64 writes; every
+# completion channel (rblk_event=1) with a flush every 64 writes, 8
+# commands submitted at a time and chained behind one doorbell; every
 # command's data in the capsule or through fio's buffers registered once
 # (rblk_stats=1 says how it went). Then rblk.ko
 # reads the same regions back and fio's verify_only checks them on the
@@ -30,8 +31,8 @@ job_args() {
 	case $1 in
 	qd1) args=(--name=qd1 --rw=randwrite --bs=4k --iodepth=1 --numjobs=2 --size=1M --offset=0
 		--offset_increment=1M) ;;
-	qd32) args=(--name=qd32 --rw=randwrite --bs=16k --iodepth=32 --numjobs=2 --size=4M
-		--offset=4M --offset_increment=4M) ;;
+	qd32) args=(--name=qd32 --rw=randwrite --bs=16k --iodepth=32 --iodepth_batch_submit=8
+		--iodepth_batch_complete_min=8 --numjobs=2 --size=4M --offset=4M --offset_increment=4M) ;;
 	esac
 }
 common=(--verify=crc32c --verify_fatal=1 --group_reporting=0)
@@ -60,6 +61,19 @@ for w in qd1 qd32; do
 	# buffers, never staged through the pool.
 	n=$(grep -cE "^rblk: $w: [0-9]+ command\\(s\\): $caps in-capsule, 0 through the pool, [1-9][0-9]* through the registered buffer, $flushes without data" "/tmp/fio-$w.log" || true)
 	vm_assert_eq 2 "$n" "$w: both threads' commands went through the registered buffers"
+	# Doorbells: QD1 rings one a command; QD32 submits and reaps 8 at a
+	# time, and the engine posts each batch as one chain (commit()).
+	counts=$(sed -nE "s/^rblk: $w: ([0-9]+) command\(s\): .* without data, ([0-9]+) doorbell\(s\);.*/\1 \2/p" \
+		"/tmp/fio-$w.log")
+	vm_assert_eq 2 "$(wc -l <<< "$counts")" "$w: both threads' doorbell counts"
+	while read -r cmds bells; do
+		vm_log "$w: $cmds command(s), $bells doorbell(s)"
+		if [ "$w" = qd1 ]; then
+			vm_assert_eq "$cmds" "$bells" "qd1: doorbells, one a command"
+		elif [ $((bells * 4)) -gt "$cmds" ]; then
+			vm_fail "qd32: $bells doorbell(s) for $cmds command(s): the batches were not chained"
+		fi
+	done <<< "$counts"
 done
 
 # --- rblk.ko reads back what the engine wrote ------------------------------------------

@@ -34,6 +34,8 @@ Queue::Queue(const QueueConfig& cfg, const sockaddr* dst, const sockaddr* src)
       capsule_size_((sizeof(Command) + cfg.inline_max + 63) / 64 * 64),
       table_(cfg.size),
       slots_(cfg.size),
+      pend_wr_(cfg.size),
+      pend_sge_(cfg.size),
       ready_(cfg.size)
 {
     if (rdma_resolve_addr(id_.get(), const_cast<sockaddr*>(src), const_cast<sockaddr*>(dst),
@@ -214,25 +216,45 @@ IoStatus Queue::submit(Command cmd, std::span<const std::byte> inline_data, std:
         std::memcpy(c + sizeof(cmd), inline_data.data(), inline_data.size());
     slots_[*tag] = Slot{user_data, 0, 0, IoStatus::Kind::Ok, false};
 
-    ibv_sge sge{reinterpret_cast<std::uint64_t>(c),
-                static_cast<std::uint32_t>(sizeof(cmd) + inline_data.size()), ring_mr_->lkey};
+    // Chained behind the SENDs not yet posted; flush() rings the doorbell.
+    // A tag is in the chain at most once, so `size` entries always do.
     const SendWindow::Slot ws = window_.take();
-    ibv_send_wr wr{};
+    ibv_sge& sge = pend_sge_[pend_count_];
+    sge = {reinterpret_cast<std::uint64_t>(c), static_cast<std::uint32_t>(sizeof(cmd) + inline_data.size()),
+           ring_mr_->lkey};
+    ibv_send_wr& wr = pend_wr_[pend_count_];
+    wr = {};
     wr.wr_id = kSendWr | ws.seq;
     wr.sg_list = &sge;
     wr.num_sge = 1;
     wr.opcode = IBV_WR_SEND;
     wr.send_flags = ws.signaled ? IBV_SEND_SIGNALED : 0;
-    ibv_send_wr* bad = nullptr;
-    if (ibv_post_send(qp_.get(), &wr, &bad) != 0) {
-        table_.release(*tag);
-        fail(errno_message("posting a command", errno));
-        return {IoStatus::Kind::QueueDown, 0};
-    }
+    if (pend_count_ > 0)
+        pend_wr_[pend_count_ - 1].next = &wr;
+    ++pend_count_;
     // The capsule is the SEND's only buffer (in-capsule data is copied
     // into it): the command ends on its response alone (see SendWindow).
     table_.on_send_done(*tag);
     return {};
+}
+
+void Queue::flush()
+{
+    if (pend_count_ == 0)
+        return;
+    const std::size_t n = pend_count_;
+    pend_count_ = 0;
+    if (failed_)
+        return;  // their commands complete with QueueDown (fail())
+    ibv_send_wr* bad = nullptr;
+    const int r = ibv_post_send(qp_.get(), pend_wr_.data(), &bad);
+    ++doorbells_;
+    if (r != 0) {
+        // The WRs from `bad` on never reached the QP; fail() ends their
+        // commands, and the ones before them, with QueueDown.
+        const auto lost = bad ? n - static_cast<std::size_t>(bad - pend_wr_.data()) : n;
+        fail(errno_message("posting " + std::to_string(lost) + " of " + std::to_string(n) + " command(s)", r));
+    }
 }
 
 void Queue::make_ready(std::uint16_t tag)
@@ -333,6 +355,9 @@ void Queue::reap(std::size_t enough)
 {
     if (!cq_)
         return;
+    // What was submitted goes out before we look for what came back: a
+    // full send window's signaled WR may be in the chain.
+    flush();
     ibv_wc wcs[kPollBatch];
     int got;
     while ((got = ibv_poll_cq(cq_.get(), kPollBatch, wcs)) > 0) {
@@ -398,6 +423,7 @@ int Queue::event_fd() const { return comp_ ? comp_->fd : -1; }
 
 bool Queue::arm_events()
 {
+    flush();  // never sleep on a command that has not left
     if (failed_ || !cq_ || ready_count_ > 0)
         return false;
     if (ibv_req_notify_cq(cq_.get(), 0) != 0) {

@@ -34,6 +34,7 @@ struct IoQueueStats {
     std::uint64_t in_capsule = 0;  // data in the command capsule
     std::uint64_t pooled = 0;      // keyed SGL into the queue's pool
     std::uint64_t registered = 0;  // keyed SGL into a caller's registered buffer
+    std::uint64_t doorbells = 0;   // ibv_post_send() calls that carried them
 };
 
 struct IoRequest {
@@ -82,8 +83,20 @@ public:
         return pool_.contains(p, len) || cache_.find(p, len);
     }
 
+    // Queued for the next flush(), which poll(), wait() and arm_events()
+    // do first (Queue::flush()).
     IoStatus submit(const IoRequest& r);
-    const IoQueueStats& stats() const { return stats_; }
+    void flush()
+    {
+        if (q_)
+            q_->flush();
+    }
+    IoQueueStats stats() const
+    {
+        IoQueueStats s = stats_;
+        s.doorbells += q_ ? q_->doorbells() - doorbells_at_attach_ : 0;
+        return s;
+    }
     std::size_t poll(std::span<IoCompletion> out)
     {
         check_controller();
@@ -108,8 +121,19 @@ public:
 
     // Controller's side: the transport queue of this I/O queue, replaced at
     // each (re)connect; the namespaces as Identify says they are now.
-    void attach(std::unique_ptr<Queue> q) { q_ = std::move(q); }
-    std::unique_ptr<Queue> detach() { return std::move(q_); }
+    void attach(std::unique_ptr<Queue> q)
+    {
+        (void)detach();
+        q_ = std::move(q);
+        // Its Fabrics Connect rang before: the I/O commands' count from here.
+        doorbells_at_attach_ = q_ ? q_->doorbells() : 0;
+    }
+    std::unique_ptr<Queue> detach()
+    {
+        if (q_)
+            stats_.doorbells += q_->doorbells() - doorbells_at_attach_;  // its count goes with it
+        return std::move(q_);
+    }
     Queue* transport() { return q_.get(); }
     void update_namespaces(const std::vector<NamespaceInfo>& ns) { ns_ = ns; }
 
@@ -130,6 +154,7 @@ private:
     std::unique_ptr<Queue> q_;
     const std::atomic<bool>* ctrl_failed_;
     IoQueueStats stats_;
+    std::uint64_t doorbells_at_attach_ = 0;  // q_->doorbells() when it was attached
 };
 
 // In-capsule data rblk sends at most per write (below IOCCSZ when that is larger).

@@ -5,7 +5,8 @@
 // in the same capsule; larger data goes by keyed SGL over registered
 // memory) and reaps completions, by busy polling or by sleeping on the
 // completion channel. SENDs go unsignaled but one in sig_every
-// (SendWindow): a command ends on its response alone. Every response is checked (CommandTable) before it
+// (SendWindow): a command ends on its response alone. The commands
+// submitted between two reaps are posted as one chain (flush()). Every response is checked (CommandTable) before it
 // completes anything; a bad one, a failed work request or a command past
 // its timeout fails the queue: its QP goes to the error state (so the
 // target can no longer touch host memory through it) and every command in
@@ -71,12 +72,21 @@ public:
     bool failed() const { return failed_; }
     const std::string& failure() const { return failure_; }
 
-    // Posts `cmd` (its cid is set here); `inline_data`, if not empty, goes
-    // in the capsule after it and the SGL is set to say so, else the
-    // caller's SGL stays. Busy when the queue is full (every tag in
-    // flight, or the send queue waiting for the provider: poll, then
-    // submit again), QueueDown once failed.
+    // Queues `cmd` (its cid is set here) for the next flush(); `inline_data`,
+    // if not empty, goes in the capsule after it and the SGL is set to say
+    // so, else the caller's SGL stays. Busy when the queue is full (every
+    // tag in flight, or the send queue waiting for the provider: poll,
+    // then submit again), QueueDown once failed.
     IoStatus submit(Command cmd, std::span<const std::byte> inline_data, std::uint64_t user_data);
+    // Posts the commands submitted since the last flush as one chain: one
+    // ibv_post_send(), one doorbell (as the module's batch_posts and
+    // SPDK's delayed submission). poll(), wait() and arm_events() flush
+    // first, so a caller that submits a batch and then reaps never leaves
+    // a command behind; a caller that sleeps on something else flushes.
+    // A failed post fails the queue (its commands end with QueueDown).
+    void flush();
+    // ibv_post_send() calls for commands since the queue was made.
+    std::uint64_t doorbells() const { return doorbells_; }
 
     // Reaps what has completed (up to out.size()), checks timeouts; the
     // number of entries filled. Never blocks.
@@ -131,6 +141,12 @@ private:
     QueuePairHandle qp_;  // last: destroyed first, before the memory and CQ it uses
     CommandTable table_;
     std::vector<Slot> slots_;
+    // The SENDs submitted and not yet posted, chained in order
+    // (pend_wr_[i].next is &pend_wr_[i + 1]); `size` entries each.
+    std::vector<ibv_send_wr> pend_wr_;
+    std::vector<ibv_sge> pend_sge_;
+    std::size_t pend_count_ = 0;
+    std::uint64_t doorbells_ = 0;
     SendWindow window_;
     CommandTable::Clock::time_point window_full_since_{};  // {} while it has room
     // Tags finished, to hand out, oldest first: a ring of `size` entries
