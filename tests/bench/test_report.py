@@ -240,7 +240,9 @@ class Profile(unittest.TestCase):
             path = os.path.join(d, "p.txt")
             with open(path, "w") as f:
                 f.write(PERF)
-            got = report.perf_samples(path)
+            procs = {k: 0 for k, _ in report.PROCESSES}
+            got = report.perf_samples(path, None, procs)
+        self.assertEqual(procs, {"app": 40, "kworker": 12, "softirq": 0, "swapper": 45, "other": 3})
         self.assertEqual(sum(got.values()), 100)
         self.assertEqual(got["idle"], 40)
         self.assertEqual(got["rblk"], 20)
@@ -349,6 +351,27 @@ class Summary(unittest.TestCase):
         self.assertIn("| 4k randread QD32 IOPS per CPU-second >= 1.5x rblk.ko | bypass/rblk | "
                       "2.00 [2.00-2.00] | yes |", md)
 
+    def test_targets_of_each_bypass_side(self):
+        def ratio(v):
+            return {"median": v, "min": v - 0.1, "max": v + 0.1}
+        results = {"modes": {"interrupt": {
+            "4k-randread-qd32": {"ratios": {"bypass/rblk": {"iops_per_cpu_s": ratio(0.8)},
+                                            "bypass-event/rblk": {"iops_per_cpu_s": ratio(1.6)}}},
+            "4k-randread-qd1": {"ratios": {"bypass/rblk": {"lat_mean_us": ratio(0.55)},
+                                           "bypass-event/rblk": {"lat_mean_us": ratio(0.8)}}},
+        }}}
+        got = {(t["pair"], t["metric"]): t["met"] for t in report.targets(results)["interrupt"]}
+        self.assertEqual(got, {("bypass/rblk", "iops_per_cpu_s"): False,
+                               ("bypass/rblk", "lat_mean_us"): True,
+                               ("bypass-event/rblk", "iops_per_cpu_s"): True,
+                               ("bypass-event/rblk", "lat_mean_us"): False})
+
+    def test_process_of(self):
+        p = report.process_of
+        self.assertEqual([p("fio"), p("rblkctl"), p("kworker/u8:1-rxe_wq"), p("ksoftirqd/1"),
+                          p("swapper"), p("swapper/1"), p("fio2"), p("kthreadd")],
+                         ["app", "app", "kworker", "softirq", "swapper", "swapper", "other", "other"])
+
     def test_round_without_a_side_is_left_out(self):
         with tempfile.TemporaryDirectory() as d:
             make_three(d, with_bypass_round3=False)
@@ -390,6 +413,7 @@ class Summary(unittest.TestCase):
         self.assertEqual((p["bypass"], p["verbs"], p["rxe"], p["fio"], p["idle"]),
                          (90, 120, 30, 30, 30))
         self.assertIn("| 4k randread QD32 | bypass | 300 | 0.0 | 0.0 | 30.0 | 40.0 | 0.0 | 10.0 |", md)
+        self.assertIn("### the same samples by process (polled mode, %)", md)
 
     def test_rate_of_three_sides(self):
         with tempfile.TemporaryDirectory() as d:
