@@ -7,8 +7,10 @@
 # reconnects, the command is sent again and the data read back is what
 # was written), an error status with DNR (one line at once, never retried),
 # silence (keep-alive fails, the reconnect gives up after ctrl_loss_tmo,
-# or the I/O fails after fast_io_fail_tmo: one line, bounded time), and
-# absurd Identify data (one line naming the field; an absurd MDTS is
+# or the I/O fails after fast_io_fail_tmo: one line, bounded time), a
+# rejected Connect and a hang-up during Connect on the admin queue and on
+# an I/O queue (one line at once, in the module's words), and absurd
+# Identify data (one line naming the field; an absurd MDTS is
 # capped, not trusted; of an endless active list connect --path bypass
 # serves the one real namespace). The target must never
 # crash, rblkctl never hang. With the module's own cases of the test
@@ -104,6 +106,23 @@ bp_fails "silence, fast_io_fail_tmo 2" "read failed: I/O failed after fast_io_fa
 	read --offset "$TGT_TRAP_OFF" --length 4096 --data /tmp/x
 BP_OPTS=("${BP_BASE[@]}" -l 4)
 bp_stop
+
+# --- Connect refused or hung up on: one line at once ----------------------------------------
+# A reject is a CM event; a hang-up (the target accepts the RDMA connection
+# and disconnects before answering Connect) is the queue's CM channel's
+# DISCONNECTED, which ends the Connect at once, in the module's words, not
+# at the admin timeout. The bound only catches a wait for a timeout.
+tgt_start reject-connect
+bp_fails reject-connect "target rejected the RDMA connection: no resources$" 20 \
+	read --length 4096 --data /tmp/x
+bp_stop
+for q in 0 1; do
+	tgt_start disconnect-in-connect --after "$q"
+	bp_fails "disconnect-in-connect qid $q" "qid $q: target closed the connection during Connect$" 20 \
+		read --length 4096 --data /tmp/x
+	vm_assert_eq 1 "$(tgt_hits disconnect-in-connect)" "disconnect-in-connect qid $q: hang-ups"
+	bp_stop
+done
 
 # --- absurd Identify data ------------------------------------------------------------------
 tgt_start absurd-lbaf

@@ -243,6 +243,8 @@ void Controller::connect_queue(Queue& q, std::uint16_t qid, std::uint16_t size)
     admin_pool_->put(buf);
     if (c.status.kind == IoStatus::Kind::Nvme)
         throw Error(connect_error(c.status.nvme, static_cast<std::uint32_t>(c.result)));
+    if (q.peer_closed())  // the module's words for it (kmod/fabrics.c)
+        throw Error(q.failure() + " during Connect");
     if (!c.status.ok())
         throw Error("Connect (qid " + std::to_string(qid) + ") failed: " +
                     (q.failed() ? q.failure() : c.status.describe()));

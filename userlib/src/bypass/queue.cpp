@@ -168,8 +168,28 @@ void Queue::disconnect()
         return;
     connected_ = false;
     rdma_disconnect(id_.get());
-    // The DISCONNECTED event, briefly: the target may hang up first.
-    (void)wait_cm_event(channel_.get(), std::chrono::milliseconds(200));
+    // The DISCONNECTED event, briefly: the target may hang up first (when
+    // check_cm() took it already, there is none to wait for).
+    if (!peer_closed_)
+        (void)wait_cm_event(channel_.get(), std::chrono::milliseconds(200));
+}
+
+void Queue::check_cm()
+{
+    if (!connected_ || failed_)
+        return;
+    rdma_cm_event* raw = nullptr;
+    while (!failed_ && rdma_get_cm_event(channel_.get(), &raw) == 0) {
+        const CmEvent ev(raw);
+        switch (ev->event) {
+        case RDMA_CM_EVENT_DISCONNECTED:
+            peer_closed_ = true;
+            fail("target closed the connection");
+            break;
+        case RDMA_CM_EVENT_DEVICE_REMOVAL: fail("RDMA device removed"); break;
+        default: break;  // TIMEWAIT_EXIT and the like: nothing to do
+        }
+    }
 }
 
 bool Queue::post_recv(std::uint32_t idx)
@@ -377,6 +397,9 @@ std::size_t Queue::poll(std::span<QueueCompletion> out)
     const auto now = CommandTable::Clock::now();
     if (!failed_ && now >= next_expiry_scan_) {
         next_expiry_scan_ = now + std::chrono::milliseconds(100);
+        check_cm();
+        if (failed_)
+            return hand_out(out);
         if (const auto tag = table_.expired(now)) {
             char cid[8];
             std::snprintf(cid, sizeof(cid), "%#x", table_.cid(*tag));
@@ -405,10 +428,13 @@ std::size_t Queue::wait(std::span<QueueCompletion> out, std::chrono::millisecond
             deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0)
             return 0;
-        // Wake up now and then for the command deadlines.
-        pollfd p{comp_->fd, POLLIN, 0};
-        const int r = ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 200)));
-        if (r > 0) {
+        // Wake up now and then for the command deadlines, and at once
+        // when the target hangs up.
+        pollfd p[2] = {{comp_->fd, POLLIN, 0}, {channel_->fd, POLLIN, 0}};
+        const int r = ::poll(p, 2, static_cast<int>(std::min<std::int64_t>(left.count(), 200)));
+        if (r > 0 && (p[1].revents & POLLIN))
+            check_cm();
+        if (r > 0 && (p[0].revents & POLLIN)) {
             ibv_cq* cq = nullptr;
             void* ctx = nullptr;
             if (ibv_get_cq_event(comp_.get(), &cq, &ctx) == 0 && ++unacked_events_ >= 64) {

@@ -4,13 +4,15 @@
 // (each SEND carries the 64-byte command and, for small writes, the data
 // in the same capsule; larger data goes by keyed SGL over registered
 // memory) and reaps completions, by busy polling or by sleeping on the
-// completion channel. SENDs go unsignaled but one in sig_every
-// (SendWindow): a command ends on its response alone. The commands
-// submitted between two reaps are posted as one chain (flush()). Every response is checked (CommandTable) before it
-// completes anything; a bad one, a failed work request or a command past
-// its timeout fails the queue: its QP goes to the error state (so the
-// target can no longer touch host memory through it) and every command in
-// flight completes with QueueDown, or Timeout for the one that expired.
+// completion channel (and on the CM channel, for the target's hang-up).
+// SENDs go unsignaled but one in sig_every (SendWindow): a command ends
+// on its response alone. The commands submitted between two reaps are
+// posted as one chain (flush()). Every response is checked (CommandTable)
+// before it completes anything; a bad one, a failed work request, the
+// target's hang-up or a command past its timeout fails the queue: its QP
+// goes to the error state (so the target can no longer touch host memory
+// through it) and every command in flight completes with QueueDown, or
+// Timeout for the one that expired.
 // Not thread safe: one thread drives a queue.
 #pragma once
 
@@ -71,6 +73,8 @@ public:
     std::uint16_t in_flight() const { return table_.in_flight(); }
     bool failed() const { return failed_; }
     const std::string& failure() const { return failure_; }
+    // The target disconnected the queue (the RDMA CM's DISCONNECTED).
+    bool peer_closed() const { return peer_closed_; }
 
     // Queues `cmd` (its cid is set here) for the next flush(); `inline_data`,
     // if not empty, goes in the capsule after it and the SGL is set to say
@@ -129,6 +133,11 @@ private:
     void reap(std::size_t enough);
     void make_ready(std::uint16_t tag);
     std::size_t hand_out(std::span<QueueCompletion> out);
+    // Reads the queue's CM events: the target's DISCONNECTED (or the
+    // device's removal) fails the queue at once, as nvme-rdma's CM handler
+    // starts error recovery, rather than at a command's timeout or the
+    // keep-alive's. poll() looks every 100 ms, wait() as it sleeps.
+    void check_cm();
 
     QueueConfig cfg_;
     EventChannel channel_;
@@ -157,6 +166,7 @@ private:
     unsigned unacked_events_ = 0;
     bool connected_ = false;
     bool failed_ = false;
+    bool peer_closed_ = false;
     std::string failure_;
     std::uint64_t next_exec_ = 1ull << 62;  // user_data of execute()'s commands
     CommandTable::Clock::time_point next_expiry_scan_{};
