@@ -345,6 +345,8 @@ void UblkServer::queue_loop(std::size_t index)
     }
 
     std::vector<IoCompletion> comps(q->depth());
+    std::vector<std::uint32_t> fresh;  // the requests one wake-up brought
+    fresh.reserve(tags);                // no allocation in the loop
     std::size_t done = 0;          // tags the driver aborted (their device stops)
     bool comp_armed = false;        // a POLL_ADD on the completion channel is pending
     bool parked = false;
@@ -465,7 +467,7 @@ void UblkServer::queue_loop(std::size_t index)
         }
         unsigned head;
         unsigned seen = 0;
-        std::vector<std::uint32_t> fresh;
+        fresh.clear();
         io_uring_for_each_cqe(ring, head, cqe)
         {
             ++seen;
