@@ -5,7 +5,8 @@
 # latency and CPU per I/O above 0 (results.json, with the raw fio report,
 # /proc/stat window and perf report of each run beside it), the table has
 # every metric of each mode, each profile's shares add up to 100% and
-# name soft-RoCE (the module attribution works), the plot is a PNG. Bad
+# name soft-RoCE (the module attribution works), its shares by process
+# too, with fio's process and the kworkers in them, the plot is a PNG. Bad
 # options are refused with one line and exit 2. Nothing is said of the
 # figures themselves: they are the benchmark's to show, not to judge.
 # It checks a userspace script, so it runs on the newest kernel only.
@@ -70,9 +71,12 @@ for mode in modes:
             assert total > 0, (mode, side, "no perf samples")
             assert abs(shares - 100) < 0.01, (mode, side, shares)
             assert p["samples"]["rxe"] > 0, (mode, side, "no soft-RoCE samples", p["samples"])
-# Per mode and job: a row per metric, a profile row per side.
+            procs = p["process_pct"]
+            assert abs(sum(procs.values()) - 100) < 0.01, (mode, side, procs)
+            assert procs["app"] > 0 and procs["kworker"] > 0, (mode, side, procs)
+# Per mode and job: a row per metric, a profile row and a by-process row per side.
 rows = [l for l in md.splitlines() if l.startswith("| 4k randread QD32 | ")]
-assert len(rows) == len(modes) * (len(metrics) + len(sides)), rows
+assert len(rows) == len(modes) * (len(metrics) + 2 * len(sides)), rows
 png = open(os.path.join(out, "latency.png"), "rb").read(8)
 assert png == b"\x89PNG\r\n\x1a\n", png
 print("outputs well formed: %d modes x %d jobs x 1 round x 2 sides" % (len(modes), len(jobs)))
