@@ -501,26 +501,24 @@ def markdown(results):
                 out.append("| %s | %s | %s | %s |" % (
                     t["what"], t["pair"], fmt_ratio(t), met))
         profiled = [j for j in jobs.values() if "profile" in j]
-        if profiled:
-            out += ["", "### where the CPU goes (%s mode, %% of perf samples, all rounds)" % mode,
-                    ""]
-            out.append("| job | side | samples | " + " | ".join(l for _, l in CATEGORIES) + " |")
-            out.append("|---|---|---:|" + "---:|" * len(CATEGORIES))
+        # The same samples twice: by what ran (with the sample count), then
+        # by the process it ran in.
+        tables = (("where the CPU goes (%s mode, %% of perf samples, all rounds)",
+                   CATEGORIES, "shares_pct", True),
+                  ("the same samples by process (%s mode, %%)", PROCESSES, "process_pct", False))
+        for title, classes, key, counted in (tables if profiled else ()):
+            out += ["", "### " + title % mode, ""]
+            out.append("| job | side | " + ("samples | " if counted else "") +
+                       " | ".join(l for _, l in classes) + " |")
+            out.append("|---|---|" + ("---:|" if counted else "") + "---:|" * len(classes))
             for job in profiled:
                 for s in sides:
                     p = job["profile"][s]
-                    out.append("| %s | %s | %d | %s |" % (
-                        job["title"], s, sum(p["samples"].values()),
-                        " | ".join("%.1f" % p["shares_pct"][k] for k, _ in CATEGORIES)))
-            out += ["", "### the same samples by process (%s mode, %%)" % mode, ""]
-            out.append("| job | side | " + " | ".join(l for _, l in PROCESSES) + " |")
-            out.append("|---|---|" + "---:|" * len(PROCESSES))
-            for job in profiled:
-                for s in sides:
-                    p = job["profile"][s]
-                    out.append("| %s | %s | %s |" % (
-                        job["title"], s,
-                        " | ".join("%.1f" % p["process_pct"][k] for k, _ in PROCESSES)))
+                    cells = [job["title"], s]
+                    if counted:
+                        cells.append("%d" % sum(p["samples"].values()))
+                    cells += ["%.1f" % p[key][k] for k, _ in classes]
+                    out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
 
