@@ -47,7 +47,8 @@ if [ -e "$build/userlib/fio/librblk_fio.so" ]; then
 	has "$user" "/usr/$libdir/rblk/librblk_fio.so"
 fi
 has "$dkms" "/usr/src/rblk-$version/dkms.conf" "/usr/src/rblk-$version/Kbuild" \
-	"/usr/src/rblk-$version/core.c" "/usr/src/rblk-$version/uapi/rblk.h"
+	"/usr/src/rblk-$version/core.c" "/usr/src/rblk-$version/uapi/rblk.h" \
+	"/usr/src/rblk-$version/shared/scsi_xlate.c"
 
 field() { dpkg-deb -f "$1" "$2"; }
 # Stripped: the package carries no debug information.
