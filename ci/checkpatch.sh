@@ -2,7 +2,9 @@
 # checkpatch.pl --strict on the module's sources, with the checkpatch of
 # Debian's linux-source-6.1 (extracted once into a cache: just the script
 # and the two data files it reads from its own directory).
-# Usage: ci/checkpatch.sh [FILE...]   (default: kmod/*.c kmod/*.h kmod/uapi/*.h)
+# Usage: ci/checkpatch.sh [FILE...]
+#   (default: kmod/*.[ch], kmod/shared/*.[ch], kmod/uapi/*.h; not kmod/shared/shim/,
+#   userspace C that stands in for the kernel's headers)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -25,7 +27,7 @@ fi
 
 if [ $# -eq 0 ]; then
 	shopt -s nullglob
-	set -- kmod/*.c kmod/*.h kmod/uapi/*.h
+	set -- kmod/*.c kmod/*.h kmod/shared/*.c kmod/shared/*.h kmod/uapi/*.h
 fi
 [ $# -gt 0 ] || { echo "checkpatch: no files to check" >&2; exit 1; }
 "$dir/checkpatch.pl" --strict --no-tree --terse --show-types -f "$@"

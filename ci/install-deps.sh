@@ -47,7 +47,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${packages[@]}"
 
-# fio's external ioengine (librblk_fio.so, userlib/fio/) is built against the
+# fio's external ioengine (librblk_fio.so, userlib/initiator/fio/) is built against the
 # source of the installed fio: its ABI (struct thread_data, ioengine_ops,
 # FIO_IOOPS_VERSION) is that version's. Debian's source package, through a
 # deb-src entry for bookworm main when there is none: deb822

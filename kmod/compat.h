@@ -4,20 +4,17 @@
  * only place for them. 6.1 applies request queue limits through setters
  * after allocation; 6.12 takes a struct queue_limits when the queue is
  * allocated. Kbuild probes the headers (RBLK_HAVE_*), which also tells
- * which <linux/nvme.h> names 6.1 lacks.
+ * which <linux/nvme.h> names 6.1 lacks. What the shared code also needs
+ * (the unaligned accessors, those <linux/nvme.h> names) is in
+ * shared/kcompat.h, included here.
  */
 #ifndef _RBLK_COMPAT_H
 #define _RBLK_COMPAT_H
 
 #include <linux/blk-mq.h>
-#include <linux/nvme.h>
 #include <linux/uio.h>
 
-#ifdef RBLK_HAVE_LINUX_UNALIGNED
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
+#include "kcompat.h"
 
 /* What rblk sets on a queue; 0 leaves the block layer's default. */
 struct rblk_qlim {
@@ -72,14 +69,6 @@ int rblk_import_ubuf(int rw, void __user *buf, size_t len, struct iovec *iov,
 #else
 #define rblk_mode_t	fmode_t
 #define RBLK_MODE_WRITE	FMODE_WRITE
-#endif
-
-/* <linux/nvme.h> names that 6.1 lacks. */
-#ifndef RBLK_HAVE_NVME_SCT_SC_MASK
-#define NVME_SCT_SC_MASK	0x7ff	/* SCT and SC, without DNR and MORE */
-#endif
-#ifndef RBLK_HAVE_NVME_WZ_DEAC
-#define NVME_WZ_DEAC		BIT(9)
 #endif
 
 /*

@@ -569,6 +569,20 @@ const char *rblk_ana_state_name(u8 state);
 /* ioctl.c: a namespace's ioctls, also reached through its head */
 int rblk_ns_ioctl_path(struct rblk_ns *ns, struct block_device *bdev,
 		       rblk_mode_t mode, unsigned int cmd, unsigned long arg);
+/*
+ * ioctl.c: the namespace disks' .ioctl: the NVMe ioctls (type 'N'), the
+ * rest to rblk_scsi_ioctl().
+ */
+int rblk_ns_ioctl(struct block_device *bdev, rblk_mode_t mode,
+		  unsigned int cmd, unsigned long arg);
+/*
+ * scsi.c: SG_IO, SG_GET_VERSION_NUM and SG_GET_RESERVED_SIZE on a namespace
+ * block device (its .ioctl; .compat_ioctl is blkdev_compat_ptr_ioctl),
+ * carried by @ns: the disk's own, or a path of the head @bdev opens.
+ * Returns -ENOTTY for other commands.
+ */
+int rblk_scsi_ioctl(struct block_device *bdev, struct rblk_ns *ns,
+		    rblk_mode_t mode, unsigned int cmd, unsigned long arg);
 extern const struct attribute_group rblk_path_attr_group;
 
 #endif /* _RBLK_NVME_H */

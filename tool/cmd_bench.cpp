@@ -3,9 +3,9 @@
 // and validated by rblk::bench::parse_options so every rule has its own message.
 #include "cmd_bench.hpp"
 
-#include "bench_bypass.hpp"
 #include "commands.hpp"
 
+#include <rblk/bench/bypass_job_io.hpp>
 #include <rblk/bench/engine.hpp>
 #include <rblk/bench/report.hpp>
 #include <rblk/bypass/controller.hpp>
@@ -133,7 +133,7 @@ void run_bench_bypass(const Request& req, std::ostream& out)
     ext.bytes = ctrl.ns().size_bytes();
     ext.logical_block = ctrl.ns().lba_size();
     ext.make_io = [&ctrl, poll = o.hipri](unsigned job, const rb::IoBuffers& buffers) {
-        return std::make_unique<BypassJobIo>(ctrl.io_queue(job), buffers, poll);
+        return std::make_unique<rb::BypassJobIo>(ctrl.io_queue(job), buffers, poll);
     };
     run_bench_command(req.bench, out, std::cerr, ::isatty(STDERR_FILENO) == 1, &ext);
     ctrl.shutdown();

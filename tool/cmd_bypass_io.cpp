@@ -143,14 +143,20 @@ void check_nsid(std::int64_t nsid)
         throw CLI::ValidationError("--nsid " + std::to_string(nsid) + " is out of range (1..4294967294)");
 }
 
-rblk::bypass::ControllerOptions bypass_controller_options(const Request& req)
+rblk::bypass::ControllerOptions bypass_controller_asked(const Request& req)
 {
     rblk::bypass::ControllerOptions co;
     co.connect = req.connect;
-    rblk::apply_host_identity(co.connect, host_identity());
-    co.connect = rblk::resolve_traddr(co.connect);
     co.nsid = static_cast<std::uint32_t>(req.bypass_io.nsid);
     co.all_namespaces = req.bypass_io.all_namespaces;
+    return co;
+}
+
+rblk::bypass::ControllerOptions resolve_bypass_controller(const rblk::bypass::ControllerOptions& asked)
+{
+    rblk::bypass::ControllerOptions co = asked;
+    rblk::apply_host_identity(co.connect, host_identity());
+    co.connect = rblk::resolve_traddr(co.connect);
     return co;
 }
 
@@ -168,7 +174,7 @@ int run_bypass_io(const Request& req, std::ostream& out)
     // The data first: a bad file is told before the target is asked anything.
     std::vector<std::byte> buf = write ? read_input(a) : std::vector<std::byte>(static_cast<std::size_t>(*a.length));
 
-    bp::Controller ctrl(bypass_controller_options(req));
+    bp::Controller ctrl(resolve_bypass_controller(bypass_controller_asked(req)));
     bp::IoQueue& q = ctrl.io_queue(0);
     if (!a.copy) {
         if (const int err = q.register_buffer(buf.data(), buf.size()))

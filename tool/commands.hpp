@@ -55,10 +55,12 @@ void check_options(const CLI::App& sub, const rblk::ConnectOptions& o);
 // "--nr-io-queues 999999999999999999999 is out of range (1..128)".
 std::string in_option_spelling(const std::string& message, const CLI::App& sub);
 // --nsid's range (CLI11 ValidationError), and the bypass controller of
-// req.connect and req.bypass_io.nsid: host identity applied, address
-// resolved (cmd_bypass_io.cpp; read, write, connect --path bypass).
+// req.connect and req.bypass_io.nsid as asked, then as it connects: host
+// identity applied, address resolved (cmd_bypass_io.cpp; read, write,
+// connect --path bypass, whose server resolves it itself).
 void check_nsid(std::int64_t nsid);
-rblk::bypass::ControllerOptions bypass_controller_options(const Request& req);
+rblk::bypass::ControllerOptions bypass_controller_asked(const Request& req);
+rblk::bypass::ControllerOptions resolve_bypass_controller(const rblk::bypass::ControllerOptions& asked);
 // connect --path bypass and ublk-server: what the kernel path's connect
 // options cannot mean there refused (-W, -P, -D), --nsid checked (cmd_ublk.cpp).
 void check_bypass_connect(const CLI::App& sub, const Request& req);
@@ -101,9 +103,10 @@ int run_save(const Request& req, rblk::Client& client, std::ostream& out);
 int run_bench(const Request& req, std::ostream& out);
 int run_bypass_io(const Request& req, std::ostream& out);
 int run_completion(const Request& req, std::ostream& out);
-// cmd_ublk.cpp: connect --path bypass (a detached ublk server, its devices
-// printed once it is ready), the server in the foreground (ublk-server, for
-// systemd), and list, show, disconnect where bypass servers are concerned:
+// cmd_ublk.cpp, over the ublk daemon (rblk/bypass/ublk_daemon.hpp):
+// connect --path bypass (a detached ublk server, its devices printed once
+// it is ready), the server in the foreground (ublk-server, for systemd),
+// and list, show, disconnect where bypass servers are concerned:
 // nullopt when the request is the kernel's alone (no bypass server
 // exists, or a kernel controller is named), else the exit status.
 int run_connect_bypass(const Request& req, std::ostream& out);

@@ -129,6 +129,26 @@ std::string format_list(const std::vector<rblk::ControllerInfo>& controllers,
     return align_table(rows);
 }
 
+std::vector<std::string> bypass_list_row(const rblk::bypass::BypassState& s)
+{
+    // NAME STATE ANA TRANSPORT TRADDR TRSVCID QUEUES QSIZE SUBSYS SUBNQN DEVICES SIZE
+    std::string sizes;
+    for (const rblk::bypass::BypassNamespace& n : s.namespaces)
+        sizes += (sizes.empty() ? "" : ",") + human_size(n.size_bytes);
+    return {s.name,
+            s.state,
+            "-",
+            s.transport,
+            s.traddr,
+            std::to_string(s.trsvcid),
+            std::to_string(s.nr_io_queues),
+            std::to_string(s.queue_size),
+            "-",
+            s.subnqn,
+            s.namespaces.empty() ? "-" : s.devices(),
+            s.namespaces.empty() ? "-" : sizes};
+}
+
 std::string format_list_subsys(const std::vector<rblk::ControllerInfo>& controllers)
 {
     std::string out;

@@ -2,6 +2,7 @@
 // Pure functions returning text, so tests check them without a kernel.
 #pragma once
 
+#include <rblk/bypass/bypass_state.hpp>
 #include <rblk/controller.hpp>
 #include <rblk/discovery.hpp>
 #include <rblk/family_notice.hpp>
@@ -30,6 +31,8 @@ std::string human_size(std::uint64_t bytes);
 // servers, cmd_ublk.cpp).
 std::string format_list(const std::vector<rblk::ControllerInfo>& controllers,
                         const std::vector<std::vector<std::string>>& extra_rows = {});
+// `list`'s table row of a bypass server, in format_list()'s columns.
+std::vector<std::string> bypass_list_row(const rblk::bypass::BypassState& s);
 // `list-subsys`: as `nvme list-subsys` prints it, a subsystem a block:
 //   rblk-subsys0 - NQN=nqn...
 //                  hostnqn=nqn...

@@ -220,7 +220,7 @@ if [ "$profile" = 1 ]; then
 	command -v perf > /dev/null || vm_fail "--profile needs perf (Debian's linux-perf: ci/install-deps.sh)"
 fi
 has_side() { [[ " ${sides[*]} " == *" $1 "* ]]; }
-ENGINE=$RBLK_BUILD_DIR/userlib/fio/librblk_fio.so
+ENGINE=$RBLK_BUILD_DIR/userlib/initiator/fio/librblk_fio.so
 if has_side bypass || has_side bypass-event; then
 	vm_require "$ENGINE"
 fi

@@ -41,7 +41,7 @@ want=(
 	usr/include/rblk/client.hpp usr/include/rblk/uapi/rblk.h
 	lib/udev/rules.d/60-rblk.rules lib/systemd/system/rblk-autoconnect.service
 	lib/systemd/system/rblk-ublk@.service
-	"$src/dkms.conf" "$src/Kbuild" "$src/main.c" "$src/uapi/rblk.h"
+	"$src/dkms.conf" "$src/Kbuild" "$src/main.c" "$src/uapi/rblk.h" "$src/shared/cid.h"
 )
 for k in "$@"; do
 	want+=("lib/modules/$k/updates/rblk.ko")
@@ -53,10 +53,12 @@ for k in "$@"; do
 	# A staged install leaves the index to the system it lands on.
 	[ ! -e "$dest/lib/modules/$k/modules.dep" ] || fail "depmod ran on the staging tree for $k"
 done
-# Every source file Kbuild names is in the DKMS tree.
-for o in $(sed -n 's/^rblk-y := //p; s/^\t *//p' "$dest/$src/Kbuild" | grep -o '[a-z_]*\.o'); do
+# Every source file Kbuild names is in the DKMS tree (shared/ too); the
+# host's kernel shim is not.
+for o in $(sed -n 's/^rblk-y := //p; s/^\t *//p' "$dest/$src/Kbuild" | grep -o '[a-z_/]*\.o'); do
 	[ -f "$dest/$src/${o%.o}.c" ] || fail "${o%.o}.c is missing from the DKMS tree"
 done
+[ ! -e "$dest/$src/shared/shim" ] || fail "the DKMS tree holds the host's kernel shim (shared/shim)"
 grep -qx "PACKAGE_VERSION=\"$version\"" "$dest/$src/dkms.conf" || fail "dkms.conf does not say version $version"
 
 # The boot unit runs the installed rblkctl, and systemd takes it as it is

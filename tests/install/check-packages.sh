@@ -43,11 +43,12 @@ has "$user" /usr/bin/rblkctl "/usr/$libdir/librblk.a" /usr/include/rblk/client.h
 	/lib/systemd/system/rblk-autoconnect.service /usr/share/man/man8/rblkctl.8 \
 	/usr/share/man/man8/rblkctl-connect.8 /usr/share/bash-completion/completions/rblkctl
 # fio's engine, when the build made it (fio's source present).
-if [ -e "$build/userlib/fio/librblk_fio.so" ]; then
+if [ -e "$build/userlib/initiator/fio/librblk_fio.so" ]; then
 	has "$user" "/usr/$libdir/rblk/librblk_fio.so"
 fi
 has "$dkms" "/usr/src/rblk-$version/dkms.conf" "/usr/src/rblk-$version/Kbuild" \
-	"/usr/src/rblk-$version/core.c" "/usr/src/rblk-$version/uapi/rblk.h"
+	"/usr/src/rblk-$version/core.c" "/usr/src/rblk-$version/uapi/rblk.h" \
+	"/usr/src/rblk-$version/shared/scsi_xlate.c"
 
 field() { dpkg-deb -f "$1" "$2"; }
 # Stripped: the package carries no debug information.

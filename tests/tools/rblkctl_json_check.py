@@ -2,7 +2,7 @@
 """Checks rblkctl's output for tests/vm/cases/cli_control.sh.
 
 The JSON forms against the schema documented in
-userlib/include/rblk/json.hpp (every key, its type, no undocumented key),
+userlib/client/include/rblk/json.hpp (every key, its type, no undocumented key),
 plus the values a step expects. Usage: rblkctl_json_check.py KIND [ARGS...]
 with the output on stdin; exits non-zero with the reason on stderr.
 """

@@ -1,11 +1,12 @@
 // connect --path bypass (the ublk server) on the command line and the
 // servers' state files that list, show and disconnect read
-// (tool/bypass_state.hpp): parsed, round-tripped, refused when mangled, a
-// gone server read as dead, names claimed once each.
-#include "bypass_state.hpp"
+// (rblk/bypass/bypass_state.hpp): parsed, round-tripped, refused when
+// mangled, a gone server read as dead, names claimed once each.
 #include "cli_parse.hpp"
 #include "commands.hpp"
 #include "format.hpp"
+
+#include <rblk/bypass/bypass_state.hpp>
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,8 @@
 
 namespace rblkctl {
 namespace {
+
+using namespace rblk::bypass;
 
 using test::connect_with;
 using test::parse;

@@ -1,4 +1,4 @@
-// Completion checks: the command id encoding is the module's (kmod/cid.h,
+// Completion checks: the command id encoding is the module's (kmod/shared/cid.h,
 // the cases of tests/unit/kmod/logic_test.cpp's Cid test), and every kind
 // of bad completion the module refuses is refused here.
 #include <rblk/bypass/command_table.hpp>

@@ -1,4 +1,4 @@
-// The fio engine's filename (userlib/fio/fio_filename.hpp): SPDK's
+// The fio engine's filename (userlib/initiator/fio/fio_filename.hpp): SPDK's
 // key=value words, fio's escaped colons, and one line for each mistake.
 #include "fio_filename.hpp"
 

@@ -15,7 +15,7 @@
 # time.
 # vm-kernels: newest
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
-ENGINE=$RBLK_BUILD_DIR/userlib/fio/librblk_fio.so
+ENGINE=$RBLK_BUILD_DIR/userlib/initiator/fio/librblk_fio.so
 vm_require "$ENGINE" "$RBLKCTL"
 
 nqn=nqn.2024-01.io.rblk:fio

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Every rblkctl command against live controllers (nvmet-rdma over rxe):
 # connect prints the controller and its devices; list/show/stats tables line
-# up and their --json follows the schema of userlib/include/rblk/json.hpp
+# up and their --json follows the schema of userlib/client/include/rblk/json.hpp
 # (keys and types); counters move with I/O; stats --watch prints rates;
 # monitor --json sees every state change; save -> disconnect --all -> apply
 # restores the same sessions and a second apply changes nothing; disconnect

@@ -1,7 +1,7 @@
 // How a job's I/O reaches its target: the io_uring engine on a file or a
 // block device (the default, job.cpp), or another initiator behind the same
 // submit/complete loop, given by the caller as an ExternalTarget (rblkctl's
-// kernel-bypass path: tool/bench_bypass.cpp). A job makes its JobIo on its
+// kernel-bypass path: bypass_job_io.hpp). A job makes its JobIo on its
 // own thread and is the only one to use it.
 #pragma once
 

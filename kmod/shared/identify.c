@@ -12,7 +12,7 @@
 #endif
 
 #include "identify.h"
-#include "uapi/rblk.h"
+#include "../uapi/rblk.h"
 
 u32 rblk_mdts_sectors(u8 mdts, u8 mpsmin)
 {

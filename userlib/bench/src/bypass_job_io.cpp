@@ -1,16 +1,16 @@
-// The bench's JobIo on a bypass I/O queue; see bench_bypass.hpp.
-#include "bench_bypass.hpp"
+// The bench's JobIo on a bypass I/O queue; see bypass_job_io.hpp.
+#include "rblk/bench/bypass_job_io.hpp"
 
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
-namespace rblkctl {
+namespace rblk::bench {
 
 namespace bp = rblk::bypass;
 
-BypassJobIo::BypassJobIo(bp::IoQueue& q, const rblk::bench::IoBuffers& buffers, bool busy_poll)
+BypassJobIo::BypassJobIo(bp::IoQueue& q, const IoBuffers& buffers, bool busy_poll)
     : q_(q), buffers_(buffers), busy_poll_(busy_poll), bytes_(buffers.iovecs().size()), comps_(q.depth())
 {
     queued_.reserve(buffers_.iovecs().size());
@@ -78,4 +78,4 @@ std::string BypassJobIo::failure() const
     return q_.failed() ? "I/O queue failed: " + q_.failure() : std::string();
 }
 
-}  // namespace rblkctl
+}  // namespace rblk::bench

@@ -13,7 +13,7 @@
 #include "rblk_shim.h"
 #endif
 
-#include "uapi/rblk.h"
+#include "../uapi/rblk.h"
 
 bool rblk_state_allowed(enum rblk_ctrl_state from, enum rblk_ctrl_state to);
 const char *rblk_state_name(enum rblk_ctrl_state state);

@@ -4,7 +4,7 @@
  * locking), after the NVM Express "NVMe to SCSI Translation Reference".
  *
  * The same source builds in the kernel (scsi.c is the SG_IO glue) and in
- * userspace against tests/unit/kernel_shim, where GoogleTest covers it.
+ * userspace against shim/, where GoogleTest covers it (tests/unit/scsi).
  *
  * Flow for one SG_IO request:
  *   1. rblk_xlate_param_len(): how much of the data-out buffer the
@@ -30,7 +30,7 @@
 #ifdef __KERNEL__
 #include <linux/bits.h>
 #include <linux/types.h>
-#include "compat.h"	/* <linux/nvme.h> and the names 6.1 lacks */
+#include "kcompat.h"	/* <linux/nvme.h> and the names 6.1 lacks */
 #else
 #include "rblk_shim.h"
 #include "rblk_nvme_shim.h"
@@ -184,25 +184,5 @@ void rblk_xlate_nvme_status(struct rblk_xlate_out *out, u16 nvme_status);
  * below RBLK_XLATE_WWID_LEN.
  */
 int rblk_xlate_wwid(const struct rblk_xlate_ns *ns, char *buf, unsigned int len);
-
-#ifdef __KERNEL__
-struct block_device;
-struct rblk_ns;
-
-/*
- * scsi.c: SG_IO, SG_GET_VERSION_NUM and SG_GET_RESERVED_SIZE on a namespace
- * block device (its .ioctl; .compat_ioctl is blkdev_compat_ptr_ioctl),
- * carried by @ns: the disk's own, or a path of the head @bdev opens.
- * Returns -ENOTTY for other commands.
- */
-int rblk_scsi_ioctl(struct block_device *bdev, struct rblk_ns *ns,
-		    rblk_mode_t mode, unsigned int cmd, unsigned long arg);
-/*
- * ioctl.c: the namespace disks' .ioctl: the NVMe ioctls (type 'N'), the
- * rest to rblk_scsi_ioctl().
- */
-int rblk_ns_ioctl(struct block_device *bdev, rblk_mode_t mode,
-		  unsigned int cmd, unsigned long arg);
-#endif
 
 #endif /* _RBLK_SCSI_XLATE_H */

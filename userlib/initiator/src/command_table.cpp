@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 extern "C" {
-#include "cid.h"  // kmod/cid.h: the module's command id encoding
+#include "cid.h"  // kmod/shared/cid.h: the module's command id encoding
 }
 // The kernel shim's min()/max() macros would break the C++ library.
 #undef min

@@ -7,7 +7,7 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
-#include "compat.h"
+#include "kcompat.h"
 #endif
 #include "scsi_xlate.h"
 

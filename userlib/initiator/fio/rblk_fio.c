@@ -20,7 +20,7 @@
  * rblk_event=1 sleeps on its completion channel while it waits.
  *
  * Built against the source of the installed fio (FIO_IOOPS_VERSION is
- * that version's): userlib/fio/CMakeLists.txt.
+ * that version's): userlib/initiator/fio/CMakeLists.txt.
  */
 #include "rblk_fio_core.h"
 

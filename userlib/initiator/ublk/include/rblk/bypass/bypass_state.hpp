@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace rblkctl {
+namespace rblk::bypass {
 
 inline constexpr const char* kBypassRunDir = "/run/rblk/bypass";
 
@@ -62,8 +62,6 @@ std::optional<BypassState> parse_bypass_state(const std::string& text);
 // What `list --json` shows of a server: the state's fields, with the
 // namespaces as the kernel controllers' "namespaces" entries are.
 nlohmann::json bypass_list_json(const BypassState& s);
-// `list`'s table rows of a server, in format_list()'s columns.
-std::vector<std::string> bypass_list_row(const BypassState& s);
 
 // Whether `pid` is the process that started at `starttime` and has not exited.
 bool bypass_process_alive(int pid, std::uint64_t starttime);
@@ -76,5 +74,7 @@ void save_bypass_state(const BypassState& s, const std::string& dir = kBypassRun
 // Claims the lowest free name bypassN by creating its file (O_EXCL), filled from `s`.
 std::string reserve_bypass_name(BypassState& s, const std::string& dir = kBypassRunDir);
 void remove_bypass_state(const std::string& name, const std::string& dir = kBypassRunDir);
+// The server called `name`, or serving the device `name` (/dev/ublkbN or ublkbN).
+std::optional<BypassState> find_bypass(const std::vector<BypassState>& all, const std::string& name);
 
-}  // namespace rblkctl
+}  // namespace rblk::bypass

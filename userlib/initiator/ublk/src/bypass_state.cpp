@@ -1,7 +1,5 @@
 // The bypass servers' state files; see bypass_state.hpp.
-#include "bypass_state.hpp"
-
-#include "format.hpp"
+#include "rblk/bypass/bypass_state.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,7 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace rblkctl {
+namespace rblk::bypass {
 
 using nlohmann::json;
 
@@ -115,26 +113,6 @@ json bypass_list_json(const BypassState& s)
               {"reason", s.reason}};
     j["namespaces"] = namespaces_json(s, false);
     return j;
-}
-
-std::vector<std::string> bypass_list_row(const BypassState& s)
-{
-    // NAME STATE ANA TRANSPORT TRADDR TRSVCID QUEUES QSIZE SUBSYS SUBNQN DEVICES SIZE
-    std::string sizes;
-    for (const BypassNamespace& n : s.namespaces)
-        sizes += (sizes.empty() ? "" : ",") + human_size(n.size_bytes);
-    return {s.name,
-            s.state,
-            "-",
-            s.transport,
-            s.traddr,
-            std::to_string(s.trsvcid),
-            std::to_string(s.nr_io_queues),
-            std::to_string(s.queue_size),
-            "-",
-            s.subnqn,
-            s.namespaces.empty() ? "-" : s.devices(),
-            s.namespaces.empty() ? "-" : sizes};
 }
 
 std::uint64_t process_starttime(int pid)
@@ -244,4 +222,12 @@ void remove_bypass_state(const std::string& name, const std::string& dir)
     std::filesystem::remove(dir + "/" + name + ".json", ec);
 }
 
-}  // namespace rblkctl
+std::optional<BypassState> find_bypass(const std::vector<BypassState>& all, const std::string& name)
+{
+    for (const BypassState& s : all)
+        if (s.name == name || s.serves(name))
+            return s;
+    return std::nullopt;
+}
+
+}  // namespace rblk::bypass

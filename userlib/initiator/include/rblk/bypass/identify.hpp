@@ -4,7 +4,7 @@
 // clear message instead of driving the data path. The same rules as the
 // module's (kmod/core.c, rblk_check_id_ctrl() and rblk_identify_ns()); the
 // MDTS arithmetic and the rule for an active list's ids are the module's
-// own code (kmod/identify.c).
+// own code (kmod/shared/identify.c).
 #pragma once
 
 extern "C" {  // libnvme 1.3 headers lack C++ linkage guards

@@ -1,6 +1,6 @@
 // The commands a queue has in flight: one slot per tag (up to the queue
 // depth), each command id the tag and a generation that every submission
-// bumps, encoded by the module's own kmod/cid.h. Every completion is
+// bumps, encoded by the module's own kmod/shared/cid.h. Every completion is
 // checked here before it is believed, as the module does
 // (kmod/rdma.c, rblk_process_cqe()): a command id naming no command in
 // flight, a stale generation or a second response to the same command is

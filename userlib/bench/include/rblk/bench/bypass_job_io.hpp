@@ -4,6 +4,8 @@
 // submitted by the job itself and completions reaped by it: busy polling
 // with --hipri (fio's word for polled completions), else sleeping on the
 // queue's completion channel while waiting, as an interrupt-driven job.
+// The bench's second JobIo beside io_uring's, built as its own library
+// (rblk::bench_bypass) so that the engine alone needs no verbs.
 #pragma once
 
 #include <rblk/bench/job_io.hpp>
@@ -13,12 +15,12 @@
 #include <string>
 #include <vector>
 
-namespace rblkctl {
+namespace rblk::bench {
 
-class BypassJobIo final : public rblk::bench::JobIo {
+class BypassJobIo final : public JobIo {
 public:
     // Registers `buffers` with `q` (throws std::runtime_error when it cannot).
-    BypassJobIo(rblk::bypass::IoQueue& q, const rblk::bench::IoBuffers& buffers, bool busy_poll);
+    BypassJobIo(rblk::bypass::IoQueue& q, const IoBuffers& buffers, bool busy_poll);
     ~BypassJobIo() override;
     BypassJobIo(const BypassJobIo&) = delete;
     BypassJobIo& operator=(const BypassJobIo&) = delete;
@@ -30,11 +32,11 @@ public:
 
 private:
     rblk::bypass::IoQueue& q_;
-    const rblk::bench::IoBuffers& buffers_;
+    const IoBuffers& buffers_;
     bool busy_poll_;
     std::vector<int> bytes_;                       // per slot: what success returns
     std::vector<rblk::bypass::IoRequest> queued_;  // prepared: posted by submit_and_reap()
     std::vector<rblk::bypass::IoCompletion> comps_;
 };
 
-}  // namespace rblkctl
+}  // namespace rblk::bench

@@ -6,7 +6,7 @@
 #include <cstring>
 
 extern "C" {
-#include "identify.h"  // kmod/identify.h: rblk_mdts_sectors(), rblk_nsid_next_ok(), the module's own
+#include "identify.h"  // kmod/shared/identify.h: rblk_mdts_sectors(), rblk_nsid_next_ok(), the module's own
 }
 // The kernel shim's min()/max() macros would break the C++ library.
 #undef min
