@@ -80,21 +80,54 @@ Controller::~Controller()
     }
 }
 
+// Connects the admin queue, enables and identifies the controller, then
+// connects the I/O queues: as asked on the first connect, as before on a
+// reconnect.
 void Controller::connect_all(bool first)
 {
-    const rblk::ConnectOptions& c = opts_.connect;
+    std::lock_guard lock(admin_mu_);
+    connect_admin_queue();
+    enable_controller();
+    const ControllerInfo info = identify_controller();
+    const std::uint16_t granted = negotiate_io_queues(first);
+    std::vector<std::string> notes;
+    std::vector<NamespaceInfo> namespaces = identify_namespaces(first, info, notes);
+    if (first)
+        notes_ = std::move(notes);
+    info_ = info;
+    ns_ = std::move(namespaces);
+    choose_io_queue_size(first);
+    connect_io_queues(first ? granted : io_.size(), first);
+    ka_failed_ = false;
+    start_keep_alive();
+}
+
+// Admin commands and the connection's setup bounded by admin_timeout_ (a
+// reconnect's deadline); the I/O queues take its CM limits and ToS too.
+QueueConfig Controller::admin_queue_config() const
+{
+    QueueConfig cfg;
+    cfg.qid = 0;
+    cfg.size = kAdminQueueSize;
+    cfg.cmd_timeout = admin_timeout_;
+    cfg.cm_timeout = std::min(opts_.cm_timeout, admin_timeout_);
+    cfg.connect_timeout = admin_timeout_;
+    cfg.tos = static_cast<int>(opts_.connect.tos.value_or(-1));
+    return cfg;
+}
+
+std::unique_ptr<Queue> Controller::open_queue(const QueueConfig& cfg) const
+{
     const sockaddr* dst = reinterpret_cast<const sockaddr*>(&dst_);
     const sockaddr* src = has_src_ ? reinterpret_cast<const sockaddr*>(&src_) : nullptr;
-    QueueConfig acfg;
-    acfg.qid = 0;
-    acfg.size = kAdminQueueSize;
-    acfg.cmd_timeout = admin_timeout_;
-    acfg.cm_timeout = std::min(opts_.cm_timeout, admin_timeout_);
-    acfg.connect_timeout = admin_timeout_;
-    acfg.tos = static_cast<int>(c.tos.value_or(-1));
+    return std::make_unique<Queue>(cfg, dst, src);
+}
 
-    std::lock_guard lock(admin_mu_);
-    auto admin = std::make_unique<Queue>(acfg, dst, src);
+// The admin queue, Connected (the protection domain and the admin pool
+// come with the first one ever).
+void Controller::connect_admin_queue()
+{
+    auto admin = open_queue(admin_queue_config());
     if (!pd_) {
         pd_.reset(ibv_alloc_pd(admin->verbs()));
         if (!pd_)
@@ -106,6 +139,11 @@ void Controller::connect_all(bool first)
 
     cntlid_ = 0xffff;
     connect_queue(*admin_, 0, kAdminQueueSize);
+}
+
+// CAP and VS, then CC.EN and CSTS.RDY within CAP.TO.
+void Controller::enable_controller()
+{
     cap_ = property_get(NVME_REG_CAP, true);
     vs_ = static_cast<std::uint32_t>(property_get(NVME_REG_VS, false));
     // CAP.TO: the worst case for CSTS.RDY to follow CC.EN, in 500 ms units.
@@ -114,7 +152,11 @@ void Controller::connect_all(bool first)
     property_set(NVME_REG_CC, cc_);
     wait_csts(1u << NVME_CSTS_RDY_SHIFT, 1u << NVME_CSTS_RDY_SHIFT, ready_limit,
               "controller not ready within CAP.TO");
+}
 
+// Identify Controller, checked, with the namespace asked for within its count.
+ControllerInfo Controller::identify_controller()
+{
     auto id_ctrl = std::make_unique<nvme_id_ctrl>();
     identify(NVME_IDENTIFY_CNS_CTRL, 0, id_ctrl.get());
     auto checked = check_id_ctrl(*id_ctrl, cap_);
@@ -124,9 +166,14 @@ void Controller::connect_all(bool first)
     if (!opts_.all_namespaces && info.nn && opts_.nsid > info.nn)
         throw Error("nsid " + std::to_string(opts_.nsid) + " beyond the controller's " +
                     std::to_string(info.nn) + " namespaces");
+    return info;
+}
 
-    // I/O queues: as asked, as granted, as many as before on a reconnect.
-    const auto want = static_cast<std::uint16_t>(first ? *c.nr_io_queues : io_.size());
+// Set Features (Number of Queues): I/O queues as asked, as granted, as
+// many as before on a reconnect. Returns how many the controller grants.
+std::uint16_t Controller::negotiate_io_queues(bool first)
+{
+    const auto want = static_cast<std::uint16_t>(first ? *opts_.connect.nr_io_queues : io_.size());
     QueueCompletion sf = admin_cmd(set_features_num_queues(want));
     if (!sf.status.ok())
         command_failed("Set Features (Number of Queues)", sf);
@@ -136,15 +183,18 @@ void Controller::connect_all(bool first)
     if (!first && granted < io_.size())
         throw Error("the controller now grants " + std::to_string(granted) + " I/O queues, not " +
                     std::to_string(io_.size()));
+    return granted;
+}
 
-    // The namespaces: those served before on a reconnect, else the one
-    // asked for or every active one.
+// The namespaces to identify: those served before on a reconnect, else
+// the one asked for or every active one.
+std::vector<std::uint32_t> Controller::namespace_ids(bool first, const ControllerInfo& info)
+{
     std::vector<std::uint32_t> nsids;
-    const bool all = first && opts_.all_namespaces;
     if (!first) {
         for (const NamespaceInfo& n : ns_)
             nsids.push_back(n.nsid);
-    } else if (all) {
+    } else if (opts_.all_namespaces) {
         auto list = std::make_unique<std::array<std::byte, NVME_IDENTIFY_DATA_SIZE>>();
         identify(NVME_IDENTIFY_CNS_NS_ACTIVE_LIST, 0, list->data());
         auto listed = check_active_ns_list(list->data(), info.nn);
@@ -154,9 +204,19 @@ void Controller::connect_all(bool first)
     } else {
         nsids.push_back(opts_.nsid);
     }
+    return nsids;
+}
+
+// Identify Namespace of each, checked. Serving all, the module's way: the
+// first kMaxNamespaces, inactive ones skipped, those it cannot serve
+// skipped with a note; a reconnect finds the same LBA formats.
+std::vector<NamespaceInfo> Controller::identify_namespaces(bool first, const ControllerInfo& info,
+                                                           std::vector<std::string>& notes)
+{
+    const bool all = first && opts_.all_namespaces;
+    const std::vector<std::uint32_t> nsids = namespace_ids(first, info);
     std::vector<NamespaceInfo> namespaces;
     auto id_ns = std::make_unique<nvme_id_ns>();
-    std::vector<std::string> notes;
     for (const std::uint32_t nsid : nsids) {
         if (all && namespaces.size() == kMaxNamespaces) {
             notes.push_back("more than " + std::to_string(kMaxNamespaces) + " namespaces: serving the first " +
@@ -181,13 +241,14 @@ void Controller::connect_all(bool first)
     if (namespaces.empty())
         throw Error(notes.empty() ? std::string("the controller has no active namespace")
                                   : "no namespace to serve: " + notes.back());
-    if (first)
-        notes_ = std::move(notes);
-    info_ = info;
-    ns_ = std::move(namespaces);
+    return namespaces;
+}
 
-    // Queue size: asked, within CAP.MQES (0's based) and MAXCMD.
-    std::uint32_t qsize = static_cast<std::uint32_t>(c.queue_size.value_or(RBLK_DEFAULT_QUEUE_SIZE));
+// The I/O queues' size: asked, within CAP.MQES (0's based) and MAXCMD; a
+// reconnect keeps the size it had.
+void Controller::choose_io_queue_size(bool first)
+{
+    auto qsize = static_cast<std::uint32_t>(opts_.connect.queue_size.value_or(RBLK_DEFAULT_QUEUE_SIZE));
     qsize = std::min<std::uint32_t>(qsize, NVME_CAP_MQES(cap_) + 1u);
     if (info_.maxcmd)
         qsize = std::min<std::uint32_t>(qsize, info_.maxcmd);
@@ -197,17 +258,19 @@ void Controller::connect_all(bool first)
         throw Error("the controller now allows I/O queues of " + std::to_string(qsize) + " entries only");
     if (first)
         io_size_ = static_cast<std::uint16_t>(qsize);
+}
 
-    for (std::uint16_t i = 0; i < (first ? granted : io_.size()); ++i) {
-        QueueConfig qcfg;
+// I/O queues 1..count, each Connected with the controller ID; the first
+// connect makes their IoQueues, a reconnect gives them their new transport.
+void Controller::connect_io_queues(std::size_t count, bool first)
+{
+    for (std::uint16_t i = 0; i < count; ++i) {
+        QueueConfig qcfg = admin_queue_config();
         qcfg.qid = static_cast<std::uint16_t>(i + 1);
         qcfg.size = io_size_;
         qcfg.inline_max = std::min(in_capsule_capacity(info_.ioccsz_bytes / 16), kInlineDataMax);
         qcfg.cmd_timeout = opts_.io_timeout;
-        qcfg.cm_timeout = acfg.cm_timeout;
-        qcfg.connect_timeout = acfg.connect_timeout;
-        qcfg.tos = acfg.tos;
-        auto q = std::make_unique<Queue>(qcfg, dst, src);
+        auto q = open_queue(qcfg);
         q->connect(pd_.get());
         connect_queue(*q, qcfg.qid, io_size_);
         if (first)
@@ -215,8 +278,6 @@ void Controller::connect_all(bool first)
         io_[i]->update_namespaces(ns_);
         io_[i]->attach(std::move(q));
     }
-    ka_failed_ = false;
-    start_keep_alive();
 }
 
 QueueCompletion Controller::admin_cmd(const Command& cmd)

@@ -59,6 +59,13 @@ UniqueFd make_eventfd()
 
 std::string errno_text(int negative) { return std::strerror(-negative); }
 
+// What a request that succeeded commits: a read's or a write's bytes.
+int ublk_result(const ublksrv_io_desc& iod)
+{
+    const std::uint32_t op = iod.op_flags & 0xff;
+    return op == UBLK_IO_OP_READ || op == UBLK_IO_OP_WRITE ? static_cast<int>(iod.nr_sectors << 9) : 0;
+}
+
 }  // namespace
 
 // A request's key, also its io_uring user_data: the device and the tag.
@@ -66,15 +73,37 @@ constexpr std::uint32_t key_of(std::size_t dev, std::uint16_t tag)
 {
     return static_cast<std::uint32_t>(dev << 16) | tag;
 }
+constexpr std::size_t dev_of(std::uint32_t key) { return key >> 16; }
+constexpr std::uint16_t tag_of(std::uint32_t key) { return static_cast<std::uint16_t>(key & 0xffff); }
 
 // One I/O queue's thread: its ring, each device's ublk queue on it, the
-// tags' buffers and the requests held.
+// tags' buffers and the requests held; then what its loop keeps from one
+// wake-up to the next, the thread's alone.
 struct UblkServer::QueueState {
     std::unique_ptr<Ring> ring;
     std::vector<std::unique_ptr<UblkQueue>> uqs;  // per device
     std::vector<std::vector<std::byte*>> bufs;    // [device][tag], from the IoQueue's pool
     std::deque<std::uint32_t> held;               // request keys
     UniqueFd kick;                                // main thread -> this thread
+
+    std::size_t index = 0;
+    IoQueue* q = nullptr;              // the controller's I/O queue `index`, again after a recovery
+    std::vector<IoCompletion> comps;   // sized once, as `fresh`: no allocation in the loop
+    std::vector<std::uint32_t> fresh;  // the requests one wake-up brought
+    std::size_t aborted = 0;           // tags the driver aborted (their device stops)
+    bool comp_armed = false;           // a POLL_ADD on the completion channel is pending
+    bool parked = false;
+    unsigned generation = 0;           // the generation_ this thread saw last
+
+    io_uring* uring() { return ring->get(); }
+    const ublksrv_io_desc& iod(std::uint32_t key) const { return uqs[dev_of(key)]->iod(tag_of(key)); }
+    std::byte* buf(std::uint32_t key) const { return bufs[dev_of(key)][tag_of(key)]; }
+    void complete(std::uint32_t key, int res) { uqs[dev_of(key)]->commit(tag_of(key), res, buf(key)); }
+    // Whether the thread may use its IoQueue: not once parked for a
+    // recovery, nor while the I/O fails fast.
+    bool touches_queue(Phase ph) const { return ph == Phase::Live || (ph == Phase::Recovering && !parked); }
+    void fail_held();
+    void take_cqes();
 };
 
 const char* UblkServer::phase_name(Phase p)
@@ -308,199 +337,256 @@ bool UblkServer::run(int stop_fd, const std::function<void(Phase, const std::str
     return !lost;
 }
 
+// One I/O queue's thread: the devices' requests, from the driver's
+// fetch to its commit, until the devices stop.
 void UblkServer::queue_loop(std::size_t index)
 {
     QueueState& s = *queues_[index];
-    IoQueue* q = &ctrl_.io_queue(index);
-    const std::size_t ndev = devices_.size();
-    const std::size_t tags = ndev * depth_;
-    try {
-        // Room for a commit per tag, the two polls and a poll removal.
-        s.ring = std::make_unique<Ring>(static_cast<unsigned>(tags + 8), 0, "a ublk queue");
-        for (std::size_t d = 0; d < ndev; ++d)
-            s.uqs.push_back(std::make_unique<UblkQueue>(s.ring->get(), devices_[d].char_fd.get(),
-                                                        static_cast<std::uint16_t>(index), depth_,
-                                                        control_.ioctl_encode(), key_of(d, 0)));
-    } catch (const Error& e) {
-        std::lock_guard lock(mu_);
-        setup_error_ = e.what();
-        cv_.notify_all();
+    if (!start_queue(s, index))
         return;
-    }
-    io_uring* ring = s.ring->get();
-    for (std::size_t d = 0; d < ndev; ++d)
-        for (std::uint16_t t = 0; t < depth_; ++t)
-            s.uqs[d]->fetch(t, s.bufs[d][t]);
-    add_poll(ring, s.kick.get(), kKickPoll);
-    if (const int r = io_uring_submit(ring); r < 0) {
-        std::lock_guard lock(mu_);
-        setup_error_ = "cannot fetch the requests of ublk queue " + std::to_string(index) + ": " + errno_text(r);
-        cv_.notify_all();
-        return;
-    }
-    {
-        std::lock_guard lock(mu_);
-        ++fetched_;
-        cv_.notify_all();
-    }
-
-    std::vector<IoCompletion> comps(q->depth());
-    std::vector<std::uint32_t> fresh;  // the requests one wake-up brought
-    fresh.reserve(tags);                // no allocation in the loop
-    std::size_t done = 0;          // tags the driver aborted (their device stops)
-    bool comp_armed = false;        // a POLL_ADD on the completion channel is pending
-    bool parked = false;
-    unsigned generation = generation_.load();
-    const auto dev_of = [](std::uint32_t key) -> std::size_t { return key >> 16; };
-    const auto tag_of = [](std::uint32_t key) { return static_cast<std::uint16_t>(key & 0xffff); };
-    const auto iod_of = [&](std::uint32_t key) -> const ublksrv_io_desc& {
-        return s.uqs[dev_of(key)]->iod(tag_of(key));
-    };
-    const auto result_of = [&](std::uint32_t key) {
-        const std::uint32_t op = iod_of(key).op_flags & 0xff;
-        return op == UBLK_IO_OP_READ || op == UBLK_IO_OP_WRITE ? static_cast<int>(iod_of(key).nr_sectors << 9)
-                                                               : 0;
-    };
-    const auto complete = [&](std::uint32_t key, int res) {
-        s.uqs[dev_of(key)]->commit(tag_of(key), res, s.bufs[dev_of(key)][tag_of(key)]);
-    };
-    // Sends the request of `key`; false when it must be held.
-    const auto send = [&](std::uint32_t key) {
-        const std::size_t d = dev_of(key);
-        UblkTranslation tr = ublk_translate(iod_of(key), ctrl_.ns(d), caps_, s.bufs[d][tag_of(key)], max_io_, key);
-        if (const int* err = std::get_if<int>(&tr)) {
-            complete(key, *err);
-            return true;
-        }
-        IoRequest& req = std::get<IoRequest>(tr);
-        req.ns = static_cast<std::uint16_t>(d);
-        const IoStatus st = q->submit(req);
-        if (st.ok())
-            return true;
-        if (st.kind == IoStatus::Kind::Busy)
-            return false;
-        if (st.retryable()) {
-            request_recovery();
-            return false;
-        }
-        complete(key, -EIO);
-        return true;
-    };
-    const auto reap = [&] {
-        std::size_t total = 0;
-        for (std::size_t n; (n = q->poll(comps)) > 0; total += n) {
-            for (std::size_t i = 0; i < n; ++i) {
-                const auto key = static_cast<std::uint32_t>(comps[i].user_data);
-                const IoStatus& st = comps[i].status;
-                if (st.ok())
-                    complete(key, result_of(key));
-                else if (st.retryable()) {
-                    s.held.push_back(key);
-                    request_recovery();
-                } else {
-                    complete(key, -EIO);
-                }
-            }
-        }
-        return total;
-    };
-
-    // Sends what is held, in order; whether any went.
-    const auto send_held = [&] {
-        bool sent = false;
-        while (!s.held.empty() && send(s.held.front())) {
-            s.held.pop_front();
-            sent = true;
-        }
-        return sent;
-    };
-
+    const std::size_t tags = devices_.size() * depth_;
     // Until the driver aborted every tag, or the devices' stop returned
     // (no request can come any more).
-    while (done < tags && !quit_.load()) {
+    while (s.aborted < tags && !quit_.load()) {
         const Phase ph = phase_.load();
-        if (const unsigned g = generation_.load(); g != generation) {
-            generation = g;
-            parked = false;
-            q = &ctrl_.io_queue(index);
-        }
-        const bool touch = ph == Phase::Live || (ph == Phase::Recovering && !parked);
-        if (touch)
-            reap();
-        if (ph == Phase::Recovering && !parked) {
-            if (Queue* t = q->transport(); t && !t->failed())
-                t->fail("the controller is being reconnected");
-            reap();
-            if (q->in_flight() == 0) {
-                if (comp_armed)
-                    remove_poll(ring, kCompPoll);
-                parked = true;
-                parked_.fetch_add(1);
-                kick(notify_.get());
-            }
-        }
-        if (ph == Phase::Live) {
-            send_held();
-        } else if (ph == Phase::FailFast || ph == Phase::Lost || ph == Phase::Stopping) {
-            for (const std::uint32_t key : s.held)
-                complete(key, -EIO);
-            s.held.clear();
-        }
+        rejoin_after_recovery(s);
+        if (s.touches_queue(ph))
+            reap(s);
+        if (ph == Phase::Recovering && !s.parked)
+            park(s);
+        if (ph == Phase::Live)
+            send_held(s);
+        else if (ph == Phase::FailFast || ph == Phase::Lost || ph == Phase::Stopping)
+            s.fail_held();
         // A request held while nothing is in flight waits for a SEND's
         // completion (the send window was full): that wakes us as well.
-        const bool waiting = ph == Phase::Live && (q->in_flight() > 0 || !s.held.empty());
-        if (waiting && !comp_armed && !opts_.busy_poll) {
-            // Completions waiting, or a SEND's completion reaped and room
-            // for what is held: those first.
-            if (!q->arm_events() || reap() > 0 || send_held())
-                continue;
-            add_poll(ring, q->event_fd(), kCompPoll);
-            comp_armed = true;
-        }
-        io_uring_cqe* cqe = nullptr;
-        const bool spin = opts_.busy_poll && waiting;
-        __kernel_timespec ts{spin ? 0 : 1, 0};
-        const int r = io_uring_submit_and_wait_timeout(ring, &cqe, spin ? 0 : 1, &ts, nullptr);
-        if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
-            std::fprintf(stderr, "ublk queue %zu: io_uring: %s\n", index, std::strerror(-r));
+        const bool waiting = ph == Phase::Live && (s.q->in_flight() > 0 || !s.held.empty());
+        if (waiting && !s.comp_armed && !opts_.busy_poll && !arm_completions(s))
+            continue;
+        if (!wait_ring(s, opts_.busy_poll && waiting))
             break;
-        }
-        unsigned head;
-        unsigned seen = 0;
-        fresh.clear();
-        io_uring_for_each_cqe(ring, head, cqe)
-        {
-            ++seen;
-            const std::uint64_t ud = io_uring_cqe_get_data64(cqe);
-            if (ud < kTagSpace) {
-                if (cqe->res == UBLK_IO_RES_OK)
-                    fresh.push_back(static_cast<std::uint32_t>(ud));
-                else
-                    ++done;  // UBLK_IO_RES_ABORT: the device is stopping
-            } else if (ud == kCompPoll) {
-                comp_armed = false;
-            } else if (ud == kKickPoll) {
-                drain(s.kick.get());
-                add_poll(ring, s.kick.get(), kKickPoll);
-            }
-        }
-        io_uring_cq_advance(ring, seen);
-        if (const Phase now = phase_.load();
-            !comp_armed && (now == Phase::Live || (now == Phase::Recovering && !parked)))
-            q->take_events();
-        for (const std::uint32_t key : fresh) {
-            const Phase now = phase_.load();
-            if (now == Phase::Live) {
-                if (!send(key))
-                    s.held.push_back(key);
-            } else if (now == Phase::Recovering) {
+        s.take_cqes();
+        if (!s.comp_armed && s.touches_queue(phase_.load()))
+            s.q->take_events();
+        dispatch_fresh(s);
+    }
+    io_uring_submit(s.uring());
+}
+
+// The thread's ring and ublk queues, every tag fetched, start() told
+// either way; false when the thread cannot serve.
+bool UblkServer::start_queue(QueueState& s, std::size_t index)
+{
+    try {
+        open_ublk_queues(s, index);
+    } catch (const Error& e) {
+        queue_ready(e.what());
+        return false;
+    }
+    if (const int r = fetch_requests(s); r < 0) {
+        queue_ready("cannot fetch the requests of ublk queue " + std::to_string(index) + ": " + errno_text(r));
+        return false;
+    }
+    queue_ready({});
+    s.index = index;
+    s.q = &ctrl_.io_queue(index);
+    s.comps.resize(s.q->depth());
+    s.fresh.reserve(devices_.size() * depth_);  // no allocation in the loop
+    s.generation = generation_.load();
+    return true;
+}
+
+void UblkServer::open_ublk_queues(QueueState& s, std::size_t index)
+{
+    // Room for a commit per tag, the two polls and a poll removal.
+    s.ring = std::make_unique<Ring>(static_cast<unsigned>(devices_.size() * depth_ + 8), 0, "a ublk queue");
+    for (std::size_t d = 0; d < devices_.size(); ++d)
+        s.uqs.push_back(std::make_unique<UblkQueue>(s.uring(), devices_[d].char_fd.get(),
+                                                    static_cast<std::uint16_t>(index), depth_,
+                                                    control_.ioctl_encode(), key_of(d, 0)));
+}
+
+// FETCH_REQ for every tag, and the poll of the thread's eventfd.
+int UblkServer::fetch_requests(QueueState& s)
+{
+    for (std::size_t d = 0; d < devices_.size(); ++d)
+        for (std::uint16_t t = 0; t < depth_; ++t)
+            s.uqs[d]->fetch(t, s.bufs[d][t]);
+    add_poll(s.uring(), s.kick.get(), kKickPoll);
+    return io_uring_submit(s.uring());
+}
+
+// Tells start() that a queue thread fetched its tags (`error` empty), or why it did not.
+void UblkServer::queue_ready(const std::string& error)
+{
+    std::lock_guard lock(mu_);
+    if (error.empty())
+        ++fetched_;
+    else
+        setup_error_ = error;
+    cv_.notify_all();
+}
+
+// A recovery ended: the thread unparks and takes its IoQueue as the
+// controller now has it.
+void UblkServer::rejoin_after_recovery(QueueState& s)
+{
+    if (const unsigned g = generation_.load(); g != s.generation) {
+        s.generation = g;
+        s.parked = false;
+        s.q = &ctrl_.io_queue(s.index);
+    }
+}
+
+// Fails the transport queue so that what is in flight comes back, and
+// parks once nothing is: the main thread recovers with every queue parked.
+void UblkServer::park(QueueState& s)
+{
+    if (Queue* t = s.q->transport(); t && !t->failed())
+        t->fail("the controller is being reconnected");
+    reap(s);
+    if (s.q->in_flight() == 0) {
+        if (s.comp_armed)
+            remove_poll(s.uring(), kCompPoll);
+        s.parked = true;
+        parked_.fetch_add(1);
+        kick(notify_.get());
+    }
+}
+
+// Commits what completed; a command the queue's failure brought back is
+// held for after the recovery. Returns how many completed.
+std::size_t UblkServer::reap(QueueState& s)
+{
+    std::size_t total = 0;
+    for (std::size_t n; (n = s.q->poll(s.comps)) > 0; total += n) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto key = static_cast<std::uint32_t>(s.comps[i].user_data);
+            const IoStatus& st = s.comps[i].status;
+            if (st.ok())
+                s.complete(key, ublk_result(s.iod(key)));
+            else if (st.retryable()) {
                 s.held.push_back(key);
+                request_recovery();
             } else {
-                complete(key, -EIO);
+                s.complete(key, -EIO);
             }
         }
     }
-    io_uring_submit(ring);
+    return total;
+}
+
+// Sends the request of `key`; false when it must be held.
+bool UblkServer::send(QueueState& s, std::uint32_t key)
+{
+    const std::size_t d = dev_of(key);
+    UblkTranslation tr = ublk_translate(s.iod(key), ctrl_.ns(d), caps_, s.buf(key), max_io_, key);
+    if (const int* err = std::get_if<int>(&tr)) {
+        s.complete(key, *err);
+        return true;
+    }
+    IoRequest& req = std::get<IoRequest>(tr);
+    req.ns = static_cast<std::uint16_t>(d);
+    const IoStatus st = s.q->submit(req);
+    if (st.ok())
+        return true;
+    if (st.kind == IoStatus::Kind::Busy)
+        return false;
+    if (st.retryable()) {
+        request_recovery();
+        return false;
+    }
+    s.complete(key, -EIO);
+    return true;
+}
+
+// Sends what is held, in order; whether any went.
+bool UblkServer::send_held(QueueState& s)
+{
+    bool sent = false;
+    while (!s.held.empty() && send(s, s.held.front())) {
+        s.held.pop_front();
+        sent = true;
+    }
+    return sent;
+}
+
+// Has the RDMA completion channel wake the ring; false when there is work
+// first: completions waiting, or a SEND's completion reaped and room for
+// what is held.
+bool UblkServer::arm_completions(QueueState& s)
+{
+    if (!s.q->arm_events() || reap(s) > 0 || send_held(s))
+        return false;
+    add_poll(s.uring(), s.q->event_fd(), kCompPoll);
+    s.comp_armed = true;
+    return true;
+}
+
+// Submits the commits and polls queued, and waits for the ring a second
+// at most (`spin`: not at all). False when the ring failed.
+bool UblkServer::wait_ring(QueueState& s, bool spin)
+{
+    io_uring_cqe* cqe = nullptr;
+    __kernel_timespec ts{spin ? 0 : 1, 0};
+    const int r = io_uring_submit_and_wait_timeout(s.uring(), &cqe, spin ? 0 : 1, &ts, nullptr);
+    if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
+        std::fprintf(stderr, "ublk queue %zu: io_uring: %s\n", s.index, std::strerror(-r));
+        return false;
+    }
+    return true;
+}
+
+// The requests of this wake-up (fresh), by the phase each meets: sent,
+// held for the recovery, or failed.
+void UblkServer::dispatch_fresh(QueueState& s)
+{
+    for (const std::uint32_t key : s.fresh) {
+        const Phase now = phase_.load();
+        if (now == Phase::Live) {
+            if (!send(s, key))
+                s.held.push_back(key);
+        } else if (now == Phase::Recovering) {
+            s.held.push_back(key);
+        } else {
+            s.complete(key, -EIO);
+        }
+    }
+}
+
+void UblkServer::QueueState::fail_held()
+{
+    for (const std::uint32_t key : held)
+        complete(key, -EIO);
+    held.clear();
+}
+
+// What the ring brought: the driver's new requests (into `fresh`) and
+// aborted tags, the completion channel's poll ended, a kick.
+void UblkServer::QueueState::take_cqes()
+{
+    io_uring* r = uring();
+    io_uring_cqe* cqe = nullptr;
+    unsigned head;
+    unsigned seen = 0;
+    fresh.clear();
+    io_uring_for_each_cqe(r, head, cqe)
+    {
+        ++seen;
+        const std::uint64_t ud = io_uring_cqe_get_data64(cqe);
+        if (ud < kTagSpace) {
+            if (cqe->res == UBLK_IO_RES_OK)
+                fresh.push_back(static_cast<std::uint32_t>(ud));
+            else
+                ++aborted;  // UBLK_IO_RES_ABORT: the device is stopping
+        } else if (ud == kCompPoll) {
+            comp_armed = false;
+        } else if (ud == kKickPoll) {
+            drain(kick.get());
+            add_poll(r, kick.get(), kKickPoll);
+        }
+    }
+    io_uring_cq_advance(r, seen);
 }
 
 }  // namespace rblk::bypass

@@ -102,7 +102,19 @@ public:
     void shutdown();
 
 private:
+    // connect_all()'s steps, with admin_mu_ held (controller.cpp).
     void connect_all(bool first);
+    QueueConfig admin_queue_config() const;
+    std::unique_ptr<Queue> open_queue(const QueueConfig& cfg) const;
+    void connect_admin_queue();
+    void enable_controller();
+    ControllerInfo identify_controller();
+    std::uint16_t negotiate_io_queues(bool first);
+    std::vector<std::uint32_t> namespace_ids(bool first, const ControllerInfo& info);
+    std::vector<NamespaceInfo> identify_namespaces(bool first, const ControllerInfo& info,
+                                                   std::vector<std::string>& notes);
+    void choose_io_queue_size(bool first);
+    void connect_io_queues(std::size_t count, bool first);
     void teardown();
     QueueCompletion admin_cmd(const Command& cmd);
     void connect_queue(Queue& q, std::uint16_t qid, std::uint16_t size);

@@ -40,7 +40,12 @@ public:
     const std::string& error() const { return error_; }
 
 private:
+    // range()'s steps (sync_io.cpp): a Range is one call's commands.
+    struct Range;
     IoStatus range(IoOp op, std::uint64_t offset, std::byte* buf, std::uint64_t len, bool deallocate);
+    IoStatus submit_pieces(Range& rg);
+    IoStatus reconnect(Range& rg);
+    void wait_completions(Range& rg);
     IoStatus check_range(std::uint64_t offset, std::uint64_t len);
     IoStatus fail(IoStatus st, const std::string& why);
 

@@ -89,7 +89,20 @@ private:
     void make_queues();               // the tags' buffers
     void delete_devices();
     void release_buffers();
+    // A queue thread's steps (ublk_server.cpp): `s` is its QueueState.
     void queue_loop(std::size_t index);
+    bool start_queue(QueueState& s, std::size_t index);
+    void open_ublk_queues(QueueState& s, std::size_t index);
+    int fetch_requests(QueueState& s);
+    void queue_ready(const std::string& error);
+    void rejoin_after_recovery(QueueState& s);
+    void park(QueueState& s);
+    std::size_t reap(QueueState& s);
+    bool send(QueueState& s, std::uint32_t key);
+    bool send_held(QueueState& s);
+    bool arm_completions(QueueState& s);
+    bool wait_ring(QueueState& s, bool spin);
+    void dispatch_fresh(QueueState& s);
     void request_recovery();
     void set_phase(Phase p);
     void kick_all();
