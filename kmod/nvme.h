@@ -14,6 +14,7 @@
 #include <linux/blk-mq.h>
 #include <linux/device.h>
 #include <linux/kdev_t.h>
+#include <linux/llist.h>
 #include <linux/srcu.h>
 #include <linux/timer.h>
 #include <linux/u64_stats_sync.h>
@@ -292,7 +293,14 @@ struct rblk_ctrl {
 	struct work_struct	abort_work;
 	struct work_struct	delete_work;
 	struct work_struct	scan_work;	/* namespaces after reconnect */
-	struct work_struct	uevent_work;	/* the state, to udev; sysfs.c */
+	/*
+	 * Uevents (sysfs.c): sent by uevent_work, as the events' listener
+	 * may not sleep. A set bit 0 of uevent_pending asks for the state's
+	 * (the state then), aen_uevents holds the AENs' in reverse order.
+	 */
+	struct work_struct	uevent_work;
+	unsigned long		uevent_pending;	/* atomic bit */
+	struct llist_head	aen_uevents;
 
 	/*
 	 * Async events (aen.c): at most one AER is outstanding, and only its
@@ -387,6 +395,7 @@ static inline u32 rblk_queue_nr_sqes(const struct rblk_queue *queue)
 /* ctrl.c */
 extern struct workqueue_struct *rblk_wq;
 bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new);
+void rblk_ctrl_event_aen(struct rblk_ctrl *ctrl, u32 result);
 enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl);
 bool rblk_ctrl_deleting(struct rblk_ctrl *ctrl);
 void rblk_ctrl_schedule_delete(struct rblk_ctrl *ctrl);
@@ -410,7 +419,6 @@ void rblk_sysfs_exit(void);
 int rblk_sysfs_add(struct rblk_ctrl *ctrl);
 void rblk_sysfs_del(struct rblk_ctrl *ctrl);
 void rblk_sysfs_uevent_work(struct work_struct *work);
-void rblk_sysfs_uevent_aen(struct rblk_ctrl *ctrl, u32 result);
 extern const struct attribute_group *rblk_ns_attr_groups[];
 
 /* connect.c: an association's bring-up and tear-down; error recovery */
