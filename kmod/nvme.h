@@ -115,7 +115,7 @@ struct rblk_req {
 	atomic_t		pending;	/* response (+ signaled SEND) */
 	u8			gen;
 	u8			retries;
-	bool			in_stats;	/* counted as started */
+	bool			in_stats;	/* stats.c's: started, not ended */
 	u16			status;		/* NVMe status, DNR/MORE kept */
 	union nvme_result	result;
 	unsigned long		mpath_start;	/* RBLK_REQ_MPATH_ACCT: jiffies */
@@ -458,6 +458,8 @@ int rblk_prop_set(struct rblk_ctrl *ctrl, u32 off, u32 val);
 extern const struct blk_mq_ops rblk_admin_mq_ops;
 extern const struct blk_mq_ops rblk_io_mq_ops;
 void rblk_req_done(struct request *rq);
+void rblk_req_finish(struct rblk_ctrl *ctrl, struct request *rq,
+		     blk_status_t sts, bool failover);
 void rblk_req_done_polled(struct request *rq, struct io_comp_batch *iob);
 struct request *rblk_req_from_cid(struct rblk_queue *queue, u16 cid);
 void rblk_req_expire_queue(struct rblk_queue *queue);
@@ -484,15 +486,9 @@ int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 /* stats.c */
 int rblk_stats_alloc(struct rblk_ctrl *ctrl);
 void rblk_stats_free(struct rblk_ctrl *ctrl);
-void rblk_stats_started(struct rblk_ctrl *ctrl);
-void __rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
-			  blk_status_t sts, bool failover);
-static inline void rblk_stats_account(struct rblk_ctrl *ctrl,
-				      struct request *rq, blk_status_t sts)
-{
-	__rblk_stats_account(ctrl, rq, sts, false);
-}
-
+void rblk_stats_start(struct rblk_ctrl *ctrl, struct request *rq);
+void rblk_stats_end(struct rblk_ctrl *ctrl, struct request *rq,
+		    blk_status_t sts, bool failover);
 extern const struct attribute_group rblk_stats_attr_group;
 void rblk_stats_sysfs_init(void);
 
