@@ -222,6 +222,10 @@ static int rblk_sysfs_event(struct notifier_block *nb, unsigned long kind,
 		/* DEAD: the device goes, and says so with its remove event. */
 		if (ev->new == RBLK_CTRL_DEAD)
 			break;
+		/*
+		 * queue_work() orders the bit (and the state, set before the
+		 * event) before the work's test_and_clear_bit(), its pair.
+		 */
 		set_bit(RBLK_UEVENT_STATE, &ctrl->uevent_pending);
 		queue_work(rblk_wq, &ctrl->uevent_work);
 		break;
