@@ -111,8 +111,7 @@ static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
 	if (ctrl->opts.discovery && type == NVME_AER_NOTICE &&
 	    info == NVME_AER_NOTICE_DISC_CHANGED) {
 		dev_info_ratelimited(ctrl->dev, "discovery log changed\n");
-		rblk_nl_notify_aen(ctrl->id, ctrl->name, result);
-		rblk_sysfs_uevent_aen(ctrl, result);
+		rblk_ctrl_event_aen(ctrl, result);
 		return;
 	}
 	if (!ns_changed)

@@ -24,6 +24,37 @@ static DEFINE_IDA(rblk_ida);
 static char rblk_hostnqn[NVMF_NQN_FIELD_LEN];
 static uuid_t rblk_hostid;
 
+/* Every event to userspace goes through here (rblk.h). */
+static ATOMIC_NOTIFIER_HEAD(rblk_events);
+
+int rblk_event_register(struct notifier_block *nb)
+{
+	return atomic_notifier_chain_register(&rblk_events, nb);
+}
+
+void rblk_event_unregister(struct notifier_block *nb)
+{
+	/* Waits for an RCU grace period: no listener of @nb runs after. */
+	atomic_notifier_chain_unregister(&rblk_events, nb);
+}
+
+static void rblk_event_raise(struct rblk_ctrl *ctrl, enum rblk_event_kind kind,
+			     struct rblk_event *ev)
+{
+	ev->ctrl = ctrl;
+	ev->id = ctrl->id;
+	ev->name = ctrl->name;
+	atomic_notifier_call_chain(&rblk_events, kind, ev);
+}
+
+/* From aen_work: a discovery controller's log changed. */
+void rblk_ctrl_event_aen(struct rblk_ctrl *ctrl, u32 result)
+{
+	struct rblk_event ev = { .aen_result = result };
+
+	rblk_event_raise(ctrl, RBLK_EVENT_AEN, &ev);
+}
+
 bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new)
 {
 	enum rblk_ctrl_state old;
@@ -49,12 +80,11 @@ bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new)
 	spin_unlock_irqrestore(&ctrl->lock, flags);
 
 	if (ok) {
+		struct rblk_event ev = { .old = old, .new = new };
+
 		dev_dbg(ctrl->dev, "state %s -> %s\n", rblk_state_name(old),
 			rblk_state_name(new));
-		rblk_nl_notify_state(ctrl->id, ctrl->name, old, new);
-		/* DEAD: the device goes, and says so with its remove event. */
-		if (new != RBLK_CTRL_DEAD)
-			queue_work(rblk_wq, &ctrl->uevent_work);
+		rblk_event_raise(ctrl, RBLK_EVENT_STATE, &ev);
 	}
 	return ok;
 }
@@ -280,7 +310,7 @@ static void rblk_ctrl_remove(struct rblk_ctrl *ctrl)
 	rblk_ctrl_teardown(ctrl, true);
 	rblk_aen_stop(ctrl);
 	rblk_ana_stop(ctrl);
-	/* Its last event (deleting) goes out; DEAD queues none. */
+	/* Its last uevents (deleting, an AEN) go out; DEAD queues none. */
 	flush_work(&ctrl->uevent_work);
 	rblk_ctrl_change_state(ctrl, RBLK_CTRL_DEAD);
 	rblk_debugfs_del(ctrl);

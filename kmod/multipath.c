@@ -666,8 +666,7 @@ bool rblk_mpath_failover(struct request *rq)
 	blk_steal_bios(&head->requeue_list, rq);
 	spin_unlock_irqrestore(&head->requeue_lock, flags);
 
-	__rblk_stats_account(ns->ctrl, rq, BLK_STS_OK, true);
-	blk_mq_end_request(rq, BLK_STS_OK);
+	rblk_req_finish(ns->ctrl, rq, BLK_STS_OK, true);
 	rblk_head_kick(head);
 	return true;
 }

@@ -11,7 +11,6 @@
 #include <linux/cpumask.h>
 #include <linux/inet.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 
@@ -22,10 +21,6 @@ enum rblk_nl_mcgrp {
 };
 
 static struct genl_family rblk_family;
-
-/* Guards the family against events raised while it is unregistered. */
-static DEFINE_SPINLOCK(rblk_nl_lock);
-static bool rblk_nl_registered;
 
 static const struct nla_policy rblk_connect_policy[RBLK_ATTR_MAX + 1] = {
 	[RBLK_ATTR_TRANSPORT]	= { .type = NLA_NUL_STRING,
@@ -726,50 +721,64 @@ static struct sk_buff *rblk_nl_event_new(u8 cmd, u32 id, const char *name,
 
 static void rblk_nl_event_send(struct sk_buff *msg, void *hdr)
 {
-	unsigned long flags;
-
 	genlmsg_end(msg, hdr);
-	spin_lock_irqsave(&rblk_nl_lock, flags);
-	if (rblk_nl_registered)
-		genlmsg_multicast(&rblk_family, msg, 0, RBLK_NL_MCGRP_EVENTS,
-				  GFP_ATOMIC);
-	else
-		nlmsg_free(msg);
-	spin_unlock_irqrestore(&rblk_nl_lock, flags);
+	genlmsg_multicast(&rblk_family, msg, 0, RBLK_NL_MCGRP_EVENTS,
+			  GFP_ATOMIC);
 }
 
-void rblk_nl_notify_state(u32 id, const char *name, enum rblk_ctrl_state old,
-			  enum rblk_ctrl_state new)
+static void rblk_nl_notify_state(const struct rblk_event *ev)
 {
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = rblk_nl_event_new(RBLK_CMD_EVENT, id, name, &hdr);
+	msg = rblk_nl_event_new(RBLK_CMD_EVENT, ev->id, ev->name, &hdr);
 	if (!msg)
 		return;
-	if (nla_put_u8(msg, RBLK_ATTR_STATE, new) ||
-	    nla_put_u8(msg, RBLK_ATTR_OLD_STATE, old)) {
+	if (nla_put_u8(msg, RBLK_ATTR_STATE, ev->new) ||
+	    nla_put_u8(msg, RBLK_ATTR_OLD_STATE, ev->old)) {
 		nlmsg_free(msg);
 		return;
 	}
 	rblk_nl_event_send(msg, hdr);
 }
 
-void rblk_nl_notify_aen(u32 id, const char *name, u32 result)
+static void rblk_nl_notify_aen(const struct rblk_event *ev)
 {
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = rblk_nl_event_new(RBLK_CMD_AEN, id, name, &hdr);
+	msg = rblk_nl_event_new(RBLK_CMD_AEN, ev->id, ev->name, &hdr);
 	if (!msg)
 		return;
-	if (nla_put_u32(msg, RBLK_ATTR_AEN_RESULT, result)) {
+	if (nla_put_u32(msg, RBLK_ATTR_AEN_RESULT, ev->aen_result)) {
 		nlmsg_free(msg);
 		return;
 	}
 	rblk_nl_event_send(msg, hdr);
 }
 
+/* The events' listener: any context, hence GFP_ATOMIC. */
+static int rblk_nl_event(struct notifier_block *nb, unsigned long kind,
+			 void *data)
+{
+	switch (kind) {
+	case RBLK_EVENT_STATE:
+		rblk_nl_notify_state(data);
+		break;
+	case RBLK_EVENT_AEN:
+		rblk_nl_notify_aen(data);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block rblk_nl_nb = {
+	.notifier_call	= rblk_nl_event,
+	/* Ahead of the uevents' listener, which queues them: sent first. */
+	.priority	= 1,
+};
+
+/* Events flow only while the family is registered. */
 int __init rblk_nl_init(void)
 {
 	int ret;
@@ -779,16 +788,14 @@ int __init rblk_nl_init(void)
 		pr_err("cannot register generic netlink family: %d\n", ret);
 		return ret;
 	}
-	spin_lock_irq(&rblk_nl_lock);
-	rblk_nl_registered = true;
-	spin_unlock_irq(&rblk_nl_lock);
-	return 0;
+	ret = rblk_event_register(&rblk_nl_nb);
+	if (ret)
+		genl_unregister_family(&rblk_family);
+	return ret;
 }
 
 void rblk_nl_exit(void)
 {
-	spin_lock_irq(&rblk_nl_lock);
-	rblk_nl_registered = false;
-	spin_unlock_irq(&rblk_nl_lock);
+	rblk_event_unregister(&rblk_nl_nb);
 	genl_unregister_family(&rblk_family);
 }

@@ -14,6 +14,7 @@
 #include <linux/blk-mq.h>
 #include <linux/device.h>
 #include <linux/kdev_t.h>
+#include <linux/llist.h>
 #include <linux/srcu.h>
 #include <linux/timer.h>
 #include <linux/u64_stats_sync.h>
@@ -114,7 +115,7 @@ struct rblk_req {
 	atomic_t		pending;	/* response (+ signaled SEND) */
 	u8			gen;
 	u8			retries;
-	bool			in_stats;	/* counted as started */
+	bool			in_stats;	/* stats.c's: started, not ended */
 	u16			status;		/* NVMe status, DNR/MORE kept */
 	union nvme_result	result;
 	unsigned long		mpath_start;	/* RBLK_REQ_MPATH_ACCT: jiffies */
@@ -292,7 +293,14 @@ struct rblk_ctrl {
 	struct work_struct	abort_work;
 	struct work_struct	delete_work;
 	struct work_struct	scan_work;	/* namespaces after reconnect */
-	struct work_struct	uevent_work;	/* the state, to udev; sysfs.c */
+	/*
+	 * Uevents (sysfs.c): sent by uevent_work, as the events' listener
+	 * may not sleep. A set bit 0 of uevent_pending asks for the state's
+	 * (the state then), aen_uevents holds the AENs' in reverse order.
+	 */
+	struct work_struct	uevent_work;
+	unsigned long		uevent_pending;	/* atomic bit */
+	struct llist_head	aen_uevents;
 
 	/*
 	 * Async events (aen.c): at most one AER is outstanding, and only its
@@ -387,6 +395,7 @@ static inline u32 rblk_queue_nr_sqes(const struct rblk_queue *queue)
 /* ctrl.c */
 extern struct workqueue_struct *rblk_wq;
 bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new);
+void rblk_ctrl_event_aen(struct rblk_ctrl *ctrl, u32 result);
 enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl);
 bool rblk_ctrl_deleting(struct rblk_ctrl *ctrl);
 void rblk_ctrl_schedule_delete(struct rblk_ctrl *ctrl);
@@ -410,7 +419,6 @@ void rblk_sysfs_exit(void);
 int rblk_sysfs_add(struct rblk_ctrl *ctrl);
 void rblk_sysfs_del(struct rblk_ctrl *ctrl);
 void rblk_sysfs_uevent_work(struct work_struct *work);
-void rblk_sysfs_uevent_aen(struct rblk_ctrl *ctrl, u32 result);
 extern const struct attribute_group *rblk_ns_attr_groups[];
 
 /* connect.c: an association's bring-up and tear-down; error recovery */
@@ -450,6 +458,8 @@ int rblk_prop_set(struct rblk_ctrl *ctrl, u32 off, u32 val);
 extern const struct blk_mq_ops rblk_admin_mq_ops;
 extern const struct blk_mq_ops rblk_io_mq_ops;
 void rblk_req_done(struct request *rq);
+void rblk_req_finish(struct rblk_ctrl *ctrl, struct request *rq,
+		     blk_status_t sts, bool failover);
 void rblk_req_done_polled(struct request *rq, struct io_comp_batch *iob);
 struct request *rblk_req_from_cid(struct rblk_queue *queue, u16 cid);
 void rblk_req_expire_queue(struct rblk_queue *queue);
@@ -476,15 +486,9 @@ int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 /* stats.c */
 int rblk_stats_alloc(struct rblk_ctrl *ctrl);
 void rblk_stats_free(struct rblk_ctrl *ctrl);
-void rblk_stats_started(struct rblk_ctrl *ctrl);
-void __rblk_stats_account(struct rblk_ctrl *ctrl, struct request *rq,
-			  blk_status_t sts, bool failover);
-static inline void rblk_stats_account(struct rblk_ctrl *ctrl,
-				      struct request *rq, blk_status_t sts)
-{
-	__rblk_stats_account(ctrl, rq, sts, false);
-}
-
+void rblk_stats_start(struct rblk_ctrl *ctrl, struct request *rq);
+void rblk_stats_end(struct rblk_ctrl *ctrl, struct request *rq,
+		    blk_status_t sts, bool failover);
 extern const struct attribute_group rblk_stats_attr_group;
 void rblk_stats_sysfs_init(void);
 

@@ -10,6 +10,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/socket.h>
 #include <linux/uuid.h>
 #include <linux/nvme.h>
@@ -149,13 +150,32 @@ int rblk_stats_nl_put(struct sk_buff *msg, struct rblk_ctrl *ctrl);
 int rblk_ctrl_get_namespaces(struct rblk_ctrl *ctrl, struct rblk_ns_info *ns,
 			     int max);
 
-/* netlink.c: family registration and the state-change event. */
+/*
+ * ctrl.c: events leave the core through one atomic notifier chain, whose
+ * listeners (netlink.c's messages, sysfs.c's uevents) must not sleep: a
+ * state change may be raised in softirq (a CQ, a timer), an AEN in
+ * aen_work. @action is the kind, @data the event.
+ */
+enum rblk_event_kind {
+	RBLK_EVENT_STATE,		/* after every state change */
+	RBLK_EVENT_AEN,			/* a discovery log change notice */
+};
+
+struct rblk_event {
+	struct rblk_ctrl	*ctrl;		/* valid while listeners run */
+	u32			id;
+	const char		*name;
+	enum rblk_ctrl_state	old;		/* RBLK_EVENT_STATE */
+	enum rblk_ctrl_state	new;		/* RBLK_EVENT_STATE */
+	u32			aen_result;	/* RBLK_EVENT_AEN: dword 0 */
+};
+
+int rblk_event_register(struct notifier_block *nb);
+/* Returns once no listener of @nb runs any more. */
+void rblk_event_unregister(struct notifier_block *nb);
+
+/* netlink.c: family registration, and its listener to the events. */
 int rblk_nl_init(void);
 void rblk_nl_exit(void);
-/* Safe from any context (GFP_ATOMIC); call it after every state change. */
-void rblk_nl_notify_state(u32 id, const char *name, enum rblk_ctrl_state old,
-			  enum rblk_ctrl_state new);
-/* An async event for userspace (RBLK_CMD_AEN); from process context. */
-void rblk_nl_notify_aen(u32 id, const char *name, u32 result);
 
 #endif /* _RBLK_H */

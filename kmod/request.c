@@ -192,6 +192,19 @@ static void rblk_req_cleanup(struct rblk_queue *queue, struct request *rq)
 	}
 }
 
+/*
+ * Where a request ends, unless queue_rq fails it (rblk_fail_early()) or
+ * it ends in a polled batch (rblk_complete_batch()): answered, failed, or
+ * its bios handed back (@failover: to its head, multipath.c; else for
+ * resubmission), hence where its end is counted.
+ */
+void rblk_req_finish(struct rblk_ctrl *ctrl, struct request *rq,
+		     blk_status_t sts, bool failover)
+{
+	rblk_stats_end(ctrl, rq, sts, failover);
+	blk_mq_end_request(rq, sts);
+}
+
 /* What ->complete() does for a success, for a whole batch at once. */
 static void rblk_complete_batch(struct io_comp_batch *iob)
 {
@@ -200,7 +213,7 @@ static void rblk_complete_batch(struct io_comp_batch *iob)
 	rq_list_for_each(&iob->req_list, rq) {
 		struct rblk_req *req = rblk_req(rq);
 
-		rblk_stats_account(req->queue->ctrl, rq, BLK_STS_OK);
+		rblk_stats_end(req->queue->ctrl, rq, BLK_STS_OK, false);
 	}
 	blk_mq_end_request_batch(iob);
 }
@@ -236,23 +249,20 @@ static void rblk_complete_rq(struct request *rq)
 
 	rblk_req_cleanup(req->queue, rq);
 
-	if (blk_rq_is_passthrough(rq)) {
-		blk_mq_end_request(rq, sts);
-		return;
+	if (unlikely(sts != BLK_STS_OK) && !blk_rq_is_passthrough(rq)) {
+		/* Another path may serve it: the head resubmits its bios there. */
+		if (rblk_may_fail_over(rq, req->status) &&
+		    rblk_mpath_failover(rq))
+			return;
+		/* Still started: its end is counted once, when it ends. */
+		if (!(req->status & NVME_STATUS_DNR) &&
+		    req->retries < RBLK_MAX_RETRIES && rblk_may_wait(ctrl, rq)) {
+			req->retries++;
+			blk_mq_requeue_request(rq, true);
+			return;
+		}
 	}
-
-	/* Another path may serve it: the head resubmits its bios there. */
-	if (unlikely(sts != BLK_STS_OK) && rblk_may_fail_over(rq, req->status) &&
-	    rblk_mpath_failover(rq))
-		return;
-	if (unlikely(sts != BLK_STS_OK) && !(req->status & NVME_STATUS_DNR) &&
-	    req->retries < RBLK_MAX_RETRIES && rblk_may_wait(ctrl, rq)) {
-		req->retries++;
-		blk_mq_requeue_request(rq, true);
-		return;
-	}
-	rblk_stats_account(ctrl, rq, sts);
-	blk_mq_end_request(rq, sts);
+	rblk_req_finish(ctrl, rq, sts, false);
 }
 
 static blk_status_t rblk_setup_rw(struct rblk_ns *ns, struct request *rq,
@@ -363,16 +373,17 @@ static bool rblk_requeue_bios(struct rblk_ctrl *ctrl, struct request *rq)
 	blk_steal_bios(&ctrl->requeue_bios, rq);
 	spin_unlock_irqrestore(&ctrl->requeue_lock, flags);
 	blk_mq_start_request(rq);
-	rblk_stats_account(ctrl, rq, BLK_STS_OK);
-	blk_mq_end_request(rq, BLK_STS_OK);
+	rblk_req_finish(ctrl, rq, BLK_STS_OK, false);
 	return true;
 }
 
-/* Fails a request before it reaches the target: counted like the rest. */
+/*
+ * Fails a request before it reaches the target: blk-mq ends it with the
+ * error queue_rq returns, counted here like the rest.
+ */
 static blk_status_t rblk_fail_early(struct rblk_ctrl *ctrl, struct request *rq)
 {
-	if (!blk_rq_is_passthrough(rq))
-		rblk_stats_account(ctrl, rq, BLK_STS_IOERR);
+	rblk_stats_end(ctrl, rq, BLK_STS_IOERR, false);
 	return BLK_STS_IOERR;
 }
 
@@ -446,7 +457,6 @@ static blk_status_t rblk_req_send(struct rblk_queue *queue, struct request *rq,
 				  bool last)
 {
 	struct rblk_req *req = rblk_req(rq);
-	blk_status_t sts;
 	int ret;
 
 	blk_mq_start_request(rq);
@@ -465,27 +475,19 @@ static blk_status_t rblk_req_send(struct rblk_queue *queue, struct request *rq,
 	if (unlikely(ret))
 		return ret == -ENOMEM || ret == -EAGAIN ? BLK_STS_RESOURCE :
 							  BLK_STS_IOERR;
-	/*
-	 * Counted once per request, however often it is retried, and before
-	 * the post: its completion can run before ib_post_send() returns
-	 * (seen on 6.12's rxe), and must find it counted.
-	 */
-	if (!blk_rq_is_passthrough(rq) && !req->in_stats) {
-		req->in_stats = true;
-		rblk_stats_started(queue->ctrl);
-	}
+	rblk_stats_start(queue->ctrl, rq);
 	ret = rblk_rdma_post_cmd(queue, rq, last);
 	/* The SQ is full of answered commands: one that is not restarts us. */
 	if (unlikely(ret == -EBUSY))
 		return BLK_STS_DEV_RESOURCE;
 	if (unlikely(ret)) {
-		/* The QP is broken and recovery is on its way. */
-		sts = rblk_may_wait(queue->ctrl, rq) ? BLK_STS_RESOURCE :
-						       BLK_STS_IOERR;
-		/* Retried later (still counted as started), or ended here. */
-		if (sts != BLK_STS_RESOURCE && req->in_stats)
-			rblk_stats_account(queue->ctrl, rq, sts);
-		return sts;
+		/*
+		 * The QP is broken and recovery is on its way: retried later
+		 * (still counted as started), or ended here.
+		 */
+		if (rblk_may_wait(queue->ctrl, rq))
+			return BLK_STS_RESOURCE;
+		return rblk_fail_early(queue->ctrl, rq);
 	}
 	return BLK_STS_OK;
 }

@@ -12,7 +12,9 @@
  * discovery controller's log change (nvme's NVME_EVENT/NVME_AEN).
  */
 #include <linux/device.h>
+#include <linux/llist.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/sysfs.h>
 
 #include "compat.h"
@@ -174,25 +176,75 @@ static void rblk_sysfs_uevent(struct rblk_ctrl *ctrl, char *event, char *var)
 	kobject_uevent_env(&ctrl->dev->kobj, KOBJ_CHANGE, envp);
 }
 
+#define RBLK_UEVENT_STATE	0	/* bit of uevent_pending */
+
+/* An AEN's uevent, waiting for uevent_work. */
+struct rblk_aen_uevent {
+	struct llist_node	node;
+	u32			result;
+};
+
+/*
+ * Flushed before the device goes, once no more events come: the last
+ * state event (deleting) goes out, and DEAD queues none.
+ */
 void rblk_sysfs_uevent_work(struct work_struct *work)
 {
 	struct rblk_ctrl *ctrl = container_of(work, struct rblk_ctrl,
 					      uevent_work);
-	char state[32];
+	struct rblk_aen_uevent *a, *next;
+	struct llist_node *aens;
+	char var[32];
 
-	snprintf(state, sizeof(state), "RBLK_STATE=%s",
-		 rblk_state_name(rblk_ctrl_state(ctrl)));
-	rblk_sysfs_uevent(ctrl, "RBLK_EVENT=state", state);
+	if (test_and_clear_bit(RBLK_UEVENT_STATE, &ctrl->uevent_pending)) {
+		snprintf(var, sizeof(var), "RBLK_STATE=%s",
+			 rblk_state_name(rblk_ctrl_state(ctrl)));
+		rblk_sysfs_uevent(ctrl, "RBLK_EVENT=state", var);
+	}
+	aens = llist_reverse_order(llist_del_all(&ctrl->aen_uevents));
+	llist_for_each_entry_safe(a, next, aens, node) {
+		snprintf(var, sizeof(var), "RBLK_AEN=%#08x", a->result);
+		rblk_sysfs_uevent(ctrl, "RBLK_EVENT=discovery", var);
+		kfree(a);
+	}
 }
 
-/* From aen_work, which runs while the device exists. */
-void rblk_sysfs_uevent_aen(struct rblk_ctrl *ctrl, u32 result)
+/* The events' listener: it may not sleep, uevent_work sends them. */
+static int rblk_sysfs_event(struct notifier_block *nb, unsigned long kind,
+			    void *data)
 {
-	char aen[24];
+	const struct rblk_event *ev = data;
+	struct rblk_ctrl *ctrl = ev->ctrl;
+	struct rblk_aen_uevent *a;
 
-	snprintf(aen, sizeof(aen), "RBLK_AEN=%#08x", result);
-	rblk_sysfs_uevent(ctrl, "RBLK_EVENT=discovery", aen);
+	switch (kind) {
+	case RBLK_EVENT_STATE:
+		/* DEAD: the device goes, and says so with its remove event. */
+		if (ev->new == RBLK_CTRL_DEAD)
+			break;
+		/*
+		 * queue_work() orders the bit (and the state, set before the
+		 * event) before the work's test_and_clear_bit(), its pair.
+		 */
+		set_bit(RBLK_UEVENT_STATE, &ctrl->uevent_pending);
+		queue_work(rblk_wq, &ctrl->uevent_work);
+		break;
+	case RBLK_EVENT_AEN:
+		/* Each its own: the work may still be pending at the next. */
+		a = kmalloc(sizeof(*a), GFP_ATOMIC);
+		if (!a)
+			break;
+		a->result = ev->aen_result;
+		llist_add(&a->node, &ctrl->aen_uevents);
+		queue_work(rblk_wq, &ctrl->uevent_work);
+		break;
+	}
+	return NOTIFY_DONE;
 }
+
+static struct notifier_block rblk_sysfs_nb = {
+	.notifier_call	= rblk_sysfs_event,
+};
 
 /* The class device carries the character device's dev_t: /dev/rblkN. */
 int rblk_sysfs_add(struct rblk_ctrl *ctrl)
@@ -224,15 +276,22 @@ void rblk_sysfs_del(struct rblk_ctrl *ctrl)
 
 int rblk_sysfs_init(void)
 {
-	int i;
+	int i, ret;
 
 	for (i = 0; i < ARRAY_SIZE(rblk_dev_attrs); i++)
 		rblk_ctrl_attrs[i] = &rblk_dev_attrs[i].attr.attr;
 	rblk_stats_sysfs_init();
-	return class_register(&rblk_class);
+	ret = class_register(&rblk_class);
+	if (ret)
+		return ret;
+	ret = rblk_event_register(&rblk_sysfs_nb);
+	if (ret)
+		class_unregister(&rblk_class);
+	return ret;
 }
 
 void rblk_sysfs_exit(void)
 {
+	rblk_event_unregister(&rblk_sysfs_nb);
 	class_unregister(&rblk_class);
 }
