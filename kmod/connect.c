@@ -357,13 +357,13 @@ out:
 
 /*
  * A queue the peer broke once its Connect was done only marked itself
- * (rblk_queue_lost() saw no live controller): recover now.
+ * (rblk_rdma_queue_lost() saw no live controller): recover now.
  */
 static void rblk_check_lost(struct rblk_ctrl *ctrl)
 {
 	u32 i;
 
-	/* Live, then test LOST: rblk_queue_lost() sets, then reads state. */
+	/* Live, then test LOST: rblk_rdma_queue_lost() sets, then reads state. */
 	smp_mb();
 	for (i = 0; i <= ctrl->nr_io_queues; i++) {
 		if (test_bit(RBLK_Q_LOST, &ctrl->queues[i].flags)) {

@@ -453,7 +453,7 @@ static blk_status_t rblk_req_send(struct rblk_queue *queue, struct request *rq,
 
 	/* Bring-up commands wait for their answer: on a broken queue, none. */
 	if (blk_rq_is_passthrough(rq)) {
-		/* Started, then test LOST: rblk_queue_lost() sets, then looks. */
+		/* Started, then test LOST: rblk_rdma_queue_lost() sets, then looks. */
 		smp_mb();
 		if (unlikely(test_bit(RBLK_Q_LOST, &queue->flags))) {
 			req->status = NVME_SC_HOST_PATH_ERROR | NVME_STATUS_DNR;
@@ -529,7 +529,7 @@ static enum blk_eh_timer_return rblk_timeout(struct request *rq)
 	struct rblk_queue *queue = req->queue;
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
-	/* Set before rblk_queue_lost() aborted it: no timeout, a hang-up. */
+	/* Set before rblk_rdma_queue_lost() aborted it: no timeout, a hang-up. */
 	bool lost = test_bit(RBLK_Q_LOST, &queue->flags);
 
 	/* It waits for an event, not a response: never late (aen.c). */
@@ -607,7 +607,7 @@ static bool rblk_expire_rq(struct request *rq, void *data)
 /*
  * The transport lost @queue during bring-up, when nothing would notice
  * before the command timeout: its commands end now, through the timeout
- * handler, which stops the queue first (see rblk_queue_lost()).
+ * handler, which stops the queue first (see rblk_rdma_queue_lost()).
  */
 void rblk_req_expire_queue(struct rblk_queue *queue)
 {
