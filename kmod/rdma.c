@@ -68,16 +68,43 @@ struct rblk_rdma_recv {
 };
 
 /*
+ * A queue's state, ours alone (as nvme-rdma's NVME_RDMA_Q_*): the core
+ * asks for it through rdma.h (rblk_rdma_queue_live(), _allocated(),
+ * _lost()), makes a queue live with rblk_rdma_start_queue() and hears of
+ * a loss through rblk_ctrl_queue_lost(). Atomic bitops.
+ *
+ * Memory ordering, all of it here. A loss must meet what the core does
+ * at the same time, so that one side always sees the other:
+ *  1. rblk_queue_rq() starts a bring-up command, then asks
+ *     rblk_rdma_queue_lost(); rblk_rdma_conn_lost() sets LOST, then the
+ *     core looks for started commands (rblk_req_expire_queue()).
+ *  2. rblk_ctrl_connect() makes the controller LIVE, then asks
+ *     rblk_rdma_queue_lost() of every queue; rblk_rdma_conn_lost() sets
+ *     LOST, then rblk_ctrl_error() reads the state.
+ * In both the asking side's barrier is the smp_mb() in
+ * rblk_rdma_queue_lost(), the losing side's the test_and_set_bit() (a
+ * value-returning atomic) in rblk_rdma_conn_lost(). ALLOCATED against a
+ * poller: poll_lock (rblk_rdma_poll(), rblk_rdma_free_queue()).
+ */
+enum rblk_rdma_queue_flag {
+	RBLK_RDMA_Q_ALLOCATED,	/* QP, CQ and buffers exist */
+	RBLK_RDMA_Q_CONNECTED,	/* RC connection up and not yet drained */
+	RBLK_RDMA_Q_LIVE,	/* Fabrics Connect done: all commands allowed */
+	RBLK_RDMA_Q_LOST,	/* peer broke the connection: end commands */
+};
+
+/*
  * The RDMA side of one NVMe queue: its rdma_cm id, RC QP and CQ and the
  * buffers they use. Locking: ctrl, qid and nq are constant; the
- * association's owner sets up everything else before RBLK_Q_ALLOCATED
- * and frees it only after rblk_rdma_stop_queue(), so the data path reads
- * it without a lock while the queue is allocated.
+ * association's owner sets up everything else before
+ * RBLK_RDMA_Q_ALLOCATED and frees it only after rblk_rdma_stop_queue(),
+ * so the data path reads it without a lock while the queue is allocated.
  */
 struct rblk_rdma_queue {
 	struct rblk_ctrl	*ctrl;
 	u16			qid;
 	struct rblk_queue	*nq;		/* the core's queue */
+	unsigned long		flags;		/* enum rblk_rdma_queue_flag */
 	struct mutex		stop_lock;	/* serialises stop vs. stop */
 	/* A poll queue's reapers, one at a time, and its CQ's destruction. */
 	spinlock_t		poll_lock;
@@ -214,33 +241,50 @@ static void rblk_rdma_req_put(struct rblk_rdma_queue *queue,
 
 /*
  * The peer broke the connection of @queue (CM disconnect, QP error, failed
- * work request). A live controller recovers. During bring-up nothing would
- * notice before the command timeout, so the commands on the queue end now,
- * through the timeout handler: it stops the queue (after the drain no
- * completion of it runs) before it ends them, as -ECONNRESET for
- * rblk_submit_sync(), and RBLK_REQ_DONE keeps a late response out.
- * Callable from any context; our own drain clears CONNECTED first and so
- * never gets here.
+ * work request): the core hears of it once, through
+ * rblk_ctrl_queue_lost(), and of anything after as an error. Callable
+ * from any context; our own stop clears CONNECTED first and so never
+ * gets here.
  */
-static void rblk_rdma_queue_lost(struct rblk_rdma_queue *queue)
+static void rblk_rdma_conn_lost(struct rblk_rdma_queue *queue)
 {
-	struct rblk_ctrl *ctrl = queue->ctrl;
-	enum rblk_ctrl_state st;
-
-	if (!test_bit(RBLK_Q_CONNECTED, &queue->nq->flags) ||
-	    test_and_set_bit(RBLK_Q_LOST, &queue->nq->flags)) {
-		rblk_ctrl_error(ctrl);
+	if (!test_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags) ||
+	    test_and_set_bit(RBLK_RDMA_Q_LOST, &queue->flags)) {
+		rblk_ctrl_error(queue->ctrl);
 		return;
 	}
 	/*
-	 * Full barrier (value-returning atomic): rblk_queue_rq() starts a
-	 * command, then tests LOST; we set LOST, then look for started ones.
-	 * rblk_ctrl_connect() likewise goes live, then tests LOST.
+	 * Full barrier (value-returning atomic): LOST, then the core looks
+	 * for what pairs with it (the ordering rules above).
 	 */
-	rblk_ctrl_error(ctrl);
-	st = rblk_ctrl_state(ctrl);
-	if (st == RBLK_CTRL_NEW || st == RBLK_CTRL_CONNECTING)
-		rblk_req_expire_queue(queue->nq);
+	rblk_ctrl_queue_lost(queue->nq);
+}
+
+bool rblk_rdma_queue_lost(struct rblk_queue *nq)
+{
+	/*
+	 * The caller's last store (a started command, the controller's LIVE
+	 * state), then LOST. Pairs with the test_and_set_bit() in
+	 * rblk_rdma_conn_lost() (the ordering rules above).
+	 */
+	smp_mb();
+	return test_bit(RBLK_RDMA_Q_LOST, &rblk_rdma_q(nq)->flags);
+}
+
+bool rblk_rdma_queue_allocated(struct rblk_queue *nq)
+{
+	return test_bit(RBLK_RDMA_Q_ALLOCATED, &rblk_rdma_q(nq)->flags);
+}
+
+bool rblk_rdma_queue_live(struct rblk_queue *nq)
+{
+	return test_bit(RBLK_RDMA_Q_LIVE, &rblk_rdma_q(nq)->flags);
+}
+
+/* Its Fabrics Connect succeeded: every command may go now. */
+void rblk_rdma_start_queue(struct rblk_queue *nq)
+{
+	set_bit(RBLK_RDMA_Q_LIVE, &rblk_rdma_q(nq)->flags);
 }
 
 static void rblk_rdma_wr_error(struct ib_cq *cq, struct ib_wc *wc,
@@ -253,7 +297,7 @@ static void rblk_rdma_wr_error(struct ib_cq *cq, struct ib_wc *wc,
 				    "qid %u: %s failed: %s (%d)\n", queue->qid,
 				    op, ib_wc_status_msg(wc->status),
 				    wc->status);
-	rblk_rdma_queue_lost(queue);
+	rblk_rdma_conn_lost(queue);
 }
 
 /*
@@ -559,7 +603,7 @@ int rblk_rdma_poll(struct rblk_queue *nq, struct io_comp_batch *iob)
 		return 0;
 	spin_lock(&queue->poll_lock);
 	/* Pairs with rblk_rdma_free_queue(): no CQ once ALLOCATED is clear. */
-	if (test_bit(RBLK_Q_ALLOCATED, &nq->flags)) {
+	if (test_bit(RBLK_RDMA_Q_ALLOCATED, &queue->flags)) {
 		queue->poll_iob = iob;
 		n = rblk_rdma_reap(queue);
 		queue->poll_iob = NULL;
@@ -698,8 +742,8 @@ static void rblk_rdma_wait_port_active(struct rblk_rdma_queue *queue)
 static void __rblk_rdma_stop_queue(struct rblk_rdma_queue *queue)
 {
 	mutex_lock(&queue->stop_lock);
-	clear_bit(RBLK_Q_LIVE, &queue->nq->flags);
-	if (test_and_clear_bit(RBLK_Q_CONNECTED, &queue->nq->flags)) {
+	clear_bit(RBLK_RDMA_Q_LIVE, &queue->flags);
+	if (test_and_clear_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags)) {
 		rblk_rdma_wait_port_active(queue);
 		rdma_disconnect(queue->cm_id);
 		rblk_rdma_drain_qp(queue);
@@ -867,7 +911,7 @@ static void rblk_rdma_qp_event(struct ib_event *ev, void *context)
 	default:
 		dev_err(queue->ctrl->dev, "qid %u: QP event %s (%d)\n",
 			queue->qid, ib_event_msg(ev->event), ev->event);
-		rblk_rdma_queue_lost(queue);
+		rblk_rdma_conn_lost(queue);
 	}
 }
 
@@ -1157,7 +1201,7 @@ static int rblk_rdma_cm_handler(struct rdma_cm_id *cm_id,
 		queue->cm_msg = "cannot start the RDMA connection";
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		set_bit(RBLK_Q_CONNECTED, &queue->nq->flags);
+		set_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags);
 		err = rblk_rdma_cm_established(queue, ev);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
@@ -1190,10 +1234,10 @@ static int rblk_rdma_cm_handler(struct rdma_cm_id *cm_id,
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		/* Not of our own making (stop clears CONNECTED first)? */
-		if (test_bit(RBLK_Q_CONNECTED, &queue->nq->flags)) {
+		if (test_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags)) {
 			dev_info(queue->ctrl->dev, "qid %u: %s\n", queue->qid,
 				 rdma_event_msg(ev->event));
-			rblk_rdma_queue_lost(queue);
+			rblk_rdma_conn_lost(queue);
 		}
 		return 0;
 	default:
@@ -1240,7 +1284,7 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 	int ret;
 
 	queue->nq->size = size;
-	queue->nq->flags = 0;
+	queue->flags = 0;
 	queue->cm_error = -ETIMEDOUT;
 	queue->cm_msg = NULL;
 	queue->inline_bytes = 0;
@@ -1285,7 +1329,7 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 		goto out_release;
 	}
 
-	set_bit(RBLK_Q_ALLOCATED, &queue->nq->flags);
+	set_bit(RBLK_RDMA_Q_ALLOCATED, &queue->flags);
 	/* Connected: a later loss of the port gets a fresh wait. */
 	WRITE_ONCE(ctrl->rdma->port_wait_end, 0);
 	return 0;
@@ -1293,7 +1337,7 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 out_release:
 	dev_dbg(ctrl->dev, "qid %u: connect failed: %d\n", qid, ret);
 	rblk_rdma_queue_release(queue);
-	clear_bit(RBLK_Q_CONNECTED, &queue->nq->flags);
+	clear_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags);
 	return ret;
 }
 
@@ -1306,7 +1350,7 @@ void rblk_rdma_free_queue(struct rblk_queue *nq)
 {
 	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 
-	if (!test_and_clear_bit(RBLK_Q_ALLOCATED, &nq->flags))
+	if (!test_and_clear_bit(RBLK_RDMA_Q_ALLOCATED, &queue->flags))
 		return;
 	/* A reaper that saw ALLOCATED is done before the CQ goes. */
 	spin_lock(&queue->poll_lock);
