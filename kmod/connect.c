@@ -218,6 +218,19 @@ static void rblk_teardown_io(struct rblk_ctrl *ctrl, bool remove)
 		rblk_ns_unquiesce(ctrl);
 }
 
+/* The transport's reason for a failure, if it has one, to the user. */
+static int rblk_alloc_xprt_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
+				 struct netlink_ext_ack *extack)
+{
+	const char *reason = NULL;
+	int ret;
+
+	ret = rblk_rdma_alloc_queue(ctrl, qid, size, &reason);
+	if (ret)
+		rblk_set_err(extack, reason);
+	return ret;
+}
+
 /* Fabrics Connect on an allocated queue, then the transport takes it all. */
 static int rblk_start_queue(struct rblk_ctrl *ctrl, u16 qid,
 			    struct netlink_ext_ack *extack)
@@ -235,7 +248,7 @@ static int rblk_setup_admin(struct rblk_ctrl *ctrl, bool first,
 {
 	int ret;
 
-	ret = rblk_rdma_alloc_queue(ctrl, 0, RBLK_AQ_SIZE, extack);
+	ret = rblk_alloc_xprt_queue(ctrl, 0, RBLK_AQ_SIZE, extack);
 	if (ret)
 		return ret;
 	if (first) {
@@ -365,7 +378,7 @@ static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
 
 	for (i = 1; i <= ctrl->nr_io_queues; i++) {
 		ctrl->queues[i].map = rblk_qid_map(ctrl, i);
-		ret = rblk_rdma_alloc_queue(ctrl, i, ctrl->queue_size, extack);
+		ret = rblk_alloc_xprt_queue(ctrl, i, ctrl->queue_size, extack);
 		if (ret)
 			goto out;
 	}

@@ -123,7 +123,7 @@ struct rblk_rdma_queue {
 	u32			inline_sge;
 	/* Written by the CM handler before cm_done completes, read after. */
 	int			cm_error;
-	const char		*cm_msg;	/* static text for extack */
+	const char		*cm_msg;	/* static: why, for the user */
 	struct completion	cm_done;
 	struct ib_cqe		drain_sq_cqe;
 	struct ib_cqe		drain_rq_cqe;
@@ -1277,7 +1277,7 @@ static const char *rblk_rdma_resolve_err(struct rblk_ctrl *ctrl, int err)
 }
 
 int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
-			  struct netlink_ext_ack *extack)
+			  const char **reason)
 {
 	struct rblk_rdma_queue *queue = &ctrl->rdma->queues[qid];
 	long left;
@@ -1298,7 +1298,7 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 	if (IS_ERR(queue->cm_id)) {
 		ret = PTR_ERR(queue->cm_id);
 		queue->cm_id = NULL;
-		NL_SET_ERR_MSG(extack, "cannot create an RDMA CM id");
+		*reason = "cannot create an RDMA CM id";
 		return ret;
 	}
 
@@ -1309,7 +1309,7 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 				(struct sockaddr *)&ctrl->opts.addr,
 				RBLK_RDMA_CM_TIMEOUT_MS);
 	if (ret) {
-		rblk_set_err(extack, rblk_rdma_resolve_err(ctrl, ret));
+		*reason = rblk_rdma_resolve_err(ctrl, ret);
 		goto out_release;
 	}
 
@@ -1317,15 +1317,13 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 	left = wait_for_completion_interruptible_timeout(&queue->cm_done, left);
 	if (left < 0) {
 		ret = -EINTR;
-		NL_SET_ERR_MSG(extack, "interrupted while connecting");
+		*reason = "interrupted while connecting";
 		goto out_release;
 	}
 	ret = left ? queue->cm_error : -ETIMEDOUT;
 	if (ret) {
-		if (!left)
-			NL_SET_ERR_MSG(extack, "timed out connecting the RDMA queue");
-		else
-			rblk_set_err(extack, queue->cm_msg);
+		*reason = left ? queue->cm_msg :
+				 "timed out connecting the RDMA queue";
 		goto out_release;
 	}
 

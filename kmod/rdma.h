@@ -19,7 +19,6 @@
 
 struct ib_device;
 struct io_comp_batch;
-struct netlink_ext_ack;
 struct rblk_ctrl;
 struct rblk_queue;
 struct request;
@@ -37,8 +36,12 @@ struct rblk_xprt_limits {
 int rblk_rdma_init(void);
 void rblk_rdma_exit(void);
 
+/*
+ * On failure *@reason may say why, for the user: static text, or NULL
+ * when there is nothing to add to the error code.
+ */
 int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
-			  struct netlink_ext_ack *extack);
+			  const char **reason);
 /* Its Fabrics Connect succeeded: every command may go now (live). */
 void rblk_rdma_start_queue(struct rblk_queue *queue);
 void rblk_rdma_stop_queue(struct rblk_queue *queue);
