@@ -15,16 +15,10 @@
  * sig_every-th one is signaled so the provider retires the send queue,
  * and the SQ's occupancy is counted so it can never overflow. blk-mq's
  * batch (bd->last, ->commit_rqs) goes out as one chain, one doorbell.
- * With tune/bh_posts (off by default: it halves 6.1's QD32 on rxe), an
- * idle controller posts with bottom halves off, so that a software
- * provider's requester runs on our way out rather than in ksoftirqd.
- *
- * With tune/read_pool (off by default), reads of a page or less skip the
- * per-request registration: the target writes into the tag's page of a
- * per-queue pool registered once, and the data is copied out when the
- * command ends. The trade-off: the pool's rkey stays valid while the
- * queue lives, so a target that wrote late (after its response) could
- * corrupt a later read of the same tag; it can never reach other memory.
+ * With the bh_posts parameter (off by default: it halves 6.1's QD32 on
+ * rxe), an idle controller posts with bottom halves off, so that a
+ * software provider's requester runs on our way out rather than in
+ * ksoftirqd.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -51,12 +45,11 @@
 /* At most this many WRs (a read has 2) between two signaled ones. */
 #define RBLK_RDMA_MAX_SIG_EVERY		32
 
-struct rblk_rdma_tune rblk_rdma_tune = {
-	.unsignaled_sends	= true,
-	.batch_posts		= true,
-	.bh_posts		= false,
-	.read_pool		= false,
-};
+/* As nvme-rdma's register_always: a trade-off, chosen at load time. */
+static bool rblk_rdma_bh_posts;
+module_param_named(bh_posts, rblk_rdma_bh_posts, bool, 0444);
+MODULE_PARM_DESC(bh_posts,
+		 "post with bottom halves off while the controller is idle, so that a software RDMA provider (rxe) sends at once: one I/O at a time gains (QD1 IOPS up to 1.4x), parallel I/O loses (QD32 IOPS a quarter to a half) (default N)");
 
 /* Bumped and woken on every port event of every device we know. */
 static DECLARE_WAIT_QUEUE_HEAD(rblk_rdma_port_wq);
@@ -152,18 +145,6 @@ struct rblk_rdma_queue {
 	 */
 	unsigned long		nr_answered;
 	/*
-	 * The small-read pool: a page per tag, all behind pool_mr, which is
-	 * registered by a REG_MR chained before the first SEND that uses it
-	 * (pool_live, under sq_lock). Set up with the QP, if read_pool is on.
-	 */
-	struct page		**pool_pages;	/* pool_n of them */
-	dma_addr_t		*pool_dma;
-	u32			pool_n;
-	struct ib_mr		*pool_mr;
-	struct ib_reg_wr	pool_reg;
-	struct ib_cqe		pool_reg_cqe;
-	bool			pool_live;
-	/*
 	 * For debugfs, under sq_lock; they count across reconnects. nr_cmds
 	 * is also read unlocked, by rblk_rdma_queue_idle().
 	 */
@@ -189,7 +170,6 @@ struct rblk_rdma_req {
 	struct ib_sge		sge[1 + RBLK_RDMA_MAX_INLINE_SGE];
 	u8			num_sge;
 	struct ib_mr		*mr;
-	bool			pooled;		/* in the queue's read pool */
 	int			dma_nents;
 	struct sg_table		sgt;
 	struct scatterlist	first_sgl[];
@@ -366,7 +346,7 @@ static bool rblk_rdma_tx_inline(struct rblk_rdma_queue *queue)
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	u32 i, n;
 
-	if (!READ_ONCE(rblk_rdma_tune.bh_posts) || !rblk_rdma_queue_idle(queue))
+	if (!rblk_rdma_bh_posts || !rblk_rdma_queue_idle(queue))
 		return false;
 	n = min_t(u32, READ_ONCE(ctrl->nr_io_queues), ctrl->max_queues - 1);
 	for (i = 1; i <= n; i++)
@@ -780,90 +760,9 @@ static void rblk_rdma_reg_wr_init(struct ib_reg_wr *reg, struct ib_cqe *cqe,
 	reg->access = access;
 }
 
-static void rblk_rdma_pool_destroy(struct rblk_rdma_queue *queue)
-{
-	u32 i, n = queue->pool_n;
-
-	if (queue->pool_mr)
-		ib_dereg_mr(queue->pool_mr);
-	queue->pool_mr = NULL;
-	for (i = 0; queue->pool_pages && i < n; i++) {
-		if (!queue->pool_pages[i])
-			break;
-		if (queue->pool_dma[i])
-			ib_dma_unmap_page(queue->ibdev, queue->pool_dma[i],
-					  PAGE_SIZE, DMA_FROM_DEVICE);
-		__free_page(queue->pool_pages[i]);
-	}
-	kfree(queue->pool_pages);
-	kfree(queue->pool_dma);
-	queue->pool_pages = NULL;
-	queue->pool_dma = NULL;
-	queue->pool_n = 0;
-}
-
-/*
- * The small-read pool of an I/O queue, when tune/read_pool is on and one
- * MR can map a page per tag; without it reads register as usual.
- */
-static int rblk_rdma_pool_create(struct rblk_rdma_queue *queue)
-{
-	u32 i, n = rblk_queue_nr_sqes(queue->nq);
-	struct scatterlist *sg;
-	struct sg_table sgt;
-	int ret;
-
-	if (!READ_ONCE(rblk_rdma_tune.read_pool) || !queue->qid ||
-	    n > queue->ctrl->rdma->max_fr_pages)
-		return 0;
-	queue->pool_n = n;
-	queue->pool_pages = kcalloc(n, sizeof(*queue->pool_pages), GFP_KERNEL);
-	queue->pool_dma = kcalloc(n, sizeof(*queue->pool_dma), GFP_KERNEL);
-	if (!queue->pool_pages || !queue->pool_dma)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		queue->pool_pages[i] = alloc_page(GFP_KERNEL);
-		if (!queue->pool_pages[i])
-			return -ENOMEM;
-		queue->pool_dma[i] = ib_dma_map_page(queue->ibdev,
-						     queue->pool_pages[i], 0,
-						     PAGE_SIZE, DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(queue->ibdev, queue->pool_dma[i])) {
-			queue->pool_dma[i] = 0;
-			return -ENOMEM;
-		}
-	}
-	queue->pool_mr = ib_alloc_mr(queue->ctrl->rdma->pd, IB_MR_TYPE_MEM_REG, n);
-	if (IS_ERR(queue->pool_mr)) {
-		ret = PTR_ERR(queue->pool_mr);
-		queue->pool_mr = NULL;
-		return ret;
-	}
-
-	/* The MR keeps its own page list: the table is only for the map. */
-	ret = sg_alloc_table(&sgt, n, GFP_KERNEL);
-	if (ret)
-		return ret;
-	for_each_sg(sgt.sgl, sg, n, i) {
-		sg_set_page(sg, queue->pool_pages[i], PAGE_SIZE, 0);
-		sg_dma_address(sg) = queue->pool_dma[i];
-		sg_dma_len(sg) = PAGE_SIZE;
-	}
-	ret = ib_map_mr_sg(queue->pool_mr, sgt.sgl, n, NULL, PAGE_SIZE);
-	sg_free_table(&sgt);
-	if (ret < (int)n)
-		return ret < 0 ? ret : -EINVAL;
-	rblk_rdma_reg_wr_init(&queue->pool_reg, &queue->pool_reg_cqe,
-			      queue->pool_mr,
-			 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
-	queue->pool_live = false;
-	return 0;
-}
-
 /* Frees whatever rblk_rdma_queue_create_ib() got to; the cm_id is gone. */
 static void rblk_rdma_queue_destroy_ib(struct rblk_rdma_queue *queue)
 {
-	rblk_rdma_pool_destroy(queue);
 	if (queue->mr_pool)
 		ib_mr_pool_destroy(queue->qp, &queue->qp->rdma_mrs);
 	queue->mr_pool = false;
@@ -1048,10 +947,6 @@ static int rblk_rdma_queue_create_ib(struct rblk_rdma_queue *queue)
 	if (ret)
 		goto err;
 	queue->mr_pool = true;
-
-	ret = rblk_rdma_pool_create(queue);
-	if (ret)
-		goto err;
 
 	for (i = 0; i < queue->nq->size; i++) {
 		queue->recvs[i].idx = i;
@@ -1457,39 +1352,6 @@ static int rblk_rdma_map_fr(struct rblk_rdma_queue *queue, struct request *rq,
 	return 0;
 }
 
-/* A small read lands in its tag's page of the pool: nothing to register. */
-static void rblk_rdma_map_pool(struct rblk_rdma_queue *queue,
-			       struct request *rq)
-{
-	struct rblk_req *req = rblk_req(rq);
-	struct nvme_keyed_sgl_desc *sg = &req->cmd.common.dptr.ksgl;
-
-	ib_dma_sync_single_for_device(queue->ibdev, queue->pool_dma[rq->tag],
-				      PAGE_SIZE, DMA_FROM_DEVICE);
-	sg->addr = cpu_to_le64(queue->pool_mr->iova + (u64)rq->tag * PAGE_SIZE);
-	put_unaligned_le24(blk_rq_payload_bytes(rq), sg->length);
-	put_unaligned_le32(queue->pool_mr->rkey, sg->key);
-	/* No invalidation: the key outlives the command. */
-	sg->type = NVME_KEY_SGL_FMT_DATA_DESC << 4;
-	rblk_rdma_req(req)->pooled = true;
-}
-
-/* After a successful pooled read: the data, from the pool to the bios. */
-static void rblk_rdma_pool_copy(struct rblk_rdma_queue *queue,
-				struct request *rq)
-{
-	const char *src = page_address(queue->pool_pages[rq->tag]);
-	struct req_iterator iter;
-	struct bio_vec bv;
-
-	ib_dma_sync_single_for_cpu(queue->ibdev, queue->pool_dma[rq->tag],
-				   PAGE_SIZE, DMA_FROM_DEVICE);
-	rq_for_each_segment(bv, rq, iter) {
-		memcpy_to_bvec(&bv, src);
-		src += bv.bv_len;
-	}
-}
-
 int rblk_rdma_map_data(struct rblk_queue *nq, struct request *rq)
 {
 	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
@@ -1500,7 +1362,6 @@ int rblk_rdma_map_data(struct rblk_queue *nq, struct request *rq)
 
 	rr->num_sge = 1;
 	rr->mr = NULL;
-	rr->pooled = false;
 	rr->dma_nents = 0;
 	c->common.flags |= NVME_CMD_SGL_METABUF;
 
@@ -1511,12 +1372,6 @@ int rblk_rdma_map_data(struct rblk_queue *nq, struct request *rq)
 		put_unaligned_le24(0, sg->length);
 		put_unaligned_le32(0, sg->key);
 		sg->type = NVME_KEY_SGL_FMT_DATA_DESC << 4;
-		return 0;
-	}
-
-	if (queue->pool_mr && req_op(rq) == REQ_OP_READ &&
-	    blk_rq_payload_bytes(rq) <= PAGE_SIZE && rq->tag < queue->pool_n) {
-		rblk_rdma_map_pool(queue, rq);
 		return 0;
 	}
 
@@ -1559,12 +1414,6 @@ void rblk_rdma_unmap_data(struct rblk_queue *nq, struct request *rq)
 	struct rblk_req *req = rblk_req(rq);
 	struct rblk_rdma_req *rr = rblk_rdma_req(req);
 
-	if (rr->pooled) {
-		rr->pooled = false;
-		if (test_bit(RBLK_REQ_CQE, &req->flags) && !req->status)
-			rblk_rdma_pool_copy(queue, rq);
-		return;
-	}
 	if (!rr->dma_nents)
 		return;
 	if (rr->mr) {
@@ -1629,12 +1478,6 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq, bool last)
 	}
 
 	bh = rblk_rdma_sq_lock(queue, &flags, rblk_rdma_tx_inline(queue));
-	/* The pool's one registration goes ahead of its first user. */
-	if (unlikely(rr->pooled && !queue->pool_live)) {
-		queue->pool_reg.wr.next = first;
-		first = &queue->pool_reg.wr;
-		nwr++;
-	}
 	if (unlikely(!rblk_rdma_sq_admit(queue, nwr))) {
 		/* Nothing of it is on the wire: no key to invalidate. */
 		clear_bit(RBLK_REQ_MR_VALID, &req->flags);
@@ -1642,13 +1485,10 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq, bool last)
 		goto flush;
 	}
 	/* In-capsule data must not be unmapped before the HCA is done. */
-	signal = !READ_ONCE(rblk_rdma_tune.unsignaled_sends) ||
-		 rr->num_sge > 1 ||
+	signal = rr->num_sge > 1 ||
 		 queue->sq_head + nwr - queue->sq_sig >= queue->sig_every;
 	wr->send_flags = signal ? IB_SEND_SIGNALED : 0;
 	rblk_rdma_sq_append(queue, first, wr, nwr);
-	if (first == &queue->pool_reg.wr)
-		queue->pool_live = true;
 	WRITE_ONCE(queue->nr_cmds, queue->nr_cmds + 1);
 	if (signal) {
 		/* Its completion is one more reference than the response. */
@@ -1657,7 +1497,7 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq, bool last)
 		queue->sq_sig = queue->sq_head;
 		queue->nr_signaled++;
 	}
-	if (last || !READ_ONCE(rblk_rdma_tune.batch_posts))
+	if (last)
 		posted = rblk_rdma_sq_flush(queue, wr);
 	rblk_rdma_sq_unlock(queue, flags, bh);
 	return posted ? 0 : -EIO;

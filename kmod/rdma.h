@@ -89,18 +89,4 @@ struct rblk_xprt_counts {
 void rblk_rdma_queue_counts(struct rblk_queue *queue,
 			    struct rblk_xprt_counts *c);
 
-/*
- * The fast path's optional steps (rdma.c's header comment): unsignaled
- * SENDs and batches on, bh_posts and read_pool off. For measuring what
- * each is worth: debugfs rblk/tune/ switches them.
- */
-struct rblk_rdma_tune {
-	bool	unsignaled_sends;
-	bool	batch_posts;
-	bool	bh_posts;	/* on an idle controller */
-	bool	read_pool;	/* off: see rdma.c; for queues set up after */
-};
-
-extern struct rblk_rdma_tune rblk_rdma_tune;
-
 #endif /* _RBLK_RDMA_H */
