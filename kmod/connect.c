@@ -37,6 +37,26 @@ void rblk_ctrl_error(struct rblk_ctrl *ctrl)
 }
 
 /*
+ * The transport's word that the peer broke @queue, once per loss (rdma.c,
+ * which has marked it lost). A live controller recovers. During bring-up
+ * nothing would notice before the command timeout, so the commands on the
+ * queue end now, through the timeout handler: it stops the queue (after
+ * the drain no completion of it runs) before it ends them, as
+ * -ECONNRESET for rblk_submit_sync(), and RBLK_REQ_DONE keeps a late
+ * response out. Callable from any context.
+ */
+void rblk_ctrl_queue_lost(struct rblk_queue *queue)
+{
+	struct rblk_ctrl *ctrl = queue->ctrl;
+	enum rblk_ctrl_state st;
+
+	rblk_ctrl_error(ctrl);
+	st = rblk_ctrl_state(ctrl);
+	if (st == RBLK_CTRL_NEW || st == RBLK_CTRL_CONNECTING)
+		rblk_req_expire_queue(queue);
+}
+
+/*
  * NVME_IOCTL_RESET: tear the association down and connect again at once,
  * as nvme_reset_ctrl_sync() does. Returns 0 once live again.
  */
@@ -198,12 +218,37 @@ static void rblk_teardown_io(struct rblk_ctrl *ctrl, bool remove)
 		rblk_ns_unquiesce(ctrl);
 }
 
+/* The transport's reason for a failure, if it has one, to the user. */
+static int rblk_alloc_xprt_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
+				 struct netlink_ext_ack *extack)
+{
+	const char *reason = NULL;
+	int ret;
+
+	ret = rblk_rdma_alloc_queue(ctrl, qid, size, &reason);
+	if (ret)
+		rblk_set_err(extack, reason);
+	return ret;
+}
+
+/* Fabrics Connect on an allocated queue, then the transport takes it all. */
+static int rblk_start_queue(struct rblk_ctrl *ctrl, u16 qid,
+			    struct netlink_ext_ack *extack)
+{
+	int ret;
+
+	ret = rblk_fabrics_connect(ctrl, qid, extack);
+	if (!ret)
+		rblk_rdma_start_queue(&ctrl->queues[qid]);
+	return ret;
+}
+
 static int rblk_setup_admin(struct rblk_ctrl *ctrl, bool first,
 			    struct netlink_ext_ack *extack)
 {
 	int ret;
 
-	ret = rblk_rdma_alloc_queue(ctrl, 0, RBLK_AQ_SIZE, extack);
+	ret = rblk_alloc_xprt_queue(ctrl, 0, RBLK_AQ_SIZE, extack);
 	if (ret)
 		return ret;
 	if (first) {
@@ -214,10 +259,9 @@ static int rblk_setup_admin(struct rblk_ctrl *ctrl, bool first,
 		}
 	}
 
-	ret = rblk_fabrics_connect(ctrl, 0, extack);
+	ret = rblk_start_queue(ctrl, 0, extack);
 	if (ret)
 		goto out;
-	set_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags);
 
 	ret = rblk_ctrl_enable(ctrl, extack);
 	if (ret)
@@ -271,10 +315,9 @@ static int rblk_connect_io(struct rblk_ctrl *ctrl, u32 from, u32 to,
 	int ret;
 
 	for (i = from; i <= to; i++) {
-		ret = rblk_fabrics_connect(ctrl, i, extack);
+		ret = rblk_start_queue(ctrl, i, extack);
 		if (ret)
 			return ret;
-		set_bit(RBLK_Q_LIVE, &ctrl->queues[i].flags);
 	}
 	return 0;
 }
@@ -335,7 +378,7 @@ static int rblk_setup_io(struct rblk_ctrl *ctrl, bool first,
 
 	for (i = 1; i <= ctrl->nr_io_queues; i++) {
 		ctrl->queues[i].map = rblk_qid_map(ctrl, i);
-		ret = rblk_rdma_alloc_queue(ctrl, i, ctrl->queue_size, extack);
+		ret = rblk_alloc_xprt_queue(ctrl, i, ctrl->queue_size, extack);
 		if (ret)
 			goto out;
 	}
@@ -356,17 +399,16 @@ out:
 }
 
 /*
- * A queue the peer broke once its Connect was done only marked itself
- * (rblk_queue_lost() saw no live controller): recover now.
+ * A queue the peer broke once its Connect was done found no live
+ * controller to recover (rblk_ctrl_queue_lost()): recover now. Live, then
+ * ask: rblk_rdma_queue_lost() orders the two (rdma.c's ordering rules).
  */
 static void rblk_check_lost(struct rblk_ctrl *ctrl)
 {
 	u32 i;
 
-	/* Live, then test LOST: rblk_queue_lost() sets, then reads state. */
-	smp_mb();
 	for (i = 0; i <= ctrl->nr_io_queues; i++) {
-		if (test_bit(RBLK_Q_LOST, &ctrl->queues[i].flags)) {
+		if (rblk_rdma_queue_lost(&ctrl->queues[i])) {
 			rblk_ctrl_error(ctrl);
 			return;
 		}
@@ -448,7 +490,7 @@ void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove)
 	/* A group in change: the next association reads the log anew. */
 	del_timer_sync(&ctrl->anatt_timer);
 	rblk_teardown_io(ctrl, remove);
-	if (remove && test_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags))
+	if (remove && rblk_rdma_queue_live(rblk_admin_queue(ctrl)))
 		rblk_ctrl_shutdown(ctrl);
 	rblk_teardown_admin(ctrl);
 	/* A keep-alive that ended while we stopped may have re-armed it. */

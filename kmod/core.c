@@ -342,7 +342,7 @@ static bool rblk_ka_wanted(struct rblk_ctrl *ctrl)
 	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
 
 	return (st == RBLK_CTRL_LIVE || st == RBLK_CTRL_DELETING) &&
-	       test_bit(RBLK_Q_LIVE, &rblk_admin_queue(ctrl)->flags);
+	       rblk_rdma_queue_live(rblk_admin_queue(ctrl));
 }
 
 static enum rq_end_io_ret rblk_ka_end_io(struct request *rq, blk_status_t sts)

@@ -4,9 +4,8 @@
  * checks when I/O does not go where it should: "queues" lists each I/O
  * queue with its blk-mq map (default, read, poll), its size, the commands
  * posted on it, the signaled work requests among them, the doorbells rung
- * (ib_post_send() calls) and the posts made with bottom halves off.
- * rblk/tune/ switches the fast path's optional steps one by one, for
- * tests/bench to measure each. Debugfs is no ABI; sysfs and netlink are.
+ * (ib_post_send() calls) and the posts made with bottom halves off (the
+ * bh_posts parameter). Debugfs is no ABI; sysfs and netlink are.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -56,16 +55,7 @@ void rblk_debugfs_del(struct rblk_ctrl *ctrl)
 
 void rblk_debugfs_init(void)
 {
-	struct dentry *tune;
-
 	rblk_debugfs_root = debugfs_create_dir("rblk", NULL);
-	tune = debugfs_create_dir("tune", rblk_debugfs_root);
-	debugfs_create_bool("unsignaled_sends", 0600, tune,
-			    &rblk_rdma_tune.unsignaled_sends);
-	debugfs_create_bool("batch_posts", 0600, tune,
-			    &rblk_rdma_tune.batch_posts);
-	debugfs_create_bool("bh_posts", 0600, tune, &rblk_rdma_tune.bh_posts);
-	debugfs_create_bool("read_pool", 0600, tune, &rblk_rdma_tune.read_pool);
 }
 
 void rblk_debugfs_exit(void)

@@ -44,13 +44,6 @@ struct rblk_subsys;
 struct rblk_qlim;
 struct rblk_xlate_ns;
 
-enum rblk_queue_flag {
-	RBLK_Q_ALLOCATED,	/* QP, CQ and buffers exist */
-	RBLK_Q_CONNECTED,	/* RC connection up and not yet drained */
-	RBLK_Q_LIVE,		/* Fabrics Connect done: all commands allowed */
-	RBLK_Q_LOST,		/* peer broke the connection: end commands */
-};
-
 /* Recovery and tear-down: ctrl->flags. */
 enum rblk_ctrl_flag {
 	RBLK_CTRL_FAILFAST,	/* fast_io_fail_tmo expired: fail, don't wait */
@@ -70,12 +63,11 @@ enum rblk_aen_flag {
 struct rblk_rdma_ctrl;
 
 /*
- * One NVMe queue as the core sees it; its connection is the transport's
- * (rdma.c). Locking: ctrl and qid are set once with the queue array; the
- * association's owner sets size and map before RBLK_Q_ALLOCATED, and
- * they stay while the queue is allocated. The flags are atomic bitops:
- * ALLOCATED and CONNECTED are the transport's, LIVE the core's, LOST the
- * transport's word to the core.
+ * One NVMe queue as the core sees it; its connection and state (allocated,
+ * live, lost) are the transport's, asked through rdma.h. Locking: ctrl
+ * and qid are set once with the queue array; the association's owner sets
+ * map, and size through rblk_rdma_alloc_queue(), and they stay while the
+ * queue is allocated.
  */
 struct rblk_queue {
 	struct rblk_ctrl	*ctrl;
@@ -83,7 +75,6 @@ struct rblk_queue {
 	u16			size;		/* SQ entries = posted receives */
 	u8			map;		/* HCTX_TYPE_* it serves; admin: 0 */
 	atomic_t		nr_active;	/* commands the target holds */
-	unsigned long		flags;		/* enum rblk_queue_flag */
 };
 
 enum rblk_req_flag {
@@ -426,6 +417,7 @@ int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 		      struct netlink_ext_ack *extack);
 void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove);
 void rblk_ctrl_error(struct rblk_ctrl *ctrl);
+void rblk_ctrl_queue_lost(struct rblk_queue *queue);
 int rblk_ctrl_reset_sync(struct rblk_ctrl *ctrl);
 void rblk_ctrl_init_works(struct rblk_ctrl *ctrl);
 void rblk_ctrl_stop_works(struct rblk_ctrl *ctrl);

@@ -15,16 +15,10 @@
  * sig_every-th one is signaled so the provider retires the send queue,
  * and the SQ's occupancy is counted so it can never overflow. blk-mq's
  * batch (bd->last, ->commit_rqs) goes out as one chain, one doorbell.
- * With tune/bh_posts (off by default: it halves 6.1's QD32 on rxe), an
- * idle controller posts with bottom halves off, so that a software
- * provider's requester runs on our way out rather than in ksoftirqd.
- *
- * With tune/read_pool (off by default), reads of a page or less skip the
- * per-request registration: the target writes into the tag's page of a
- * per-queue pool registered once, and the data is copied out when the
- * command ends. The trade-off: the pool's rkey stays valid while the
- * queue lives, so a target that wrote late (after its response) could
- * corrupt a later read of the same tag; it can never reach other memory.
+ * With the bh_posts parameter (off by default: it halves 6.1's QD32 on
+ * rxe), an idle controller posts with bottom halves off, so that a
+ * software provider's requester runs on our way out rather than in
+ * ksoftirqd.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,46 +32,72 @@
 
 #include <linux/nvme-rdma.h>	/* needs the types nvme.h pulls in */
 
-#define RBLK_MAX_FR_PAGES	256		/* pages per fast-reg MR */
-#define RBLK_MAX_INLINE_SGE	4		/* in-capsule data SGEs */
-#define RBLK_INLINE_SG_CNT	2		/* scatterlist chunk in the PDU */
-#define RBLK_CM_TIMEOUT_MS	3000		/* addr / route resolution */
-#define RBLK_CM_WAIT_MS		20000		/* whole rdma_cm bring-up */
-#define RBLK_DRAIN_TIMEOUT	(10 * HZ)
+#define RBLK_RDMA_MAX_FR_PAGES		256	/* pages per fast-reg MR */
+#define RBLK_RDMA_MAX_INLINE_SGE	4	/* in-capsule data SGEs */
+#define RBLK_RDMA_INLINE_SG_CNT		2	/* scatterlist chunk in the PDU */
+#define RBLK_RDMA_CM_TIMEOUT_MS		3000	/* addr / route resolution */
+#define RBLK_RDMA_CM_WAIT_MS		20000	/* whole rdma_cm bring-up */
+#define RBLK_RDMA_DRAIN_TIMEOUT		(10 * HZ)
 /* How long a teardown holds CM messages back for a port that is down. */
-#define RBLK_PORT_WAIT		(15 * HZ)	/* keep-alive off */
+#define RBLK_RDMA_PORT_WAIT		(15 * HZ)	/* keep-alive off */
 /* ib_dispatch_event() drops an event it has no memory for: look again. */
-#define RBLK_PORT_RECHECK	HZ
+#define RBLK_RDMA_PORT_RECHECK		HZ
 /* At most this many WRs (a read has 2) between two signaled ones. */
-#define RBLK_MAX_SIG_EVERY	32
+#define RBLK_RDMA_MAX_SIG_EVERY		32
 
-struct rblk_rdma_tune rblk_rdma_tune = {
-	.unsignaled_sends	= true,
-	.batch_posts		= true,
-	.bh_posts		= false,
-	.read_pool		= false,
-};
+/* As nvme-rdma's register_always: a trade-off, chosen at load time. */
+static bool rblk_rdma_bh_posts;
+module_param_named(bh_posts, rblk_rdma_bh_posts, bool, 0444);
+MODULE_PARM_DESC(bh_posts,
+		 "post with bottom halves off while the controller is idle, so that a software RDMA provider (rxe) sends at once: one I/O at a time gains (QD1 IOPS up to 1.4x), parallel I/O loses (QD32 IOPS a quarter to a half) (default N)");
 
 /* Bumped and woken on every port event of every device we know. */
-static DECLARE_WAIT_QUEUE_HEAD(rblk_port_wq);
-static atomic_t rblk_port_events = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(rblk_rdma_port_wq);
+static atomic_t rblk_rdma_port_events = ATOMIC_INIT(0);
 
-struct rblk_recv {
+struct rblk_rdma_recv {
 	struct ib_cqe		cqe;
 	u32			idx;
 };
 
 /*
+ * A queue's state, ours alone (as nvme-rdma's NVME_RDMA_Q_*): the core
+ * asks for it through rdma.h (rblk_rdma_queue_live(), _allocated(),
+ * _lost()), makes a queue live with rblk_rdma_start_queue() and hears of
+ * a loss through rblk_ctrl_queue_lost(). Atomic bitops.
+ *
+ * Memory ordering, all of it here. A loss must meet what the core does
+ * at the same time, so that one side always sees the other:
+ *  1. rblk_queue_rq() starts a bring-up command, then asks
+ *     rblk_rdma_queue_lost(); rblk_rdma_conn_lost() sets LOST, then the
+ *     core looks for started commands (rblk_req_expire_queue()).
+ *  2. rblk_ctrl_connect() makes the controller LIVE, then asks
+ *     rblk_rdma_queue_lost() of every queue; rblk_rdma_conn_lost() sets
+ *     LOST, then rblk_ctrl_error() reads the state.
+ * In both the asking side's barrier is the smp_mb() in
+ * rblk_rdma_queue_lost(), the losing side's the test_and_set_bit() (a
+ * value-returning atomic) in rblk_rdma_conn_lost(). ALLOCATED against a
+ * poller: poll_lock (rblk_rdma_poll(), rblk_rdma_free_queue()).
+ */
+enum rblk_rdma_queue_flag {
+	RBLK_RDMA_Q_ALLOCATED,	/* QP, CQ and buffers exist */
+	RBLK_RDMA_Q_CONNECTED,	/* RC connection up and not yet drained */
+	RBLK_RDMA_Q_LIVE,	/* Fabrics Connect done: all commands allowed */
+	RBLK_RDMA_Q_LOST,	/* peer broke the connection: end commands */
+};
+
+/*
  * The RDMA side of one NVMe queue: its rdma_cm id, RC QP and CQ and the
  * buffers they use. Locking: ctrl, qid and nq are constant; the
- * association's owner sets up everything else before RBLK_Q_ALLOCATED
- * and frees it only after rblk_rdma_stop_queue(), so the data path reads
- * it without a lock while the queue is allocated.
+ * association's owner sets up everything else before
+ * RBLK_RDMA_Q_ALLOCATED and frees it only after rblk_rdma_stop_queue(),
+ * so the data path reads it without a lock while the queue is allocated.
  */
 struct rblk_rdma_queue {
 	struct rblk_ctrl	*ctrl;
 	u16			qid;
 	struct rblk_queue	*nq;		/* the core's queue */
+	unsigned long		flags;		/* enum rblk_rdma_queue_flag */
 	struct mutex		stop_lock;	/* serialises stop vs. stop */
 	/* A poll queue's reapers, one at a time, and its CQ's destruction. */
 	spinlock_t		poll_lock;
@@ -91,12 +111,12 @@ struct rblk_rdma_queue {
 	dma_addr_t		sqes_dma;
 	struct nvme_completion	*cqes;		/* receive buffers */
 	dma_addr_t		cqes_dma;
-	struct rblk_recv	*recvs;
+	struct rblk_rdma_recv	*recvs;
 	u32			inline_bytes;	/* in-capsule data allowed */
 	u32			inline_sge;
 	/* Written by the CM handler before cm_done completes, read after. */
 	int			cm_error;
-	const char		*cm_msg;	/* static text for extack */
+	const char		*cm_msg;	/* static: why, for the user */
 	struct completion	cm_done;
 	struct ib_cqe		drain_sq_cqe;
 	struct ib_cqe		drain_rq_cqe;
@@ -125,20 +145,8 @@ struct rblk_rdma_queue {
 	 */
 	unsigned long		nr_answered;
 	/*
-	 * The small-read pool: a page per tag, all behind pool_mr, which is
-	 * registered by a REG_MR chained before the first SEND that uses it
-	 * (pool_live, under sq_lock). Set up with the QP, if read_pool is on.
-	 */
-	struct page		**pool_pages;	/* pool_n of them */
-	dma_addr_t		*pool_dma;
-	u32			pool_n;
-	struct ib_mr		*pool_mr;
-	struct ib_reg_wr	pool_reg;
-	struct ib_cqe		pool_reg_cqe;
-	bool			pool_live;
-	/*
 	 * For debugfs, under sq_lock; they count across reconnects. nr_cmds
-	 * is also read unlocked, by rblk_queue_idle().
+	 * is also read unlocked, by rblk_rdma_queue_idle().
 	 */
 	unsigned long		nr_cmds;
 	unsigned long		nr_signaled;
@@ -159,10 +167,9 @@ struct rblk_rdma_req {
 	/* SQ positions of its signaled SEND and LOCAL_INV (sq_head's count). */
 	u32			send_seq;
 	u32			inv_seq;
-	struct ib_sge		sge[1 + RBLK_MAX_INLINE_SGE];
+	struct ib_sge		sge[1 + RBLK_RDMA_MAX_INLINE_SGE];
 	u8			num_sge;
 	struct ib_mr		*mr;
-	bool			pooled;		/* in the queue's read pool */
 	int			dma_nents;
 	struct sg_table		sgt;
 	struct scatterlist	first_sgl[];
@@ -181,7 +188,7 @@ static struct rblk_req *rblk_rdma_to_req(struct rblk_rdma_req *rr)
 unsigned int rblk_rdma_req_size(void)
 {
 	return sizeof(struct rblk_rdma_req) +
-	       sizeof(struct scatterlist) * RBLK_INLINE_SG_CNT;
+	       sizeof(struct scatterlist) * RBLK_RDMA_INLINE_SG_CNT;
 }
 
 /* What a controller's queues share; lives as long as the controller. */
@@ -201,7 +208,8 @@ static struct rblk_rdma_queue *rblk_rdma_q(struct rblk_queue *nq)
  * The last reference ends the request: into blk-mq's completion batch
  * when an io_uring poll reaps it (poll_iob), one by one otherwise.
  */
-static void rblk_req_put(struct rblk_rdma_queue *queue, struct rblk_req *req)
+static void rblk_rdma_req_put(struct rblk_rdma_queue *queue,
+			      struct rblk_req *req)
 {
 	if (!atomic_dec_and_test(&req->pending))
 		return;
@@ -213,36 +221,54 @@ static void rblk_req_put(struct rblk_rdma_queue *queue, struct rblk_req *req)
 
 /*
  * The peer broke the connection of @queue (CM disconnect, QP error, failed
- * work request). A live controller recovers. During bring-up nothing would
- * notice before the command timeout, so the commands on the queue end now,
- * through the timeout handler: it stops the queue (after the drain no
- * completion of it runs) before it ends them, as -ECONNRESET for
- * rblk_submit_sync(), and RBLK_REQ_DONE keeps a late response out.
- * Callable from any context; our own drain clears CONNECTED first and so
- * never gets here.
+ * work request): the core hears of it once, through
+ * rblk_ctrl_queue_lost(), and of anything after as an error. Callable
+ * from any context; our own stop clears CONNECTED first and so never
+ * gets here.
  */
-static void rblk_queue_lost(struct rblk_rdma_queue *queue)
+static void rblk_rdma_conn_lost(struct rblk_rdma_queue *queue)
 {
-	struct rblk_ctrl *ctrl = queue->ctrl;
-	enum rblk_ctrl_state st;
-
-	if (!test_bit(RBLK_Q_CONNECTED, &queue->nq->flags) ||
-	    test_and_set_bit(RBLK_Q_LOST, &queue->nq->flags)) {
-		rblk_ctrl_error(ctrl);
+	if (!test_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags) ||
+	    test_and_set_bit(RBLK_RDMA_Q_LOST, &queue->flags)) {
+		rblk_ctrl_error(queue->ctrl);
 		return;
 	}
 	/*
-	 * Full barrier (value-returning atomic): rblk_queue_rq() starts a
-	 * command, then tests LOST; we set LOST, then look for started ones.
-	 * rblk_ctrl_connect() likewise goes live, then tests LOST.
+	 * Full barrier (value-returning atomic): LOST, then the core looks
+	 * for what pairs with it (the ordering rules above).
 	 */
-	rblk_ctrl_error(ctrl);
-	st = rblk_ctrl_state(ctrl);
-	if (st == RBLK_CTRL_NEW || st == RBLK_CTRL_CONNECTING)
-		rblk_req_expire_queue(queue->nq);
+	rblk_ctrl_queue_lost(queue->nq);
 }
 
-static void rblk_wr_error(struct ib_cq *cq, struct ib_wc *wc, const char *op)
+bool rblk_rdma_queue_lost(struct rblk_queue *nq)
+{
+	/*
+	 * The caller's last store (a started command, the controller's LIVE
+	 * state), then LOST. Pairs with the test_and_set_bit() in
+	 * rblk_rdma_conn_lost() (the ordering rules above).
+	 */
+	smp_mb();
+	return test_bit(RBLK_RDMA_Q_LOST, &rblk_rdma_q(nq)->flags);
+}
+
+bool rblk_rdma_queue_allocated(struct rblk_queue *nq)
+{
+	return test_bit(RBLK_RDMA_Q_ALLOCATED, &rblk_rdma_q(nq)->flags);
+}
+
+bool rblk_rdma_queue_live(struct rblk_queue *nq)
+{
+	return test_bit(RBLK_RDMA_Q_LIVE, &rblk_rdma_q(nq)->flags);
+}
+
+/* Its Fabrics Connect succeeded: every command may go now. */
+void rblk_rdma_start_queue(struct rblk_queue *nq)
+{
+	set_bit(RBLK_RDMA_Q_LIVE, &rblk_rdma_q(nq)->flags);
+}
+
+static void rblk_rdma_wr_error(struct ib_cq *cq, struct ib_wc *wc,
+			       const char *op)
 {
 	struct rblk_rdma_queue *queue = cq->cq_context;
 
@@ -251,7 +277,7 @@ static void rblk_wr_error(struct ib_cq *cq, struct ib_wc *wc, const char *op)
 				    "qid %u: %s failed: %s (%d)\n", queue->qid,
 				    op, ib_wc_status_msg(wc->status),
 				    wc->status);
-	rblk_queue_lost(queue);
+	rblk_rdma_conn_lost(queue);
 }
 
 /*
@@ -259,7 +285,7 @@ static void rblk_wr_error(struct ib_cq *cq, struct ib_wc *wc, const char *op)
  * after its request was answered and reused, so a failure touches the
  * queue only, never the request.
  */
-static void rblk_send_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rblk_rdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rblk_rdma_req *rr = container_of(wc->wr_cqe,
 						struct rblk_rdma_req, send_cqe);
@@ -267,22 +293,22 @@ static void rblk_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	/* A failed request is left to error recovery to cancel. */
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		rblk_wr_error(cq, wc, "SEND");
+		rblk_rdma_wr_error(cq, wc, "SEND");
 		return;
 	}
-	/* Retired up to here; read by rblk_sq_admit(). */
+	/* Retired up to here; read by rblk_rdma_sq_admit(). */
 	WRITE_ONCE(queue->sq_done, rr->send_seq);
-	rblk_req_put(queue, rblk_rdma_to_req(rr));
+	rblk_rdma_req_put(queue, rblk_rdma_to_req(rr));
 }
 
 /* REG_MR is posted unsignaled: only its failures end up here (see above). */
-static void rblk_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rblk_rdma_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	if (unlikely(wc->status != IB_WC_SUCCESS))
-		rblk_wr_error(cq, wc, "REG_MR");
+		rblk_rdma_wr_error(cq, wc, "REG_MR");
 }
 
-static void rblk_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rblk_rdma_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rblk_rdma_req *rr = container_of(wc->wr_cqe,
 						struct rblk_rdma_req, inv_cqe);
@@ -290,15 +316,15 @@ static void rblk_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rblk_req *req = rblk_rdma_to_req(rr);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		rblk_wr_error(cq, wc, "LOCAL_INV");
+		rblk_rdma_wr_error(cq, wc, "LOCAL_INV");
 		return;
 	}
 	WRITE_ONCE(queue->sq_done, rr->inv_seq);
 	clear_bit(RBLK_REQ_MR_VALID, &req->flags);
-	rblk_req_put(queue, req);
+	rblk_rdma_req_put(queue, req);
 }
 
-static bool rblk_queue_idle(struct rblk_rdma_queue *queue)
+static bool rblk_rdma_queue_idle(struct rblk_rdma_queue *queue)
 {
 	return READ_ONCE(queue->nr_cmds) == READ_ONCE(queue->nr_answered);
 }
@@ -315,23 +341,23 @@ static bool rblk_queue_idle(struct rblk_rdma_queue *queue)
  * idle (each queue alone is idle often: a submitter moves between CPUs,
  * and so between queues). The counts are read unlocked: a guess is enough.
  */
-static bool rblk_tx_inline(struct rblk_rdma_queue *queue)
+static bool rblk_rdma_tx_inline(struct rblk_rdma_queue *queue)
 {
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	u32 i, n;
 
-	if (!READ_ONCE(rblk_rdma_tune.bh_posts) || !rblk_queue_idle(queue))
+	if (!rblk_rdma_bh_posts || !rblk_rdma_queue_idle(queue))
 		return false;
 	n = min_t(u32, READ_ONCE(ctrl->nr_io_queues), ctrl->max_queues - 1);
 	for (i = 1; i <= n; i++)
-		if (!rblk_queue_idle(&ctrl->rdma->queues[i]))
+		if (!rblk_rdma_queue_idle(&ctrl->rdma->queues[i]))
 			return false;
 	return true;
 }
 
 /* sq_lock, with bottom halves off for @bh. Also taken from completions. */
-static bool rblk_sq_lock(struct rblk_rdma_queue *queue, unsigned long *flags,
-			 bool bh)
+static bool rblk_rdma_sq_lock(struct rblk_rdma_queue *queue,
+			      unsigned long *flags, bool bh)
 	__acquires(&queue->sq_lock)
 {
 	if (bh) {
@@ -343,8 +369,8 @@ static bool rblk_sq_lock(struct rblk_rdma_queue *queue, unsigned long *flags,
 	return false;
 }
 
-static void rblk_sq_unlock(struct rblk_rdma_queue *queue, unsigned long flags,
-			   bool bh)
+static void rblk_rdma_sq_unlock(struct rblk_rdma_queue *queue,
+				unsigned long flags, bool bh)
 	__releases(&queue->sq_lock)
 {
 	if (bh)
@@ -358,8 +384,8 @@ static void rblk_sq_unlock(struct rblk_rdma_queue *queue, unsigned long flags,
  * caller's WRs, up to @mine (NULL: none), all got onto the QP. A failed
  * post breaks the queue; recovery ends the commands whose WRs did not.
  */
-static bool rblk_sq_flush(struct rblk_rdma_queue *queue,
-			  const struct ib_send_wr *mine)
+static bool rblk_rdma_sq_flush(struct rblk_rdma_queue *queue,
+			       const struct ib_send_wr *mine)
 {
 	const struct ib_send_wr *bad = NULL, *wr;
 	struct ib_send_wr *chain = queue->batch;
@@ -384,9 +410,9 @@ static bool rblk_sq_flush(struct rblk_rdma_queue *queue,
 }
 
 /* Under sq_lock: puts first..last at the end of the chain. */
-static void rblk_sq_append(struct rblk_rdma_queue *queue,
-			   struct ib_send_wr *first, struct ib_send_wr *last,
-			   u32 nwr)
+static void rblk_rdma_sq_append(struct rblk_rdma_queue *queue,
+				struct ib_send_wr *first, struct ib_send_wr *last,
+				u32 nwr)
 {
 	last->next = NULL;
 	*queue->batch_tail = first;
@@ -395,7 +421,8 @@ static void rblk_sq_append(struct rblk_rdma_queue *queue,
 }
 
 /* From a completion: a LOCAL_INV goes out at once, behind the chain. */
-static int rblk_post_inv(struct rblk_rdma_queue *queue, struct rblk_req *req)
+static int rblk_rdma_post_inv(struct rblk_rdma_queue *queue,
+			      struct rblk_req *req)
 {
 	struct rblk_rdma_req *rr = rblk_rdma_req(req);
 	struct ib_send_wr wr = {
@@ -407,21 +434,21 @@ static int rblk_post_inv(struct rblk_rdma_queue *queue, struct rblk_req *req)
 	unsigned long flags = 0;
 	bool bh, posted;
 
-	rr->inv_cqe.done = rblk_inv_done;
-	bh = rblk_sq_lock(queue, &flags, false);
+	rr->inv_cqe.done = rblk_rdma_inv_done;
+	bh = rblk_rdma_sq_lock(queue, &flags, false);
 	/* No room check: sq_room leaves one slot per command for this. */
-	rblk_sq_append(queue, &wr, &wr, 1);
+	rblk_rdma_sq_append(queue, &wr, &wr, 1);
 	rr->inv_seq = queue->sq_head;
 	queue->sq_sig = queue->sq_head;
 	queue->nr_signaled++;
-	posted = rblk_sq_flush(queue, &wr);
-	rblk_sq_unlock(queue, flags, bh);
+	posted = rblk_rdma_sq_flush(queue, &wr);
+	rblk_rdma_sq_unlock(queue, flags, bh);
 	return posted ? 0 : -EIO;
 }
 
 /* Never trusts the CQE: unknown, stale or repeated ids reset the ctrl. */
-static void rblk_process_cqe(struct rblk_rdma_queue *queue,
-			     struct nvme_completion *cqe, struct ib_wc *wc)
+static void rblk_rdma_process_cqe(struct rblk_rdma_queue *queue,
+				  struct nvme_completion *cqe, struct ib_wc *wc)
 {
 	u16 cid = cqe->command_id;
 	struct rblk_rdma_req *rr;
@@ -457,10 +484,10 @@ static void rblk_process_cqe(struct rblk_rdma_queue *queue,
 		 * The local invalidation's completion drops this reference;
 		 * if it cannot be posted, recovery ends the request.
 		 */
-		rblk_post_inv(queue, req);
+		rblk_rdma_post_inv(queue, req);
 		return;
 	}
-	rblk_req_put(queue, req);
+	rblk_rdma_req_put(queue, req);
 	return;
 
 invalid:
@@ -470,7 +497,8 @@ invalid:
 	rblk_ctrl_error(queue->ctrl);
 }
 
-static int rblk_post_recv(struct rblk_rdma_queue *queue, struct rblk_recv *r)
+static int rblk_rdma_post_recv(struct rblk_rdma_queue *queue,
+			       struct rblk_rdma_recv *r)
 {
 	struct ib_sge sge = {
 		.addr	= queue->cqes_dma + r->idx * sizeof(struct nvme_completion),
@@ -486,14 +514,15 @@ static int rblk_post_recv(struct rblk_rdma_queue *queue, struct rblk_recv *r)
 	return ib_post_recv(queue->qp, &wr, NULL);
 }
 
-static void rblk_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rblk_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rblk_recv *r = container_of(wc->wr_cqe, struct rblk_recv, cqe);
+	struct rblk_rdma_recv *r = container_of(wc->wr_cqe,
+						struct rblk_rdma_recv, cqe);
 	struct rblk_rdma_queue *queue = cq->cq_context;
 	dma_addr_t dma = queue->cqes_dma + r->idx * sizeof(struct nvme_completion);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		rblk_wr_error(cq, wc, "RECV");
+		rblk_rdma_wr_error(cq, wc, "RECV");
 		return;
 	}
 	if (unlikely(wc->byte_len < sizeof(struct nvme_completion))) {
@@ -508,16 +537,16 @@ static void rblk_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   sizeof(struct nvme_completion),
 				   DMA_FROM_DEVICE);
 	WRITE_ONCE(queue->nr_answered, queue->nr_answered + 1);
-	rblk_process_cqe(queue, &queue->cqes[r->idx], wc);
+	rblk_rdma_process_cqe(queue, &queue->cqes[r->idx], wc);
 	ib_dma_sync_single_for_device(queue->ibdev, dma,
 				      sizeof(struct nvme_completion),
 				      DMA_FROM_DEVICE);
-	if (unlikely(rblk_post_recv(queue, r)))
+	if (unlikely(rblk_rdma_post_recv(queue, r)))
 		rblk_ctrl_error(queue->ctrl);
 }
 
 /* One pass over a poll queue's CQ, bounded by what the queue can hold. */
-static int rblk_reap(struct rblk_rdma_queue *queue)
+static int rblk_rdma_reap(struct rblk_rdma_queue *queue)
 {
 	return ib_process_cq_direct(queue->cq, 4 * queue->nq->size);
 }
@@ -526,16 +555,17 @@ static int rblk_reap(struct rblk_rdma_queue *queue)
  * A drain marker's completion. A direct CQ delivers it only when reaped,
  * and a stopped queue may have no poller left: reap it ourselves.
  */
-static bool rblk_drain_wait(struct rblk_rdma_queue *queue,
-			    struct completion *done)
+static bool rblk_rdma_drain_wait(struct rblk_rdma_queue *queue,
+				 struct completion *done)
 {
-	unsigned long end = jiffies + RBLK_DRAIN_TIMEOUT;
+	unsigned long end = jiffies + RBLK_RDMA_DRAIN_TIMEOUT;
 
 	if (!rblk_queue_polled(queue->nq))
-		return wait_for_completion_timeout(done, RBLK_DRAIN_TIMEOUT);
+		return wait_for_completion_timeout(done,
+						   RBLK_RDMA_DRAIN_TIMEOUT);
 	for (;;) {
 		spin_lock(&queue->poll_lock);
-		rblk_reap(queue);
+		rblk_rdma_reap(queue);
 		spin_unlock(&queue->poll_lock);
 		if (wait_for_completion_timeout(done, 1))
 			return true;
@@ -553,16 +583,16 @@ int rblk_rdma_poll(struct rblk_queue *nq, struct io_comp_batch *iob)
 		return 0;
 	spin_lock(&queue->poll_lock);
 	/* Pairs with rblk_rdma_free_queue(): no CQ once ALLOCATED is clear. */
-	if (test_bit(RBLK_Q_ALLOCATED, &nq->flags)) {
+	if (test_bit(RBLK_RDMA_Q_ALLOCATED, &queue->flags)) {
 		queue->poll_iob = iob;
-		n = rblk_reap(queue);
+		n = rblk_rdma_reap(queue);
 		queue->poll_iob = NULL;
 	}
 	spin_unlock(&queue->poll_lock);
 	return n;
 }
 
-static void rblk_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rblk_rdma_drain_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rblk_rdma_queue *queue = cq->cq_context;
 
@@ -577,7 +607,7 @@ static void rblk_drain_done(struct ib_cq *cq, struct ib_wc *wc)
  * hang delete. Devices with their own drain (iWARP refuses posts on an
  * errored QP) keep using theirs.
  */
-static void rblk_drain_qp(struct rblk_rdma_queue *queue)
+static void rblk_rdma_drain_qp(struct rblk_rdma_queue *queue)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	struct ib_rdma_wr swr = {
@@ -597,8 +627,8 @@ static void rblk_drain_qp(struct rblk_rdma_queue *queue)
 		return;
 	}
 
-	queue->drain_sq_cqe.done = rblk_drain_done;
-	queue->drain_rq_cqe.done = rblk_drain_done;
+	queue->drain_sq_cqe.done = rblk_rdma_drain_done;
+	queue->drain_rq_cqe.done = rblk_rdma_drain_done;
 	init_completion(&queue->drain_sq);
 	init_completion(&queue->drain_rq);
 
@@ -613,14 +643,14 @@ static void rblk_drain_qp(struct rblk_rdma_queue *queue)
 		complete(&queue->drain_sq);
 	if (ib_post_recv(queue->qp, &rwr, NULL))
 		complete(&queue->drain_rq);
-	if (!rblk_drain_wait(queue, &queue->drain_sq) ||
-	    !rblk_drain_wait(queue, &queue->drain_rq))
+	if (!rblk_rdma_drain_wait(queue, &queue->drain_sq) ||
+	    !rblk_rdma_drain_wait(queue, &queue->drain_rq))
 		dev_err(queue->ctrl->dev, "qid %u: QP drain timed out\n",
 			queue->qid);
 }
 
 /* The device's own view: the port cache is updated later, from a work. */
-static bool rblk_port_active(struct rblk_rdma_queue *queue)
+static bool rblk_rdma_port_active(struct rblk_rdma_queue *queue)
 {
 	struct ib_port_attr attr;
 
@@ -640,16 +670,16 @@ static bool rblk_port_active(struct rblk_rdma_queue *queue)
  * wait for it, once per controller and for one keep-alive timeout at
  * most: by then the target drops the association and sends its own DREQ.
  */
-static void rblk_wait_port_active(struct rblk_rdma_queue *queue)
+static void rblk_rdma_wait_port_active(struct rblk_rdma_queue *queue)
 {
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	unsigned long start = jiffies, end;
 
-	if (rblk_port_active(queue)) {
+	if (rblk_rdma_port_active(queue)) {
 		WRITE_ONCE(ctrl->rdma->port_wait_end, 0);
 		return;
 	}
-	end = jiffies + (ctrl->kato ? ctrl->kato * HZ : RBLK_PORT_WAIT);
+	end = jiffies + (ctrl->kato ? ctrl->kato * HZ : RBLK_RDMA_PORT_WAIT);
 	/* The first queue to find the port down sets the deadline. */
 	if (cmpxchg(&ctrl->rdma->port_wait_end, 0, end ?: 1))
 		end = READ_ONCE(ctrl->rdma->port_wait_end);
@@ -657,16 +687,16 @@ static void rblk_wait_port_active(struct rblk_rdma_queue *queue)
 		 "qid %u: RDMA port down: holding back the disconnect\n",
 		 queue->qid);
 	/*
-	 * Not wait_event on rblk_port_active(): the query may sleep (rxe
+	 * Not wait_event on rblk_rdma_port_active(): the query may sleep (rxe
 	 * takes a mutex). An event after the snapshot ends the wait at once.
 	 */
 	for (;;) {
-		int seen = atomic_read(&rblk_port_events);
+		int seen = atomic_read(&rblk_rdma_port_events);
 		long left;
 
-		/* The snapshot, then the port: rblk_ib_event() does it backwards. */
+		/* The snapshot, then the port: rblk_rdma_ib_event() does it backwards. */
 		smp_rmb();
-		if (rblk_port_active(queue)) {
+		if (rblk_rdma_port_active(queue)) {
 			dev_info(ctrl->dev,
 				 "qid %u: RDMA port active after %u ms\n",
 				 queue->qid, jiffies_to_msecs(jiffies - start));
@@ -679,9 +709,9 @@ static void rblk_wait_port_active(struct rblk_rdma_queue *queue)
 				 queue->qid);
 			return;
 		}
-		wait_event_timeout(rblk_port_wq,
-				   atomic_read(&rblk_port_events) != seen,
-				   min_t(long, left, RBLK_PORT_RECHECK));
+		wait_event_timeout(rblk_rdma_port_wq,
+				   atomic_read(&rblk_rdma_port_events) != seen,
+				   min_t(long, left, RBLK_RDMA_PORT_RECHECK));
 	}
 }
 
@@ -689,21 +719,21 @@ static void rblk_wait_port_active(struct rblk_rdma_queue *queue)
  * After this no completion of the queue runs any more, so its in-flight
  * requests can be cancelled without racing the CQ.
  */
-static void rblk_queue_stop(struct rblk_rdma_queue *queue)
+static void __rblk_rdma_stop_queue(struct rblk_rdma_queue *queue)
 {
 	mutex_lock(&queue->stop_lock);
-	clear_bit(RBLK_Q_LIVE, &queue->nq->flags);
-	if (test_and_clear_bit(RBLK_Q_CONNECTED, &queue->nq->flags)) {
-		rblk_wait_port_active(queue);
+	clear_bit(RBLK_RDMA_Q_LIVE, &queue->flags);
+	if (test_and_clear_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags)) {
+		rblk_rdma_wait_port_active(queue);
 		rdma_disconnect(queue->cm_id);
-		rblk_drain_qp(queue);
+		rblk_rdma_drain_qp(queue);
 	}
 	mutex_unlock(&queue->stop_lock);
 }
 
-static void rblk_unmap_buf(struct rblk_rdma_queue *queue, void **buf,
-			   dma_addr_t dma, size_t len,
-			   enum dma_data_direction dir)
+static void rblk_rdma_unmap_buf(struct rblk_rdma_queue *queue, void **buf,
+				dma_addr_t dma, size_t len,
+				enum dma_data_direction dir)
 {
 	if (!*buf)
 		return;
@@ -717,12 +747,12 @@ static void rblk_unmap_buf(struct rblk_rdma_queue *queue, void **buf,
  * An unsignaled REG_MR of @mr under a fresh key: keys the target kept
  * from the last registration are dead.
  */
-static void rblk_reg_wr_init(struct ib_reg_wr *reg, struct ib_cqe *cqe,
-			     struct ib_mr *mr, int access)
+static void rblk_rdma_reg_wr_init(struct ib_reg_wr *reg, struct ib_cqe *cqe,
+				  struct ib_mr *mr, int access)
 {
 	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
 	memset(reg, 0, sizeof(*reg));
-	cqe->done = rblk_reg_done;
+	cqe->done = rblk_rdma_reg_done;
 	reg->wr.opcode = IB_WR_REG_MR;
 	reg->wr.wr_cqe = cqe;
 	reg->mr = mr;
@@ -730,89 +760,9 @@ static void rblk_reg_wr_init(struct ib_reg_wr *reg, struct ib_cqe *cqe,
 	reg->access = access;
 }
 
-static void rblk_pool_destroy(struct rblk_rdma_queue *queue)
+/* Frees whatever rblk_rdma_queue_create_ib() got to; the cm_id is gone. */
+static void rblk_rdma_queue_destroy_ib(struct rblk_rdma_queue *queue)
 {
-	u32 i, n = queue->pool_n;
-
-	if (queue->pool_mr)
-		ib_dereg_mr(queue->pool_mr);
-	queue->pool_mr = NULL;
-	for (i = 0; queue->pool_pages && i < n; i++) {
-		if (!queue->pool_pages[i])
-			break;
-		if (queue->pool_dma[i])
-			ib_dma_unmap_page(queue->ibdev, queue->pool_dma[i],
-					  PAGE_SIZE, DMA_FROM_DEVICE);
-		__free_page(queue->pool_pages[i]);
-	}
-	kfree(queue->pool_pages);
-	kfree(queue->pool_dma);
-	queue->pool_pages = NULL;
-	queue->pool_dma = NULL;
-	queue->pool_n = 0;
-}
-
-/*
- * The small-read pool of an I/O queue, when tune/read_pool is on and one
- * MR can map a page per tag; without it reads register as usual.
- */
-static int rblk_pool_create(struct rblk_rdma_queue *queue)
-{
-	u32 i, n = rblk_queue_nr_sqes(queue->nq);
-	struct scatterlist *sg;
-	struct sg_table sgt;
-	int ret;
-
-	if (!READ_ONCE(rblk_rdma_tune.read_pool) || !queue->qid ||
-	    n > queue->ctrl->rdma->max_fr_pages)
-		return 0;
-	queue->pool_n = n;
-	queue->pool_pages = kcalloc(n, sizeof(*queue->pool_pages), GFP_KERNEL);
-	queue->pool_dma = kcalloc(n, sizeof(*queue->pool_dma), GFP_KERNEL);
-	if (!queue->pool_pages || !queue->pool_dma)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		queue->pool_pages[i] = alloc_page(GFP_KERNEL);
-		if (!queue->pool_pages[i])
-			return -ENOMEM;
-		queue->pool_dma[i] = ib_dma_map_page(queue->ibdev,
-						     queue->pool_pages[i], 0,
-						     PAGE_SIZE, DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(queue->ibdev, queue->pool_dma[i])) {
-			queue->pool_dma[i] = 0;
-			return -ENOMEM;
-		}
-	}
-	queue->pool_mr = ib_alloc_mr(queue->ctrl->rdma->pd, IB_MR_TYPE_MEM_REG, n);
-	if (IS_ERR(queue->pool_mr)) {
-		ret = PTR_ERR(queue->pool_mr);
-		queue->pool_mr = NULL;
-		return ret;
-	}
-
-	/* The MR keeps its own page list: the table is only for the map. */
-	ret = sg_alloc_table(&sgt, n, GFP_KERNEL);
-	if (ret)
-		return ret;
-	for_each_sg(sgt.sgl, sg, n, i) {
-		sg_set_page(sg, queue->pool_pages[i], PAGE_SIZE, 0);
-		sg_dma_address(sg) = queue->pool_dma[i];
-		sg_dma_len(sg) = PAGE_SIZE;
-	}
-	ret = ib_map_mr_sg(queue->pool_mr, sgt.sgl, n, NULL, PAGE_SIZE);
-	sg_free_table(&sgt);
-	if (ret < (int)n)
-		return ret < 0 ? ret : -EINVAL;
-	rblk_reg_wr_init(&queue->pool_reg, &queue->pool_reg_cqe, queue->pool_mr,
-			 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
-	queue->pool_live = false;
-	return 0;
-}
-
-/* Frees whatever rblk_queue_create_ib() got to; the cm_id is gone. */
-static void rblk_queue_destroy_ib(struct rblk_rdma_queue *queue)
-{
-	rblk_pool_destroy(queue);
 	if (queue->mr_pool)
 		ib_mr_pool_destroy(queue->qp, &queue->qp->rdma_mrs);
 	queue->mr_pool = false;
@@ -822,20 +772,20 @@ static void rblk_queue_destroy_ib(struct rblk_rdma_queue *queue)
 	if (queue->cq)
 		ib_free_cq(queue->cq);
 	queue->cq = NULL;
-	rblk_unmap_buf(queue, (void **)&queue->sqes, queue->sqes_dma,
-		       rblk_queue_nr_sqes(queue->nq) * sizeof(struct nvme_command),
-		       DMA_TO_DEVICE);
-	rblk_unmap_buf(queue, (void **)&queue->cqes, queue->cqes_dma,
-		       queue->nq->size * sizeof(struct nvme_completion),
-		       DMA_FROM_DEVICE);
+	rblk_rdma_unmap_buf(queue, (void **)&queue->sqes, queue->sqes_dma,
+			    rblk_queue_nr_sqes(queue->nq) * sizeof(struct nvme_command),
+			    DMA_TO_DEVICE);
+	rblk_rdma_unmap_buf(queue, (void **)&queue->cqes, queue->cqes_dma,
+			    queue->nq->size * sizeof(struct nvme_completion),
+			    DMA_FROM_DEVICE);
 	queue->sqes_dma = 0;
 	queue->cqes_dma = 0;
 	kfree(queue->recvs);
 	queue->recvs = NULL;
 }
 
-static int rblk_map_buf(struct rblk_rdma_queue *queue, void **buf, dma_addr_t *dma,
-			size_t len, enum dma_data_direction dir)
+static int rblk_rdma_map_buf(struct rblk_rdma_queue *queue, void **buf, dma_addr_t *dma,
+			     size_t len, enum dma_data_direction dir)
 {
 	*buf = kzalloc(len, GFP_KERNEL);
 	if (!*buf)
@@ -848,7 +798,7 @@ static int rblk_map_buf(struct rblk_rdma_queue *queue, void **buf, dma_addr_t *d
 	return 0;
 }
 
-static void rblk_qp_event(struct ib_event *ev, void *context)
+static void rblk_rdma_qp_event(struct ib_event *ev, void *context)
 {
 	struct rblk_rdma_queue *queue = context;
 
@@ -860,12 +810,12 @@ static void rblk_qp_event(struct ib_event *ev, void *context)
 	default:
 		dev_err(queue->ctrl->dev, "qid %u: QP event %s (%d)\n",
 			queue->qid, ib_event_msg(ev->event), ev->event);
-		rblk_queue_lost(queue);
+		rblk_rdma_conn_lost(queue);
 	}
 }
 
 /* The controller's PD lives on the device the admin queue resolved to. */
-static int rblk_queue_check_device(struct rblk_rdma_queue *queue)
+static int rblk_rdma_queue_check_device(struct rblk_rdma_queue *queue)
 {
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	struct ib_device *ibdev = queue->cm_id->device;
@@ -900,11 +850,11 @@ static int rblk_queue_check_device(struct rblk_rdma_queue *queue)
 	/* One page less: an unaligned start costs a page of the MR. */
 	ctrl->rdma->max_fr_pages = min_t(u32,
 					 attrs->max_fast_reg_page_list_len - 1,
-					 RBLK_MAX_FR_PAGES);
+					 RBLK_RDMA_MAX_FR_PAGES);
 	return 0;
 }
 
-static int rblk_queue_create_ib(struct rblk_rdma_queue *queue)
+static int rblk_rdma_queue_create_ib(struct rblk_rdma_queue *queue)
 {
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	struct ib_qp_init_attr init = {};
@@ -912,7 +862,7 @@ static int rblk_queue_create_ib(struct rblk_rdma_queue *queue)
 	struct ib_device *ibdev;
 	int cq_size, send_sge, ret, i;
 
-	ret = rblk_queue_check_device(queue);
+	ret = rblk_rdma_queue_check_device(queue);
 	if (ret)
 		return ret;
 	ibdev = queue->ibdev;
@@ -939,7 +889,7 @@ static int rblk_queue_create_ib(struct rblk_rdma_queue *queue)
 	 */
 	queue->sq_room = 2 * queue->nq->size;
 	queue->sig_every = clamp_t(u32, queue->nq->size / 2, 1,
-				   RBLK_MAX_SIG_EVERY);
+				   RBLK_RDMA_MAX_SIG_EVERY);
 	queue->batch = NULL;
 	queue->batch_tail = &queue->batch;
 	queue->sq_head = 0;
@@ -947,7 +897,8 @@ static int rblk_queue_create_ib(struct rblk_rdma_queue *queue)
 	queue->sq_done = 0;
 	queue->nr_answered = queue->nr_cmds;
 
-	send_sge = min_t(int, attrs->max_send_sge, 1 + RBLK_MAX_INLINE_SGE);
+	send_sge = min_t(int, attrs->max_send_sge,
+			 1 + RBLK_RDMA_MAX_INLINE_SGE);
 	queue->inline_sge = queue->inline_bytes ? send_sge - 1 : 0;
 	if (!queue->inline_sge)
 		queue->inline_bytes = 0;
@@ -962,7 +913,7 @@ static int rblk_queue_create_ib(struct rblk_rdma_queue *queue)
 		goto err;
 	}
 
-	init.event_handler = rblk_qp_event;
+	init.event_handler = rblk_rdma_qp_event;
 	init.qp_context = queue;
 	init.cap.max_send_sge = 1 + queue->inline_sge;
 	init.cap.max_recv_sge = 1;
@@ -975,14 +926,14 @@ static int rblk_queue_create_ib(struct rblk_rdma_queue *queue)
 		goto err;
 	queue->qp = queue->cm_id->qp;
 
-	ret = rblk_map_buf(queue, (void **)&queue->sqes, &queue->sqes_dma,
-			   rblk_queue_nr_sqes(queue->nq) * sizeof(struct nvme_command),
-			   DMA_TO_DEVICE);
+	ret = rblk_rdma_map_buf(queue, (void **)&queue->sqes, &queue->sqes_dma,
+				rblk_queue_nr_sqes(queue->nq) * sizeof(struct nvme_command),
+				DMA_TO_DEVICE);
 	if (ret)
 		goto err;
-	ret = rblk_map_buf(queue, (void **)&queue->cqes, &queue->cqes_dma,
-			   queue->nq->size * sizeof(struct nvme_completion),
-			   DMA_FROM_DEVICE);
+	ret = rblk_rdma_map_buf(queue, (void **)&queue->cqes, &queue->cqes_dma,
+				queue->nq->size * sizeof(struct nvme_completion),
+				DMA_FROM_DEVICE);
 	if (ret)
 		goto err;
 	queue->recvs = kcalloc(queue->nq->size, sizeof(*queue->recvs), GFP_KERNEL);
@@ -997,14 +948,10 @@ static int rblk_queue_create_ib(struct rblk_rdma_queue *queue)
 		goto err;
 	queue->mr_pool = true;
 
-	ret = rblk_pool_create(queue);
-	if (ret)
-		goto err;
-
 	for (i = 0; i < queue->nq->size; i++) {
 		queue->recvs[i].idx = i;
-		queue->recvs[i].cqe.done = rblk_recv_done;
-		ret = rblk_post_recv(queue, &queue->recvs[i]);
+		queue->recvs[i].cqe.done = rblk_rdma_recv_done;
+		ret = rblk_rdma_post_recv(queue, &queue->recvs[i]);
 		if (ret)
 			goto err;
 	}
@@ -1016,7 +963,7 @@ err:
 	return ret;
 }
 
-static int rblk_cm_connect(struct rblk_rdma_queue *queue)
+static int rblk_rdma_cm_connect(struct rblk_rdma_queue *queue)
 {
 	struct nvme_rdma_cm_req priv = {
 		.recfmt	 = cpu_to_le16(NVME_RDMA_CM_FMT_1_0),
@@ -1039,12 +986,12 @@ static int rblk_cm_connect(struct rblk_rdma_queue *queue)
 	return rdma_connect_locked(queue->cm_id, &param);
 }
 
-struct rblk_rej_reason {
+struct rblk_rdma_rej_reason {
 	const char	*msg;
 	int		err;
 };
 
-static const struct rblk_rej_reason rblk_rej_reasons[] = {
+static const struct rblk_rdma_rej_reason rblk_rdma_rej_reasons[] = {
 	[NVME_RDMA_CM_INVALID_LEN] = {
 		"target rejected the RDMA connection: invalid private data length",
 		-EINVAL },
@@ -1071,7 +1018,8 @@ static const struct rblk_rej_reason rblk_rej_reasons[] = {
 		-EINVAL },
 };
 
-static int rblk_cm_rejected(struct rblk_rdma_queue *queue, struct rdma_cm_event *ev)
+static int rblk_rdma_cm_rejected(struct rblk_rdma_queue *queue,
+				 struct rdma_cm_event *ev)
 {
 	const struct nvme_rdma_cm_rej *rej;
 	u8 len = 0;
@@ -1088,17 +1036,18 @@ static int rblk_cm_rejected(struct rblk_rdma_queue *queue, struct rdma_cm_event 
 	dev_err(queue->ctrl->dev,
 		"qid %u: target rejected the connection: %s (%u)\n", queue->qid,
 		nvme_rdma_cm_msg(sts), sts);
-	if (sts < ARRAY_SIZE(rblk_rej_reasons) && rblk_rej_reasons[sts].msg) {
-		queue->cm_msg = rblk_rej_reasons[sts].msg;
-		return rblk_rej_reasons[sts].err;
+	if (sts < ARRAY_SIZE(rblk_rdma_rej_reasons) &&
+	    rblk_rdma_rej_reasons[sts].msg) {
+		queue->cm_msg = rblk_rdma_rej_reasons[sts].msg;
+		return rblk_rdma_rej_reasons[sts].err;
 	}
 	queue->cm_msg = "target rejected the RDMA connection: unknown reason";
 	return -ECONNREFUSED;
 }
 
 /* The target's receive queue must hold every command we may send. */
-static int rblk_cm_established(struct rblk_rdma_queue *queue,
-			       struct rdma_cm_event *ev)
+static int rblk_rdma_cm_established(struct rblk_rdma_queue *queue,
+				    struct rdma_cm_event *ev)
 {
 	const struct nvme_rdma_cm_rep *rep = ev->param.conn.private_data;
 	u16 crqsize;
@@ -1116,40 +1065,42 @@ static int rblk_cm_established(struct rblk_rdma_queue *queue,
 	return 0;
 }
 
-static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+static int rblk_rdma_cm_handler(struct rdma_cm_id *cm_id,
+				struct rdma_cm_event *ev)
 {
 	struct rblk_rdma_queue *queue = cm_id->context;
 	int err = 0;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		err = rblk_queue_create_ib(queue);
+		err = rblk_rdma_queue_create_ib(queue);
 		/* Before the route: it is part of the path that is looked up. */
 		if (!err && queue->ctrl->opts.tos >= 0)
 			rdma_set_service_type(cm_id, queue->ctrl->opts.tos);
 		if (!err)
-			err = rdma_resolve_route(cm_id, RBLK_CM_TIMEOUT_MS);
+			err = rdma_resolve_route(cm_id,
+						 RBLK_RDMA_CM_TIMEOUT_MS);
 		if (!err)
 			return 0;
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		/* A REQ sent now would break the device's CM for good. */
-		if (!rblk_port_active(queue)) {
+		if (!rblk_rdma_port_active(queue)) {
 			queue->cm_msg = "RDMA port is down";
 			err = -ENETDOWN;
 			break;
 		}
-		err = rblk_cm_connect(queue);
+		err = rblk_rdma_cm_connect(queue);
 		if (!err)
 			return 0;
 		queue->cm_msg = "cannot start the RDMA connection";
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		set_bit(RBLK_Q_CONNECTED, &queue->nq->flags);
-		err = rblk_cm_established(queue, ev);
+		set_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags);
+		err = rblk_rdma_cm_established(queue, ev);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		err = rblk_cm_rejected(queue, ev);
+		err = rblk_rdma_cm_rejected(queue, ev);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 		queue->cm_msg = queue->ctrl->opts.src_addr.ss_family ?
@@ -1178,10 +1129,10 @@ static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		/* Not of our own making (stop clears CONNECTED first)? */
-		if (test_bit(RBLK_Q_CONNECTED, &queue->nq->flags)) {
+		if (test_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags)) {
 			dev_info(queue->ctrl->dev, "qid %u: %s\n", queue->qid,
 				 rdma_event_msg(ev->event));
-			rblk_queue_lost(queue);
+			rblk_rdma_conn_lost(queue);
 		}
 		return 0;
 	default:
@@ -1197,16 +1148,16 @@ static int rblk_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	return 0;
 }
 
-static void rblk_queue_release(struct rblk_rdma_queue *queue)
+static void rblk_rdma_queue_release(struct rblk_rdma_queue *queue)
 {
 	/* Waits for a handler still running and stops new events. */
 	rdma_destroy_id(queue->cm_id);
 	queue->cm_id = NULL;
-	rblk_queue_destroy_ib(queue);
+	rblk_rdma_queue_destroy_ib(queue);
 }
 
 /* Why rdma_resolve_addr() refused at once, for the one who connects. */
-static const char *rblk_resolve_err(struct rblk_ctrl *ctrl, int err)
+static const char *rblk_rdma_resolve_err(struct rblk_ctrl *ctrl, int err)
 {
 	if (!ctrl->opts.src_addr.ss_family)
 		return "cannot resolve the target address";
@@ -1221,14 +1172,14 @@ static const char *rblk_resolve_err(struct rblk_ctrl *ctrl, int err)
 }
 
 int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
-			  struct netlink_ext_ack *extack)
+			  const char **reason)
 {
 	struct rblk_rdma_queue *queue = &ctrl->rdma->queues[qid];
 	long left;
 	int ret;
 
 	queue->nq->size = size;
-	queue->nq->flags = 0;
+	queue->flags = 0;
 	queue->cm_error = -ETIMEDOUT;
 	queue->cm_msg = NULL;
 	queue->inline_bytes = 0;
@@ -1237,12 +1188,12 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 		queue->inline_bytes = ctrl->ioccsz - sizeof(struct nvme_command);
 	init_completion(&queue->cm_done);
 
-	queue->cm_id = rdma_create_id(&init_net, rblk_cm_handler, queue,
+	queue->cm_id = rdma_create_id(&init_net, rblk_rdma_cm_handler, queue,
 				      RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(queue->cm_id)) {
 		ret = PTR_ERR(queue->cm_id);
 		queue->cm_id = NULL;
-		NL_SET_ERR_MSG(extack, "cannot create an RDMA CM id");
+		*reason = "cannot create an RDMA CM id";
 		return ret;
 	}
 
@@ -1251,56 +1202,54 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 				ctrl->opts.src_addr.ss_family ?
 				(struct sockaddr *)&ctrl->opts.src_addr : NULL,
 				(struct sockaddr *)&ctrl->opts.addr,
-				RBLK_CM_TIMEOUT_MS);
+				RBLK_RDMA_CM_TIMEOUT_MS);
 	if (ret) {
-		rblk_set_err(extack, rblk_resolve_err(ctrl, ret));
+		*reason = rblk_rdma_resolve_err(ctrl, ret);
 		goto out_release;
 	}
 
-	left = msecs_to_jiffies(RBLK_CM_WAIT_MS);
+	left = msecs_to_jiffies(RBLK_RDMA_CM_WAIT_MS);
 	left = wait_for_completion_interruptible_timeout(&queue->cm_done, left);
 	if (left < 0) {
 		ret = -EINTR;
-		NL_SET_ERR_MSG(extack, "interrupted while connecting");
+		*reason = "interrupted while connecting";
 		goto out_release;
 	}
 	ret = left ? queue->cm_error : -ETIMEDOUT;
 	if (ret) {
-		if (!left)
-			NL_SET_ERR_MSG(extack, "timed out connecting the RDMA queue");
-		else
-			rblk_set_err(extack, queue->cm_msg);
+		*reason = left ? queue->cm_msg :
+				 "timed out connecting the RDMA queue";
 		goto out_release;
 	}
 
-	set_bit(RBLK_Q_ALLOCATED, &queue->nq->flags);
+	set_bit(RBLK_RDMA_Q_ALLOCATED, &queue->flags);
 	/* Connected: a later loss of the port gets a fresh wait. */
 	WRITE_ONCE(ctrl->rdma->port_wait_end, 0);
 	return 0;
 
 out_release:
 	dev_dbg(ctrl->dev, "qid %u: connect failed: %d\n", qid, ret);
-	rblk_queue_release(queue);
-	clear_bit(RBLK_Q_CONNECTED, &queue->nq->flags);
+	rblk_rdma_queue_release(queue);
+	clear_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags);
 	return ret;
 }
 
 void rblk_rdma_stop_queue(struct rblk_queue *nq)
 {
-	rblk_queue_stop(rblk_rdma_q(nq));
+	__rblk_rdma_stop_queue(rblk_rdma_q(nq));
 }
 
 void rblk_rdma_free_queue(struct rblk_queue *nq)
 {
 	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 
-	if (!test_and_clear_bit(RBLK_Q_ALLOCATED, &nq->flags))
+	if (!test_and_clear_bit(RBLK_RDMA_Q_ALLOCATED, &queue->flags))
 		return;
 	/* A reaper that saw ALLOCATED is done before the CQ goes. */
 	spin_lock(&queue->poll_lock);
 	spin_unlock(&queue->poll_lock);
-	rblk_queue_stop(queue);
-	rblk_queue_release(queue);
+	__rblk_rdma_stop_queue(queue);
+	rblk_rdma_queue_release(queue);
 }
 
 /* With the core's queue array: one RDMA queue behind each. */
@@ -1352,8 +1301,8 @@ bool rblk_rdma_uses_device(struct rblk_ctrl *ctrl, struct ib_device *ibdev)
 }
 
 /* Small writes ride in the command capsule: no registration at all. */
-static void rblk_map_inline(struct rblk_rdma_queue *queue, struct rblk_req *req,
-			    int nents)
+static void rblk_rdma_map_inline(struct rblk_rdma_queue *queue,
+				 struct rblk_req *req, int nents)
 {
 	struct rblk_rdma_req *rr = rblk_rdma_req(req);
 	struct nvme_sgl_desc *sg = &req->cmd.common.dptr.sgl;
@@ -1373,8 +1322,8 @@ static void rblk_map_inline(struct rblk_rdma_queue *queue, struct rblk_req *req,
 	sg->type = (NVME_SGL_FMT_DATA_DESC << 4) | NVME_SGL_FMT_OFFSET;
 }
 
-static int rblk_map_fr(struct rblk_rdma_queue *queue, struct request *rq,
-		       int nents)
+static int rblk_rdma_map_fr(struct rblk_rdma_queue *queue, struct request *rq,
+			    int nents)
 {
 	struct rblk_req *req = rblk_req(rq);
 	struct rblk_rdma_req *rr = rblk_rdma_req(req);
@@ -1391,9 +1340,9 @@ static int rblk_map_fr(struct rblk_rdma_queue *queue, struct request *rq,
 		rr->mr = NULL;
 		return n < 0 ? n : -EINVAL;
 	}
-	rblk_reg_wr_init(&rr->reg_wr, &rr->reg_cqe, rr->mr,
-			 rq_data_dir(rq) == WRITE ? IB_ACCESS_REMOTE_READ :
-			 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	rblk_rdma_reg_wr_init(&rr->reg_wr, &rr->reg_cqe, rr->mr,
+			      rq_data_dir(rq) == WRITE ? IB_ACCESS_REMOTE_READ :
+			      IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
 
 	sg->addr = cpu_to_le64(rr->mr->iova);
 	put_unaligned_le24(rr->mr->length, sg->length);
@@ -1401,37 +1350,6 @@ static int rblk_map_fr(struct rblk_rdma_queue *queue, struct request *rq,
 	/* Ask the target to invalidate with its response (SEND_WITH_INV). */
 	sg->type = (NVME_KEY_SGL_FMT_DATA_DESC << 4) | NVME_SGL_FMT_INVALIDATE;
 	return 0;
-}
-
-/* A small read lands in its tag's page of the pool: nothing to register. */
-static void rblk_map_pool(struct rblk_rdma_queue *queue, struct request *rq)
-{
-	struct rblk_req *req = rblk_req(rq);
-	struct nvme_keyed_sgl_desc *sg = &req->cmd.common.dptr.ksgl;
-
-	ib_dma_sync_single_for_device(queue->ibdev, queue->pool_dma[rq->tag],
-				      PAGE_SIZE, DMA_FROM_DEVICE);
-	sg->addr = cpu_to_le64(queue->pool_mr->iova + (u64)rq->tag * PAGE_SIZE);
-	put_unaligned_le24(blk_rq_payload_bytes(rq), sg->length);
-	put_unaligned_le32(queue->pool_mr->rkey, sg->key);
-	/* No invalidation: the key outlives the command. */
-	sg->type = NVME_KEY_SGL_FMT_DATA_DESC << 4;
-	rblk_rdma_req(req)->pooled = true;
-}
-
-/* After a successful pooled read: the data, from the pool to the bios. */
-static void rblk_pool_copy(struct rblk_rdma_queue *queue, struct request *rq)
-{
-	const char *src = page_address(queue->pool_pages[rq->tag]);
-	struct req_iterator iter;
-	struct bio_vec bv;
-
-	ib_dma_sync_single_for_cpu(queue->ibdev, queue->pool_dma[rq->tag],
-				   PAGE_SIZE, DMA_FROM_DEVICE);
-	rq_for_each_segment(bv, rq, iter) {
-		memcpy_to_bvec(&bv, src);
-		src += bv.bv_len;
-	}
 }
 
 int rblk_rdma_map_data(struct rblk_queue *nq, struct request *rq)
@@ -1444,7 +1362,6 @@ int rblk_rdma_map_data(struct rblk_queue *nq, struct request *rq)
 
 	rr->num_sge = 1;
 	rr->mr = NULL;
-	rr->pooled = false;
 	rr->dma_nents = 0;
 	c->common.flags |= NVME_CMD_SGL_METABUF;
 
@@ -1458,15 +1375,9 @@ int rblk_rdma_map_data(struct rblk_queue *nq, struct request *rq)
 		return 0;
 	}
 
-	if (queue->pool_mr && req_op(rq) == REQ_OP_READ &&
-	    blk_rq_payload_bytes(rq) <= PAGE_SIZE && rq->tag < queue->pool_n) {
-		rblk_map_pool(queue, rq);
-		return 0;
-	}
-
 	rr->sgt.sgl = rr->first_sgl;
 	ret = sg_alloc_table_chained(&rr->sgt, blk_rq_nr_phys_segments(rq),
-				     rr->sgt.sgl, RBLK_INLINE_SG_CNT);
+				     rr->sgt.sgl, RBLK_RDMA_INLINE_SG_CNT);
 	if (ret)
 		return -ENOMEM;
 	rr->sgt.nents = blk_rq_map_sg(rq->q, rq, rr->sgt.sgl);
@@ -1480,9 +1391,9 @@ int rblk_rdma_map_data(struct rblk_queue *nq, struct request *rq)
 
 	if (rq_data_dir(rq) == WRITE && nents <= queue->inline_sge &&
 	    blk_rq_payload_bytes(rq) <= queue->inline_bytes) {
-		rblk_map_inline(queue, req, nents);
+		rblk_rdma_map_inline(queue, req, nents);
 	} else {
-		ret = rblk_map_fr(queue, rq, nents);
+		ret = rblk_rdma_map_fr(queue, rq, nents);
 		if (ret)
 			goto out_unmap;
 	}
@@ -1493,7 +1404,7 @@ out_unmap:
 	ib_dma_unmap_sg(queue->ibdev, rr->sgt.sgl, rr->sgt.nents,
 			rq_dma_dir(rq));
 out_free_table:
-	sg_free_table_chained(&rr->sgt, RBLK_INLINE_SG_CNT);
+	sg_free_table_chained(&rr->sgt, RBLK_RDMA_INLINE_SG_CNT);
 	return ret;
 }
 
@@ -1503,12 +1414,6 @@ void rblk_rdma_unmap_data(struct rblk_queue *nq, struct request *rq)
 	struct rblk_req *req = rblk_req(rq);
 	struct rblk_rdma_req *rr = rblk_rdma_req(req);
 
-	if (rr->pooled) {
-		rr->pooled = false;
-		if (test_bit(RBLK_REQ_CQE, &req->flags) && !req->status)
-			rblk_pool_copy(queue, rq);
-		return;
-	}
 	if (!rr->dma_nents)
 		return;
 	if (rr->mr) {
@@ -1517,7 +1422,7 @@ void rblk_rdma_unmap_data(struct rblk_queue *nq, struct request *rq)
 	}
 	ib_dma_unmap_sg(queue->ibdev, rr->sgt.sgl, rr->sgt.nents,
 			rq_dma_dir(rq));
-	sg_free_table_chained(&rr->sgt, RBLK_INLINE_SG_CNT);
+	sg_free_table_chained(&rr->sgt, RBLK_RDMA_INLINE_SG_CNT);
 	rr->dma_nents = 0;
 }
 
@@ -1526,7 +1431,7 @@ void rblk_rdma_unmap_data(struct rblk_queue *nq, struct request *rq)
  * they may not, a signaled WR is among those it holds (sq_room is at
  * least sig_every), and its command's end reruns the hardware queue.
  */
-static bool rblk_sq_admit(struct rblk_rdma_queue *queue, u32 nwr)
+static bool rblk_rdma_sq_admit(struct rblk_rdma_queue *queue, u32 nwr)
 {
 	return queue->sq_head + nwr - READ_ONCE(queue->sq_done) <= queue->sq_room;
 }
@@ -1560,7 +1465,7 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq, bool last)
 	rr->sge[0].length = sizeof(*sqe);
 	rr->sge[0].lkey = queue->ctrl->rdma->pd->local_dma_lkey;
 
-	rr->send_cqe.done = rblk_send_done;
+	rr->send_cqe.done = rblk_rdma_send_done;
 	wr->wr_cqe = &rr->send_cqe;
 	wr->sg_list = rr->sge;
 	wr->num_sge = rr->num_sge;
@@ -1572,27 +1477,18 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq, bool last)
 		first = &rr->reg_wr.wr;
 	}
 
-	bh = rblk_sq_lock(queue, &flags, rblk_tx_inline(queue));
-	/* The pool's one registration goes ahead of its first user. */
-	if (unlikely(rr->pooled && !queue->pool_live)) {
-		queue->pool_reg.wr.next = first;
-		first = &queue->pool_reg.wr;
-		nwr++;
-	}
-	if (unlikely(!rblk_sq_admit(queue, nwr))) {
+	bh = rblk_rdma_sq_lock(queue, &flags, rblk_rdma_tx_inline(queue));
+	if (unlikely(!rblk_rdma_sq_admit(queue, nwr))) {
 		/* Nothing of it is on the wire: no key to invalidate. */
 		clear_bit(RBLK_REQ_MR_VALID, &req->flags);
 		ret = -EBUSY;
 		goto flush;
 	}
 	/* In-capsule data must not be unmapped before the HCA is done. */
-	signal = !READ_ONCE(rblk_rdma_tune.unsignaled_sends) ||
-		 rr->num_sge > 1 ||
+	signal = rr->num_sge > 1 ||
 		 queue->sq_head + nwr - queue->sq_sig >= queue->sig_every;
 	wr->send_flags = signal ? IB_SEND_SIGNALED : 0;
-	rblk_sq_append(queue, first, wr, nwr);
-	if (first == &queue->pool_reg.wr)
-		queue->pool_live = true;
+	rblk_rdma_sq_append(queue, first, wr, nwr);
 	WRITE_ONCE(queue->nr_cmds, queue->nr_cmds + 1);
 	if (signal) {
 		/* Its completion is one more reference than the response. */
@@ -1601,15 +1497,15 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq, bool last)
 		queue->sq_sig = queue->sq_head;
 		queue->nr_signaled++;
 	}
-	if (last || !READ_ONCE(rblk_rdma_tune.batch_posts))
-		posted = rblk_sq_flush(queue, wr);
-	rblk_sq_unlock(queue, flags, bh);
+	if (last)
+		posted = rblk_rdma_sq_flush(queue, wr);
+	rblk_rdma_sq_unlock(queue, flags, bh);
 	return posted ? 0 : -EIO;
 
 flush:
 	/* blk-mq commits what it queued before an error, but why wait. */
-	rblk_sq_flush(queue, NULL);
-	rblk_sq_unlock(queue, flags, bh);
+	rblk_rdma_sq_flush(queue, NULL);
+	rblk_rdma_sq_unlock(queue, flags, bh);
 	return ret;
 }
 
@@ -1620,9 +1516,9 @@ void rblk_rdma_commit(struct rblk_queue *nq)
 	unsigned long flags = 0;
 	bool bh;
 
-	bh = rblk_sq_lock(queue, &flags, rblk_tx_inline(queue));
-	rblk_sq_flush(queue, NULL);
-	rblk_sq_unlock(queue, flags, bh);
+	bh = rblk_rdma_sq_lock(queue, &flags, rblk_rdma_tx_inline(queue));
+	rblk_rdma_sq_flush(queue, NULL);
+	rblk_rdma_sq_unlock(queue, flags, bh);
 }
 
 void rblk_rdma_queue_counts(struct rblk_queue *nq, struct rblk_xprt_counts *c)
@@ -1636,20 +1532,20 @@ void rblk_rdma_queue_counts(struct rblk_queue *nq, struct rblk_xprt_counts *c)
 }
 
 /* Runs from ib_wq once the device reports the new port state. */
-static void rblk_ib_event(struct ib_event_handler *handler,
-			  struct ib_event *ev)
+static void rblk_rdma_ib_event(struct ib_event_handler *handler,
+			       struct ib_event *ev)
 {
 	if (ev->event != IB_EVENT_PORT_ACTIVE && ev->event != IB_EVENT_PORT_ERR)
 		return;
-	/* The port state, then the count: pairs with rblk_wait_port_active(). */
+	/* The port state, then the count: pairs with rblk_rdma_wait_port_active(). */
 	smp_mb__before_atomic();
-	atomic_inc(&rblk_port_events);
-	wake_up_all(&rblk_port_wq);
+	atomic_inc(&rblk_rdma_port_events);
+	wake_up_all(&rblk_rdma_port_wq);
 }
 
-static struct ib_client rblk_ib_client;
+static struct ib_client rblk_rdma_ib_client;
 
-static int rblk_ib_add_one(struct ib_device *ibdev)
+static int rblk_rdma_ib_add_one(struct ib_device *ibdev)
 {
 	struct ib_event_handler *handler;
 
@@ -1657,13 +1553,13 @@ static int rblk_ib_add_one(struct ib_device *ibdev)
 	handler = kzalloc(sizeof(*handler), GFP_KERNEL);
 	if (!handler)
 		return 0;
-	INIT_IB_EVENT_HANDLER(handler, ibdev, rblk_ib_event);
+	INIT_IB_EVENT_HANDLER(handler, ibdev, rblk_rdma_ib_event);
 	ib_register_event_handler(handler);
-	ib_set_client_data(ibdev, &rblk_ib_client, handler);
+	ib_set_client_data(ibdev, &rblk_rdma_ib_client, handler);
 	return 0;
 }
 
-static void rblk_ib_remove_one(struct ib_device *ibdev, void *client_data)
+static void rblk_rdma_ib_remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct ib_event_handler *handler = client_data;
 
@@ -1674,18 +1570,18 @@ static void rblk_ib_remove_one(struct ib_device *ibdev, void *client_data)
 	}
 }
 
-static struct ib_client rblk_ib_client = {
+static struct ib_client rblk_rdma_ib_client = {
 	.name	= "rblk",
-	.add	= rblk_ib_add_one,
-	.remove	= rblk_ib_remove_one,
+	.add	= rblk_rdma_ib_add_one,
+	.remove	= rblk_rdma_ib_remove_one,
 };
 
 int rblk_rdma_init(void)
 {
-	return ib_register_client(&rblk_ib_client);
+	return ib_register_client(&rblk_rdma_ib_client);
 }
 
 void rblk_rdma_exit(void)
 {
-	ib_unregister_client(&rblk_ib_client);
+	ib_unregister_client(&rblk_rdma_ib_client);
 }

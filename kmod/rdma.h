@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rblk: what the NVMe core asks of its transport (rdma.c): bring a queue's
- * connection up, stop it (after which none of its completions runs) and
- * free it; map, unmap and post one command (or a batch: post, then
- * commit), reap a poll queue; the limits it imposes on a request; whether
- * a controller uses a given RDMA device. The transport calls back into
- * the core through request.c (rblk_req_from_cid(), rblk_req_done(),
- * rblk_req_done_polled(), rblk_req_expire_queue()) and rblk_ctrl_error().
+ * connection up, start it once its Fabrics Connect is done, stop it (after
+ * which none of its completions runs) and free it; whether it is live or
+ * lost; map, unmap and post one command (or a batch: post, then commit),
+ * reap a poll queue; the limits it imposes on a request; whether a
+ * controller uses a given RDMA device. A queue's state is the transport's
+ * own. The transport calls back into the core through request.c
+ * (rblk_req_from_cid(), rblk_req_done(), rblk_req_done_polled()) and
+ * connect.c (rblk_ctrl_queue_lost() when the peer breaks a queue,
+ * rblk_ctrl_error() on any other error).
  */
 #ifndef _RBLK_RDMA_H
 #define _RBLK_RDMA_H
@@ -16,7 +19,6 @@
 
 struct ib_device;
 struct io_comp_batch;
-struct netlink_ext_ack;
 struct rblk_ctrl;
 struct rblk_queue;
 struct request;
@@ -34,10 +36,26 @@ struct rblk_xprt_limits {
 int rblk_rdma_init(void);
 void rblk_rdma_exit(void);
 
+/*
+ * On failure *@reason may say why, for the user: static text, or NULL
+ * when there is nothing to add to the error code.
+ */
 int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
-			  struct netlink_ext_ack *extack);
+			  const char **reason);
+/* Its Fabrics Connect succeeded: every command may go now (live). */
+void rblk_rdma_start_queue(struct rblk_queue *queue);
 void rblk_rdma_stop_queue(struct rblk_queue *queue);
 void rblk_rdma_free_queue(struct rblk_queue *queue);
+/* Allocated: connected, not yet freed; it takes its Fabrics Connect. */
+bool rblk_rdma_queue_allocated(struct rblk_queue *queue);
+/* Started and not stopped since. */
+bool rblk_rdma_queue_live(struct rblk_queue *queue);
+/*
+ * The peer broke it (and rblk_ctrl_queue_lost() was called), till it is
+ * allocated again. A full barrier orders the caller's stores before the
+ * test: rdma.c's ordering rules say what it pairs with.
+ */
+bool rblk_rdma_queue_lost(struct rblk_queue *queue);
 /* After the last queue is freed: what the queues shared (the PD). */
 void rblk_rdma_put_device(struct rblk_ctrl *ctrl);
 /* The transport's part of a controller: with its queue array, till release. */
@@ -70,19 +88,5 @@ struct rblk_xprt_counts {
 
 void rblk_rdma_queue_counts(struct rblk_queue *queue,
 			    struct rblk_xprt_counts *c);
-
-/*
- * The fast path's optional steps (rdma.c's header comment): unsignaled
- * SENDs and batches on, bh_posts and read_pool off. For measuring what
- * each is worth: debugfs rblk/tune/ switches them.
- */
-struct rblk_rdma_tune {
-	bool	unsignaled_sends;
-	bool	batch_posts;
-	bool	bh_posts;	/* on an idle controller */
-	bool	read_pool;	/* off: see rdma.c; for queues set up after */
-};
-
-extern struct rblk_rdma_tune rblk_rdma_tune;
 
 #endif /* _RBLK_RDMA_H */

@@ -409,9 +409,8 @@ static blk_status_t rblk_queue_not_ready(struct rblk_queue *queue,
 /* A live queue takes anything; a connected one only its Connect. */
 static bool rblk_queue_ready(struct rblk_queue *queue, struct request *rq)
 {
-	return test_bit(RBLK_Q_LIVE, &queue->flags) ||
-	       (rblk_is_connect(rq) &&
-		test_bit(RBLK_Q_ALLOCATED, &queue->flags));
+	return rblk_rdma_queue_live(queue) ||
+	       (rblk_is_connect(rq) && rblk_rdma_queue_allocated(queue));
 }
 
 /* The command, and a new generation: a late CQE of the last is refused. */
@@ -463,9 +462,8 @@ static blk_status_t rblk_req_send(struct rblk_queue *queue, struct request *rq,
 
 	/* Bring-up commands wait for their answer: on a broken queue, none. */
 	if (blk_rq_is_passthrough(rq)) {
-		/* Started, then test LOST: rblk_queue_lost() sets, then looks. */
-		smp_mb();
-		if (unlikely(test_bit(RBLK_Q_LOST, &queue->flags))) {
+		/* Started, then ask: ordered there (rdma.c's ordering rules). */
+		if (unlikely(rblk_rdma_queue_lost(queue))) {
 			req->status = NVME_SC_HOST_PATH_ERROR | NVME_STATUS_DNR;
 			return BLK_STS_TRANSPORT;
 		}
@@ -531,8 +529,8 @@ static enum blk_eh_timer_return rblk_timeout(struct request *rq)
 	struct rblk_queue *queue = req->queue;
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	enum rblk_ctrl_state st = rblk_ctrl_state(ctrl);
-	/* Set before rblk_queue_lost() aborted it: no timeout, a hang-up. */
-	bool lost = test_bit(RBLK_Q_LOST, &queue->flags);
+	/* Set before rblk_ctrl_queue_lost() aborted it: no timeout, a hang-up. */
+	bool lost = rblk_rdma_queue_lost(queue);
 
 	/* It waits for an event, not a response: never late (aen.c). */
 	if (rblk_aen_rq(rq) && !lost)
@@ -609,7 +607,7 @@ static bool rblk_expire_rq(struct request *rq, void *data)
 /*
  * The transport lost @queue during bring-up, when nothing would notice
  * before the command timeout: its commands end now, through the timeout
- * handler, which stops the queue first (see rblk_queue_lost()).
+ * handler, which stops the queue first (see rblk_ctrl_queue_lost()).
  */
 void rblk_req_expire_queue(struct rblk_queue *queue)
 {

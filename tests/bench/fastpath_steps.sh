@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# What each of rblk's fast-path steps is worth (README, "Performance"):
-# one VM, one nvmet-rdma target on null_blk, rblk connected twice (the
-# second with tune/read_pool on) and nvme-rdma once, all with 2 I/O queues
-# x 128; then per round and job, fio on each rblk variant (the steps of
-# /sys/kernel/debug/rblk/tune/ switched) and on nvme-rdma, back to back.
-# Prints each variant's IOPS and CPU per I/O as the median of its
-# per-round ratios to nvme-rdma, with min and max. A measurement to read:
-# it fails only when a tool does, never on a ratio.
+# What rblk's one fast-path choice is worth (README, "Performance"): one
+# VM, one nvmet-rdma target on null_blk, nvme-rdma connected once and rblk
+# once per variant and round (the bh_posts module parameter is read-only:
+# rblk is reloaded with it), all with 2 I/O queues x 128; per round, fio
+# on rblk as shipped and on nvme-rdma back to back for each job, then on
+# rblk with bh_posts=Y. Prints each variant's IOPS and CPU per I/O as the
+# median of its per-round ratios to nvme-rdma, with min and max. A
+# measurement to read: it fails only when a tool does, never on a ratio.
 #
 # On the host it boots the VM itself:
 #   tests/bench/fastpath_steps.sh [--kernel 6.1|6.12] [--build-dir build]
@@ -50,21 +50,19 @@ vm_wait_for 30 vm__nullb_dev "$nullb" > /dev/null
 vm_nvmet_subsys "$nqn" "$(vm__nullb_dev "$nullb")"
 vm_nvmet_port 1 10.99.0.1 4420
 vm_nvmet_link 1 "$nqn"
-vm_rblk_load
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-tune=/sys/kernel/debug/rblk/tune
-vm_rblk_connect "$nqn" --nr-io-queues 2 --queue-size 128 > /dev/null
-echo Y > "$tune/read_pool"
-vm_rblk_connect "$nqn" -D --nr-io-queues 2 --queue-size 128 > /dev/null
-echo N > "$tune/read_pool"
 vm_modprobe nvme-rdma
 ref=$(vm_nvme_ref_connect "$nqn" 10.99.0.1 4420 --nr-io-queues=2 --queue-size=128)
 
-# settune UNSIGNALED BATCH BH: the three steps a variant runs with.
-settune() {
-	echo "$1" > "$tune/unsignaled_sends"
-	echo "$2" > "$tune/batch_posts"
-	echo "$3" > "$tune/bh_posts"
+# rblk_as BH: rblk (re)loaded with bh_posts=BH and connected; sets dev.
+rblk_as() {
+	if [ -e /sys/module/rblk ]; then
+		"$RBLKCTL" disconnect --all > /dev/null || vm_fail "rblkctl disconnect --all failed"
+		vm_rblk_unload
+	fi
+	vm_rblk_load bh_posts="$1"
+	vm_rblk_connect "$nqn" --nr-io-queues 2 --queue-size 128 > /dev/null
+	dev=/dev/$(vm_rblk_ctrls)n1
+	vm_assert_exists "$dev"
 }
 busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 out=/tmp/fastpath_steps
@@ -88,17 +86,17 @@ PY
 : > "$out/lines"
 jobs=("--rw=randread --bs=4k --iodepth=32" "--rw=randread --bs=4k --iodepth=1")
 for ((round = 1; round <= rounds; round++)); do
+	rblk_as N
 	for job in "${jobs[@]}"; do
-		settune N N N; run none /dev/rblk0n1 "$job"
-		settune Y Y N; run default /dev/rblk0n1 "$job"
-		settune N N Y; run bh_posts-alone /dev/rblk0n1 "$job"
-		settune Y Y Y; run default+bh_posts /dev/rblk0n1 "$job"
-		settune Y Y N; run default+read_pool /dev/rblk1n1 "$job"
+		run default "$dev" "$job"
 		run nvme-rdma "$ref" "$job"
+	done
+	rblk_as Y
+	for job in "${jobs[@]}"; do
+		run default+bh_posts "$dev" "$job"
 	done
 	vm_log "round $round done"
 done
-settune Y Y N
 vm_nvme_ref_disconnect "$nqn"
 "$RBLKCTL" disconnect --all > /dev/null || vm_fail "rblkctl disconnect --all failed"
 
@@ -110,7 +108,7 @@ runs = collections.defaultdict(dict)
 for line in open(sys.argv[1]):
     rnd, job, name, iops, cpu = line.strip().split("|")
     runs[job, rnd][name] = (float(iops), float(cpu))
-variants = ["none", "default", "bh_posts-alone", "default+bh_posts", "default+read_pool"]
+variants = ["default", "default+bh_posts"]
 for job in dict.fromkeys(j for j, _ in runs):
     print("\n%s" % job)
     print("%-18s %-22s %s" % ("rblk variant", "IOPS", "CPU per I/O"))

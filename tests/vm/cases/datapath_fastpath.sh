@@ -1,7 +1,7 @@
 #!/bin/bash
 # The fast path's send side, as rblk's debugfs counts it per I/O queue
 # (rblk/rblk0/queues: commands posted, signaled work requests, doorbells
-# rung) and as rblk/tune/ switches it:
+# rung, posts with bottom halves off):
 # - 4k writes travel as in-capsule data, whose SEND stays signaled (its
 #   pages are unmapped when the command ends): as many signaled as posted;
 # - 4k reads post their SEND unsignaled, but for one every sig_every work
@@ -10,13 +10,9 @@
 # - fio submitting and reaping 8 at a time (iodepth_batch_submit,
 #   iodepth_batch_complete_min) hands blk-mq batches that go out as
 #   chains: fewer doorbells than commands;
-# - tune/bh_posts (off by default) posts with bottom halves off when the
-#   controller is idle: at QD1, every post;
-# - each step turned off in rblk/tune/ gives what nvme-rdma does: a
-#   signaled SEND and a doorbell per command;
-# - with tune/read_pool on (for queues set up after), 4k reads land in a
-#   pool registered once and are copied out: one WR each, so at most one
-#   SEND in 16 is signaled, and the data verifies.
+# - unsignaled SENDs and batches are the only way: nothing turns them off;
+# - the module loaded with bh_posts=Y (N by default) posts with bottom
+#   halves off when the controller is idle: at QD1, every post.
 # Every block read back is verified against what was written.
 # vm-timeout: 300
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
@@ -30,7 +26,6 @@ dev=/dev/rblk0n1
 vm_assert_exists "$dev"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 queues=/sys/kernel/debug/rblk/rblk0/queues
-tune=/sys/kernel/debug/rblk/tune
 vm_assert_eq "qid map size posted signaled doorbells inline" "$(head -n1 "$queues")" "debugfs queues header"
 counts() { awk 'NR == 2 { print $4, $5, $6, $7 }' "$queues"; }
 job=(--filename="$dev" --ioengine=io_uring --direct=1 --bs=4k --size=4M
@@ -58,10 +53,8 @@ signaled_at_most() {
 	fi
 }
 
-for t in unsignaled_sends batch_posts; do
-	vm_assert_eq Y "$(cat "$tune/$t")" "tune/$t by default"
-done
-vm_assert_eq N "$(cat "$tune/bh_posts")" "tune/bh_posts by default"
+vm_assert_not_exists /sys/kernel/debug/rblk/tune
+vm_assert_eq N "$(cat /sys/module/rblk/parameters/bh_posts)" "bh_posts by default"
 
 step "4k writes" --iodepth=16 --do_verify=0
 vm_assert_eq "$posted" "$signaled" "signaled SENDs of in-capsule writes"
@@ -77,32 +70,17 @@ step "batched verified reads" "${batch[@]}" --verify_only=1
 
 # bh_posts: one read at a time leaves the controller idle before each,
 # so every post runs with bottom halves off; the data still verifies.
-echo Y > "$tune/bh_posts"
-step "bh_posts, QD1 verified reads" --iodepth=1 --verify_only=1
-echo N > "$tune/bh_posts"
-vm_assert_eq "$posted" "$inlined" "QD1 posts with bottom halves off"
-
-# Everything off: nvme-rdma's way, and the data still right.
-for t in unsignaled_sends batch_posts; do echo N > "$tune/$t"; done
-step "all steps off" "${batch[@]}" --verify_only=1
-for t in unsignaled_sends batch_posts; do echo Y > "$tune/$t"; done
-vm_assert_eq "$posted $posted" "$signaled $doorbells" "tune off: signaled and doorbells per command"
-
-# The small-read pool, on a controller connected after turning it on.
-vm_assert_eq N "$(cat "$tune/read_pool")" "tune/read_pool by default"
-echo Y > "$tune/read_pool"
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect failed"
+vm_rblk_unload
+vm_rblk_load bh_posts=Y
 vm_rblk_connect "$nqn" --nr-io-queues 1 --queue-size 128 > /dev/null
-echo N > "$tune/read_pool"
 ctrl=$(vm_rblk_ctrls)
 dev=/dev/${ctrl}n1
 vm_assert_exists "$dev"
 queues=/sys/kernel/debug/rblk/$ctrl/queues
 job[0]=--filename="$dev"
-step "pooled verified reads" --iodepth=32 --verify_only=1
-signaled_at_most 16
-# Writes on a pooled queue still register (and verify as they go).
-vm_fio /tmp/fastpath.json "${job[@]}" --bs=64k --iodepth=4 --do_verify=1
+step "bh_posts, QD1 verified reads" --iodepth=1 --verify_only=1
+vm_assert_eq "$posted" "$inlined" "QD1 posts with bottom halves off"
 
 "$RBLKCTL" disconnect "$ctrl" > /dev/null || vm_fail "rblkctl disconnect failed"
 vm_dmesg_clean

@@ -9,7 +9,7 @@
 #
 # Why keep-alive is 30 s here, not 5: on this kernel's soft-RoCE a CM
 # message sent while the port is down breaks rxe0's GSI QP for good (see
-# rblk_wait_port_active() in kmod/rdma.c), after which no connection can
+# rblk_rdma_wait_port_active() in kmod/rdma.c), after which no connection can
 # be made. rblk holds its own DREQs back until the port is up again, but
 # the target sends one when its keep-alive timer expires, and in this TCG
 # VM a "5 s" flap takes up to ~10 s of guest time: with kato 5 the

@@ -2,7 +2,7 @@
 // depth), each command id the tag and a generation that every submission
 // bumps, encoded by the module's own kmod/shared/cid.h. Every completion is
 // checked here before it is believed, as the module does
-// (kmod/rdma.c, rblk_process_cqe()): a command id naming no command in
+// (kmod/rdma.c, rblk_rdma_process_cqe()): a command id naming no command in
 // flight, a stale generation or a second response to the same command is
 // a protocol error, which fails the queue (and leads to a reconnect) rather
 // than completing the wrong command. Also holds each command's deadline.

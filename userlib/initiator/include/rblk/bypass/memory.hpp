@@ -15,8 +15,9 @@
 //
 // Trust: the keys stay valid while the queue lives (no invalidation per
 // command), so a target that wrote after its response could touch a later
-// command's buffer, though never memory outside what was registered: the
-// module's read_pool trade-off (README, "The trust trade-off").
+// command's buffer, though never memory outside what was registered:
+// narrower than nvme-rdma's register_always=N (all of memory), wider than
+// rblk.ko's key per command, invalidated before the command ends.
 #pragma once
 
 #include "rblk/bypass/verbs.hpp"

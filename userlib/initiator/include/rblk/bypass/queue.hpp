@@ -83,7 +83,7 @@ public:
     // then submit again), QueueDown once failed.
     IoStatus submit(Command cmd, std::span<const std::byte> inline_data, std::uint64_t user_data);
     // Posts the commands submitted since the last flush as one chain: one
-    // ibv_post_send(), one doorbell (as the module's batch_posts and
+    // ibv_post_send(), one doorbell (as the module's blk-mq batches and
     // SPDK's delayed submission). poll(), wait() and arm_events() flush
     // first, so a caller that submits a batch and then reaps never leaves
     // a command behind; a caller that sleeps on something else flushes.

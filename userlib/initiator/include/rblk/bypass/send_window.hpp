@@ -1,5 +1,5 @@
 // The send queue's occupancy, for SENDs posted mostly unsignaled (as the
-// module's tune/unsignaled_sends, kmod/rdma.c): a command's capsule is
+// module's unsignaled SENDs, kmod/rdma.c): a command's capsule is
 // free again once its response is in, since the response proves the
 // target has it (a retransmission after that reads the next command's
 // bytes and is dropped by the target as a duplicate). Only every
