@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# What rblk's one fast-path choice is worth (README, "Performance"): one
+# What rblk's one fast-path choice is worth (tests/bench/README.md,
+# "Performance: the fast path, measured"): one
 # VM, one nvmet-rdma target on null_blk, nvme-rdma connected once and rblk
 # once per variant and round (the bh_posts module parameter is read-only:
 # rblk is reloaded with it), all with 2 I/O queues x 128; per round, fio

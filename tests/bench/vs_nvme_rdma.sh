@@ -288,7 +288,7 @@ if [ -z "$nqn" ]; then
 	mapfile -t line < <(vm_rblk_connect "$nqn")
 	"$RBLKCTL" disconnect "${line[0]}" > /dev/null
 fi
-# fio splits a filename on ':': the NQN's are escaped (README).
+# fio splits a filename on ':': the NQN's are escaped (userlib/initiator/README.md).
 bypass_spec="trtype=rdma adrfam=IPv4 traddr=10.99.0.1 trsvcid=4420 subnqn=${nqn//:/\\:} ns=1"
 
 # ublk_start: `rblkctl connect --path bypass` serving the namespace as a

@@ -26,7 +26,7 @@
 #                                port's controllers) / link it again
 #   mp_link_down PORT / mp_link_up PORT
 #                                the target side's veth of PORT down / up.
-#                                Beware README's link-flap trap: with
+#                                Beware kmod/README.md's link-flap trap: with
 #                                nvme-rdma (6.12) the path taken down under
 #                                fio stayed connecting after the link came
 #                                back, and `nvme disconnect` then hung in D

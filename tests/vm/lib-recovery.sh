@@ -5,7 +5,7 @@
 #   rec_json KEY                  KEY of the JSON object on stdin (fails
 #                                 when it is missing)
 #   rec_fio_job_error JSON        the error code of fio's (only) job
-#   rec_result NAME VALUE...      a "RESULT:" line for the README
+#   rec_result NAME VALUE...      a "RESULT:" line for kmod/README.md
 #   rec_timed_read DEV OFFSET     one 4 KiB O_DIRECT read: prints "ok MS"
 #                                 or "ERRNO MS", timed inside the process
 #   rec_pread FD                  reads 4 KiB at 8 MiB from the open FD:

@@ -2,7 +2,7 @@
 # Usage: tests/vm/run-in-vm.sh --build-dir build --kernel 6.1|6.12 \
 #            tests/vm/investigate/kernel_differences.sh
 # Prints what nvmet-rdma of the booted kernel grants and answers, as rblk
-# and the kernel's nvme-rdma see it, for the README's table of differences
+# and the kernel's nvme-rdma see it, for kmod/README.md's table of differences
 # between 6.1 and 6.12: the I/O queue size granted for -Q 1024 and for the
 # default, the I/O queue count granted for -i 8 on 2 vCPUs, and the status
 # a read of a disabled namespace gets. Not a test: it reports and exits 0.
