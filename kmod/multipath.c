@@ -658,8 +658,13 @@ bool rblk_mpath_failover(struct request *rq)
 	spin_lock_irqsave(&head->requeue_lock, flags);
 	for (bio = rq->bio; bio; bio = bio->bi_next) {
 		bio_set_dev(bio, head->disk->part0);
+		/*
+		 * Another path may have no poll queue: it then ends in
+		 * softirq, where 6.1's bio_put() warns about (and must not
+		 * recycle) a bio of the per-cpu alloc cache, so that goes too.
+		 */
 		if (bio->bi_opf & REQ_POLLED) {
-			bio->bi_opf &= ~REQ_POLLED;
+			bio_clear_polled(bio);
 			bio->bi_cookie = BLK_QC_T_NONE;
 		}
 	}
