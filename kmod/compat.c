@@ -59,17 +59,6 @@ struct gendisk *rblk_alloc_bio_disk(const struct rblk_qlim *l, bool poll,
 	return blk_alloc_disk(&lim, node);
 }
 
-int rblk_set_write_cache(struct request_queue *q, bool on)
-{
-	struct queue_limits lim = queue_limits_start_update(q);
-
-	if (on)
-		lim.features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
-	else
-		lim.features &= ~(BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA);
-	return queue_limits_commit_update(q, &lim);
-}
-
 bool rblk_write_cache_enabled(struct request_queue *q)
 {
 	return blk_queue_write_cache(q);
@@ -148,12 +137,6 @@ struct gendisk *rblk_alloc_bio_disk(const struct rblk_qlim *l, bool poll,
 	if (poll)
 		blk_queue_flag_set(QUEUE_FLAG_POLL, disk->queue);
 	return disk;
-}
-
-int rblk_set_write_cache(struct request_queue *q, bool on)
-{
-	blk_queue_write_cache(q, on, on);
-	return 0;
 }
 
 bool rblk_write_cache_enabled(struct request_queue *q)

@@ -42,7 +42,6 @@ struct gendisk *rblk_alloc_disk(struct blk_mq_tag_set *set,
  */
 struct gendisk *rblk_alloc_bio_disk(const struct rblk_qlim *l, bool poll,
 				    int node);
-int rblk_set_write_cache(struct request_queue *q, bool on);
 /* A request counted in another disk's statistics (a multipath head's). */
 unsigned long rblk_io_acct_start(struct block_device *bdev,
 				 struct request *rq);

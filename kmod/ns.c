@@ -342,6 +342,12 @@ static int rblk_ns_active_ids(struct rblk_ctrl *ctrl, u32 *ids, int max)
 	if (!list)
 		return -ENOMEM;
 	for (;;) {
+		/*
+		 * A target may answer success and transfer nothing: the page
+		 * then reads as the end of the list, not as the previous page
+		 * or old heap (kmalloc'ed: init_on_alloc is only a default).
+		 */
+		memset(list, 0, NVME_IDENTIFY_DATA_SIZE);
 		ret = rblk_identify_active_ns(ctrl, start, list);
 		if (ret) {
 			dev_err(ctrl->dev, "Identify active namespaces failed: %d\n",

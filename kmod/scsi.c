@@ -347,32 +347,6 @@ out_free:
 	return ret;
 }
 
-/* Set Features runs on the admin queue with the core's own timeout. */
-static int rblk_sgio_exec_admin(struct rblk_sgio *sg, u16 *status)
-{
-	struct nvme_command cmd;
-	int ret;
-
-	rblk_sgio_build_cmd(&sg->out.nvme, &cmd);
-	ret = rblk_submit_sync(sg->ns->ctrl, 0, &cmd, NULL, 0, NULL, false);
-	if (ret < 0)
-		return ret == -EINTR || ret == -ENOMEM ? ret : -EIO;
-	*status = ret;
-	return 0;
-}
-
-/* The cached facts a successful command changed. */
-static void rblk_sgio_effects(struct rblk_sgio *sg)
-{
-	struct request_queue *q = sg->ns->disk->queue;
-	u32 fx = sg->out.effects;
-
-	if (sg->out.status != RBLK_SAM_GOOD)
-		return;
-	if (fx & (RBLK_XLATE_FX_WCE_ON | RBLK_XLATE_FX_WCE_OFF))
-		rblk_set_write_cache(q, fx & RBLK_XLATE_FX_WCE_ON);
-}
-
 /* Runs the plan; transport failures become host status, not errors. */
 static int rblk_sgio_execute(struct rblk_sgio *sg)
 {
@@ -380,14 +354,10 @@ static int rblk_sgio_execute(struct rblk_sgio *sg)
 	u16 status = 0;
 	int ret;
 
-	if (sg->out.nvme.admin)
-		ret = rblk_sgio_exec_admin(sg, &status);
-	else
-		ret = rblk_sgio_exec_io(sg, &status);
+	ret = rblk_sgio_exec_io(sg, &status);
 	switch (ret) {
 	case 0:
 		rblk_xlate_complete(&sg->out, status);
-		rblk_sgio_effects(sg);
 		return 0;
 	case -ETIMEDOUT:
 		hdr->host_status = DID_TIME_OUT;

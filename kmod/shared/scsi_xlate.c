@@ -955,7 +955,12 @@ enum xl_pc { XL_PC_CURRENT, XL_PC_CHANGEABLE, XL_PC_DEFAULT, XL_PC_SAVED };
 static u32 xl_mp_caching(const struct rblk_xlate_ns *ns, enum xl_pc pc,
 			 u8 *p)
 {
-	bool wce = ns->vwc_present &&
+	/*
+	 * WCE is the Volatile Write Cache feature, the controller's: set
+	 * through one namespace it would switch every other one's cache
+	 * under its openers. Not changeable here.
+	 */
+	bool wce = ns->vwc_present && pc != XL_PC_CHANGEABLE &&
 		   (pc != XL_PC_CURRENT || ns->vwc_enabled);
 
 	memset(p, 0, XL_MP_CACHING_LEN);
@@ -1056,9 +1061,8 @@ static int xl_mode_sense(struct xl_ctx *c)
 	return xl_data(c, n, cdb[4]);
 }
 
-/* One MODE SELECT page: only WCE and D_SENSE may differ from current. */
-static int xl_select_page(struct xl_ctx *c, const u8 *p, u32 off, bool *wce,
-			  bool *dsense)
+/* One MODE SELECT page: only D_SENSE may differ from current. */
+static int xl_select_page(struct xl_ctx *c, const u8 *p, u32 off, bool *dsense)
 {
 	u8 cur[XL_MP_CACHING_LEN];
 	u32 len, i;
@@ -1069,7 +1073,7 @@ static int xl_select_page(struct xl_ctx *c, const u8 *p, u32 off, bool *wce,
 	switch (p[off] & 0x3f) {
 	case XL_MP_CACHING:
 		len = xl_mp_caching(c->ns, XL_PC_CURRENT, cur);
-		mask = c->ns->vwc_present ? XL_MP_WCE : 0;
+		mask = 0;			/* WCE: see xl_mp_caching() */
 		break;
 	case XL_MP_CONTROL:
 		len = xl_mp_control(c->ns, XL_PC_CURRENT, cur);
@@ -1086,9 +1090,7 @@ static int xl_select_page(struct xl_ctx *c, const u8 *p, u32 off, bool *wce,
 		if ((p[off + i] & ~ign) != (cur[i] & ~ign))
 			return xl_bad_param(c, off + i, XL_NO_BIT);
 	}
-	if (cur[0] == XL_MP_CACHING)
-		*wce = p[off + 2] & XL_MP_WCE;
-	else
+	if (cur[0] == XL_MP_CONTROL)
 		*dsense = p[off + 2] & XL_MP_D_SENSE;
 	return 0;
 }
@@ -1109,27 +1111,13 @@ static int xl_select_bd(struct xl_ctx *c, const u8 *p, u32 hdr, u32 bd,
 	return 0;
 }
 
-static u32 xl_select_effects(const struct rblk_xlate_ns *ns, bool wce,
-			     bool dsense)
-{
-	u32 fx = 0;
-
-	if (wce != (ns->vwc_present && ns->vwc_enabled))
-		fx |= wce ? RBLK_XLATE_FX_WCE_ON : RBLK_XLATE_FX_WCE_OFF;
-	if (dsense != ns->d_sense)
-		fx |= dsense ? RBLK_XLATE_FX_DSENSE_ON :
-			       RBLK_XLATE_FX_DSENSE_OFF;
-	return fx;
-}
-
 static int xl_mode_select(struct xl_ctx *c)
 {
 	const struct rblk_xlate_ns *ns = c->ns;
 	bool ten = c->cdb[0] == XL_MODE_SELECT_10;
-	bool wce = ns->vwc_present && ns->vwc_enabled, dsense = ns->d_sense;
+	bool dsense = ns->d_sense;
 	const u8 *p = c->req->param;
 	u32 plen, hdr = ten ? 8 : 4, bd, off;
-	struct rblk_xlate_nvme *cmd;
 	int ret;
 
 	if (c->cdb[1] & 0x01)			/* SP: nothing is saved */
@@ -1150,20 +1138,14 @@ static int xl_mode_select(struct xl_ctx *c)
 	for (off = hdr + bd; off < plen; off += p[off + 1] + 2) {
 		if (plen - off < 2 || plen - off < p[off + 1] + 2U)
 			return xl_param_len_error(c);
-		ret = xl_select_page(c, p, off, &wce, &dsense);
+		ret = xl_select_page(c, p, off, &dsense);
 		if (ret)
 			return ret;
 	}
 	xl_good(c, plen);
-	c->out->effects = xl_select_effects(ns, wce, dsense);
-	if (!(c->out->effects & (RBLK_XLATE_FX_WCE_ON | RBLK_XLATE_FX_WCE_OFF)))
-		return 0;
-	cmd = xl_plan(c, nvme_admin_set_features, RBLK_XLATE_DATA_NONE, 0,
-		      plen);
-	cmd->admin = true;
-	cmd->nsid = 0;
-	cmd->cdw10 = NVME_FEAT_VOLATILE_WC;
-	cmd->cdw11 = wce;
+	if (dsense != ns->d_sense)
+		c->out->effects = dsense ? RBLK_XLATE_FX_DSENSE_ON :
+					   RBLK_XLATE_FX_DSENSE_OFF;
 	return 0;
 }
 

@@ -17,7 +17,7 @@
  *   3. For RBLK_XLATE_NVME, rblk_xlate_complete() turns the NVMe status
  *      into SCSI status, sense data and residual.
  *   4. On GOOD status, out->effects says which cached namespace facts the
- *      caller must update (D_SENSE, volatile write cache enable).
+ *      caller must update (D_SENSE).
  *
  * Transfers larger than the namespace's maximum transfer size are
  * rejected (INVALID FIELD IN CDB on the transfer length), not split: VPD
@@ -113,7 +113,6 @@ enum rblk_xlate_data {
 
 struct rblk_xlate_nvme {
 	u8			opcode;
-	bool			admin;		/* admin queue, not the I/O */
 	bool			write;		/* host -> controller data */
 	enum rblk_xlate_data	data;
 	u32			data_len;
@@ -122,10 +121,8 @@ struct rblk_xlate_nvme {
 };
 
 /* out->effects: to apply to the namespace facts after GOOD status. */
-#define RBLK_XLATE_FX_WCE_ON	BIT(0)
-#define RBLK_XLATE_FX_WCE_OFF	BIT(1)
-#define RBLK_XLATE_FX_DSENSE_ON	BIT(2)
-#define RBLK_XLATE_FX_DSENSE_OFF BIT(3)
+#define RBLK_XLATE_FX_DSENSE_ON	BIT(0)
+#define RBLK_XLATE_FX_DSENSE_OFF BIT(1)
 
 struct rblk_xlate_out {
 	u8			*buf;		/* caller's, RBLK_XLATE_BUF_LEN */

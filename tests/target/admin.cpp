@@ -1,6 +1,7 @@
 // Admin commands of an I/O controller: Identify (controller, namespace,
 // active list, namespace descriptors), number of queues, keep-alive. The
-// absurd-* misbehaviours live in the Identify data. A discovery
+// absurd-* misbehaviours live in the Identify data, nsid-list-no-data in
+// its transfer. A discovery
 // controller's are in discovery.cpp.
 #include <algorithm>
 #include <cstring>
@@ -95,7 +96,7 @@ void Target::identify_ctrl(Queue& q, uint8_t* buf)
     buf[idc::sqes] = 0x66;
     buf[idc::cqes] = 0x44;
     put<uint16_t>(buf, idc::maxcmd, opts_.max_queue_size);
-    put<uint32_t>(buf, idc::nn, bad_.is(Mode::absurd_nn) ? kAbsurdNn : kNsid);
+    put<uint32_t>(buf, idc::nn, endless_ns_list() ? kAbsurdNn : kNsid);
     put<uint16_t>(buf, idc::oncs, 0);
     buf[idc::vwc] = 1;
     // SGLs supported, keyed data block descriptors, offsets (in-capsule).
@@ -146,12 +147,19 @@ void Target::identify(Queue& q, uint32_t slot)
         break;
     case kCnsNsActiveList: {
         uint32_t n = 0;
-        if (bad_.is(Mode::absurd_nn)) {
+        if (endless_ns_list()) {
             // Ascending ids without end: every page is full.
             for (uint64_t id = uint64_t(c.nsid) + 1; n < 1024 && id < kAbsurdNn; id++)
                 put<uint32_t>(buf, 4 * n++, uint32_t(id));
         } else if (c.nsid < kNsid) {
             put<uint32_t>(buf, 0, kNsid);
+        }
+        // Success and no data: the host's buffer keeps what it held.
+        if (bad_.on_nsid_list()) {
+            log("misbehave: nsid-list-no-data: active list from nsid " + std::to_string(c.nsid) +
+                " answered without data (#" + std::to_string(bad_.hits()) + ")");
+            reply(q, slot, kScSuccess);
+            return;
         }
         break;
     }

@@ -9,7 +9,7 @@ namespace rt {
 
 namespace {
 
-constexpr std::array<std::pair<Mode, std::string_view>, 20> kModes{{
+constexpr std::array<std::pair<Mode, std::string_view>, 21> kModes{{
     {Mode::none, "none"},
     {Mode::unknown_cid, "unknown-cid"},
     {Mode::stale_cid, "stale-cid"},
@@ -17,6 +17,7 @@ constexpr std::array<std::pair<Mode, std::string_view>, 20> kModes{{
     {Mode::dnr_status, "dnr-status"},
     {Mode::silence, "silence"},
     {Mode::absurd_nn, "absurd-nn"},
+    {Mode::nsid_list_no_data, "nsid-list-no-data"},
     {Mode::absurd_mdts, "absurd-mdts"},
     {Mode::absurd_lbaf, "absurd-lbaf"},
     {Mode::tiny_lbaf, "tiny-lbaf"},
@@ -102,6 +103,11 @@ bool Misbehaviour::on_connection()
     if (mode_ != Mode::reject_connect && mode_ != Mode::disconnect_in_connect)
         return false;
     return take();
+}
+
+bool Misbehaviour::on_nsid_list()
+{
+    return mode_ == Mode::nsid_list_no_data && take();
 }
 
 bool Misbehaviour::on_disc_log()

@@ -17,6 +17,7 @@ enum class Mode {
     dnr_status,            // error status with Do Not Retry
     silence,               // from the trigger on, nothing is answered
     absurd_nn,             // NN 0xfffffffe and an active list that never ends
+    nsid_list_no_data,     // as absurd-nn, but an active-list read answers success, transfers nothing
     absurd_mdts,           // MDTS 255 (2^255 pages)
     absurd_lbaf,           // LBA data size 2^40
     tiny_lbaf,             // LBA data size 2^3
@@ -55,6 +56,9 @@ public:
     Action on_command(bool in_trap);
     // A connection request (reject-connect, disconnect-in-connect).
     bool on_connection();
+    // A read of the active namespace list (nsid-list-no-data): whether
+    // this one transfers nothing.
+    bool on_nsid_list();
     // A read of the discovery log (the disc-* modes): whether this one
     // serves the broken log.
     bool on_disc_log();

@@ -103,6 +103,9 @@ private:
     void identify(Queue& q, uint32_t slot);
     void identify_ctrl(Queue& q, uint8_t* buf);
     void identify_ns(uint32_t nsid, uint8_t* buf);
+    // NN 0xfffffffe and every active-list page full (absurd-nn and
+    // nsid-list-no-data: a read past the first page is a continuation).
+    bool endless_ns_list() const { return bad_.is(Mode::absurd_nn) || bad_.is(Mode::nsid_list_no_data); }
 
     // discovery.cpp: the discovery controller
     bool is_discovery_nqn(const std::string& nqn) const;

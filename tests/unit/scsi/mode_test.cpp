@@ -128,7 +128,7 @@ TEST_F(ModeTest, ChangeableAndDefaultValues)
 	ASSERT_EQ(run_in(sense6(1, 0x3f, 0, 255, true), 255), 0);
 	const u8 *d = data() + 4;
 	EXPECT_EQ(d[0], 0x08);
-	EXPECT_EQ(d[2], 0x04);			// WCE changeable
+	EXPECT_EQ(d[2], 0x00);			// WCE: the controller's
 	EXPECT_EQ(d[20], 0x0a);
 	EXPECT_EQ(d[22], 0x04);			// D_SENSE changeable
 	EXPECT_EQ(d[23], 0x00);
@@ -247,25 +247,23 @@ TEST_F(ModeTest, SenseDataOutIsEinval)
 
 // --- MODE SELECT ---
 
-TEST_F(ModeTest, SelectWceOffSetsFeature)
+// The Volatile Write Cache feature is the controller's (Set Features
+// nsid 0): an opener of one namespace must not switch every other
+// namespace's cache under it. WCE is not changeable; a change is refused.
+TEST_F(ModeTest, SelectWceOffIsRefused)
 {
 	ASSERT_EQ(select(false, select_list(false, {}, caching_page(false))),
 		  0);
-	expect_nvme(nvme_admin_set_features, RBLK_XLATE_DATA_NONE, 0, 0);
-	EXPECT_TRUE(out.nvme.admin);
-	EXPECT_EQ(out.nvme.nsid, 0u);
-	EXPECT_EQ(out.nvme.cdw10, 0x06u);	// volatile write cache, SV 0
-	EXPECT_EQ(out.nvme.cdw11, 0u);
-	EXPECT_EQ(out.effects, u32(RBLK_XLATE_FX_WCE_OFF));
+	expect_bad_param(4 + 2, -1);
+	EXPECT_EQ(out.effects, 0u);
 }
 
-TEST_F(ModeTest, SelectWceOnSetsFeature)
+TEST_F(ModeTest, SelectWceOnIsRefused)
 {
 	ns.vwc_enabled = false;
 	ASSERT_EQ(select(true, select_list(true, {}, caching_page(true))), 0);
-	expect_nvme(nvme_admin_set_features, RBLK_XLATE_DATA_NONE, 0, 0);
-	EXPECT_EQ(out.nvme.cdw11, 1u);
-	EXPECT_EQ(out.effects, u32(RBLK_XLATE_FX_WCE_ON));
+	expect_bad_param(8 + 2, -1);
+	EXPECT_EQ(out.effects, 0u);
 }
 
 TEST_F(ModeTest, SelectUnchangedWceIsGoodWithoutCommand)
@@ -347,14 +345,17 @@ TEST_F(ModeTest, SelectOtherControlFieldIsInvalid)
 	expect_bad_param(4 + 3, -1);
 }
 
-TEST_F(ModeTest, SelectBothPagesCombinesEffects)
+TEST_F(ModeTest, SelectBothPagesTakesDescriptorSenseKeepsWce)
 {
-	Bytes pages = cat(control_page(true), caching_page(false));
+	Bytes pages = cat(control_page(true), caching_page(true));
 
 	ASSERT_EQ(select(true, select_list(true, {}, pages)), 0);
-	expect_nvme(nvme_admin_set_features, RBLK_XLATE_DATA_NONE, 0, 0);
-	EXPECT_EQ(out.effects,
-		  u32(RBLK_XLATE_FX_WCE_OFF | RBLK_XLATE_FX_DSENSE_ON));
+	expect_good(0, 0);
+	EXPECT_EQ(out.effects, u32(RBLK_XLATE_FX_DSENSE_ON));
+	pages = cat(control_page(true), caching_page(false));
+	ASSERT_EQ(select(true, select_list(true, {}, pages)), 0);
+	expect_bad_param(8 + 12 + 2, -1);
+	EXPECT_EQ(out.effects, 0u);
 }
 
 TEST_F(ModeTest, SelectBlockDescriptorMustKeepBlockSize)
@@ -488,11 +489,10 @@ TEST_F(ModeTest, SelectParamShorterThanListIsLengthError)
 
 TEST_F(ModeTest, SelectBufferLargerThanListLeavesResidual)
 {
-	Bytes list = select_list(false, {}, caching_page(false));
+	Bytes list = select_list(false, {}, caching_page(true));
 
 	ASSERT_EQ(run_out(cdb6(0x15, 0x10, 0, 0, list.size()), 100, list), 0);
-	expect_nvme(nvme_admin_set_features, RBLK_XLATE_DATA_NONE, 0,
-		    100 - 24);
+	expect_good(0, 100 - 24);
 }
 
 TEST_F(ModeTest, SelectDataInIsEinval)

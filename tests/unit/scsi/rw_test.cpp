@@ -11,7 +11,6 @@ protected:
 		expect_nvme(opcode, RBLK_XLATE_DATA_USER, nlb << ns.lba_shift,
 			    resid);
 		EXPECT_EQ(out.nvme.write, opcode == nvme_cmd_write);
-		EXPECT_FALSE(out.nvme.admin);
 		EXPECT_EQ(out.nvme.nsid, ns.nsid);
 		EXPECT_EQ(out.nvme.cdw10, u32(lba));
 		EXPECT_EQ(out.nvme.cdw11, u32(lba >> 32));
@@ -313,7 +312,6 @@ TEST_F(RwTest, SynchronizeCache10Flushes)
 	EXPECT_EQ(out.nvme.nsid, 1u);
 	EXPECT_EQ(out.nvme.cdw10, 0u);
 	EXPECT_EQ(out.nvme.cdw12, 0u);
-	EXPECT_FALSE(out.nvme.admin);
 }
 
 TEST_F(RwTest, SynchronizeCache16FlushesWithRangeAndImmed)

@@ -406,7 +406,6 @@ TEST_F(SimpleTest, StopUnitFlushesTheCache)
 	ASSERT_EQ(run(cdb6(0x1b, 0, 0, 0, 0x00)), 0);
 	expect_nvme(nvme_cmd_flush, RBLK_XLATE_DATA_NONE, 0, 0);
 	EXPECT_EQ(out.nvme.nsid, 1u);
-	EXPECT_FALSE(out.nvme.admin);
 }
 
 TEST_F(SimpleTest, StopUnitNoFlushOrNoCache)

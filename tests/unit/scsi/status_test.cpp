@@ -153,29 +153,6 @@ TEST_F(CompleteTest, SuccessWithDnrBitAloneIsStillSuccess)
 	EXPECT_EQ(out.resid, 0u);
 }
 
-TEST_F(CompleteTest, SuccessKeepsTheEffects)
-{
-	Bytes list = { 0, 0, 0, 0, 0x08, 0x12, 0, 0, 0, 0, 0, 0,
-		       0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
-
-	ASSERT_EQ(run_out(cdb6(0x15, 0x10, 0, 0, 24), 24, list), 0);
-	ASSERT_EQ(out.kind, RBLK_XLATE_NVME);
-	rblk_xlate_complete(&out, 0);
-	EXPECT_EQ(out.effects, u32(RBLK_XLATE_FX_WCE_OFF));
-}
-
-TEST_F(CompleteTest, FailureDropsTheEffects)
-{
-	Bytes list = { 0, 0, 0, 0, 0x08, 0x12, 0, 0, 0, 0, 0, 0,
-		       0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
-
-	ASSERT_EQ(run_out(cdb6(0x15, 0x10, 0, 0, 24), 24, list), 0);
-	rblk_xlate_complete(&out, 0x002);
-	EXPECT_EQ(out.effects, 0u);
-	EXPECT_EQ(out.status, RBLK_SAM_CHECK_CONDITION);
-	EXPECT_EQ(out.resid, 24u);
-}
-
 TEST_F(CompleteTest, MiscompareOfVerifyByteCheck)
 {
 	ASSERT_EQ(run_out(cdb10(0x2f, 0, 1, 0x02), 512), 0);

@@ -113,10 +113,12 @@ vpd() {
 # specific bytes 15-17 equal to SKS unless SKS is "" (all hex); RC is the
 # sg3_utils category exit code (9 invalid opcode, 22 LBA out of range,
 # 5 other ILLEGAL REQUEST).
+# With SG_CHECK_OUT=FILE, FILE is the data-out instead of 4 KiB data-in.
 sg_check() {
-	local rc_want=$1 key=$2 asc=$3 sks=$4 dev=$5 rc=0 s cdb
+	local rc_want=$1 key=$2 asc=$3 sks=$4 dev=$5 rc=0 s cdb io=(-r 4096)
 	read -r -a cdb <<< "$6"
-	out=$(sg_raw -vv -r 4096 "$dev" "${cdb[@]}" 2>&1) || rc=$?
+	[ -z "${SG_CHECK_OUT:-}" ] || io=(-s "$(stat -c %s "$SG_CHECK_OUT")" -i "$SG_CHECK_OUT")
+	out=$(sg_raw -vv "${io[@]}" "$dev" "${cdb[@]}" 2>&1) || rc=$?
 	vm_assert_eq "$rc_want" "$rc" "sg_raw exit code of $6 ($out)"
 	vm_assert_contains "$out" "SCSI Status: Check Condition" "sg_raw $6"
 	# The hex lines after "Raw sense data", up to the blank line.
@@ -374,6 +376,27 @@ off=${BASH_REMATCH[1]}
 vm_assert_eq 10 "${B[off + 1]}" "control page length"
 # Sense came back fixed-format above: D_SENSE must say so.
 vm_assert_eq 0 $(((B[off + 2] >> 2) & 1)) "control page D_SENSE"
+
+# --- the write cache is the controller's ---------------------------------------------
+# The caching page is one logical unit's; NVMe's Volatile Write Cache
+# feature is the whole controller's (Set Features, nsid 0), and a new
+# association starts from its default. An opener of rblk0n1 must not
+# switch rblk0n2's cache under it (and leave rblk0n2's write_cache
+# stale): WCE is not changeable, MODE SELECT changing it is refused
+# (INVALID FIELD IN PARAMETER LIST at the caching page's byte 2), and
+# neither namespace's queue/write_cache moves.
+vm_log "MODE SELECT WCE"
+wc_before="$(cat /sys/block/rblk0n1/queue/write_cache),$(cat /sys/block/rblk0n2/queue/write_cache)"
+raw_to "$tmp/mode" "MODE SENSE caching, changeable values" sg_modes -r -c 1 -p 8 "$dev"
+off=$((8 + $(be 6 2)))
+vm_assert_eq "08 0" "$(printf %02x $((B[off] & 0x3f))) $(((B[off + 2] >> 2) & 1))" \
+	"changeable caching page: WCE not changeable"
+# MODE SELECT(6), PF: header, then the current caching page with WCE flipped.
+printf -v page '\\x%02x' 0 0 0 0 8 18 $(((1 - wce) * 4)) 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+printf %b "$page" > "$tmp/select"
+SG_CHECK_OUT=$tmp/select sg_check 5 05 26 "80 00 06" "$dev" "15 10 00 00 18 00"
+vm_assert_eq "$wc_before" "$(cat /sys/block/rblk0n1/queue/write_cache),$(cat /sys/block/rblk0n2/queue/write_cache)" \
+	"queue/write_cache of rblk0n1, rblk0n2 after MODE SELECT WCE=$((1 - wce)) on rblk0n1"
 
 # --- REPORT LUNS ---------------------------------------------------------------------
 vm_log "REPORT LUNS"

@@ -3,7 +3,9 @@
 # side (tests/target/rblk_test_target --misbehave MODE): absurd Identify
 # data (NN 0xfffffffe with an endless active list: the scan is bounded;
 # MDTS 255: clamped, I/O verified; LBA data size 2^40 or 2^3, FLBAS beyond
-# NLBAF: the namespace is refused, no disk), a reject or a disconnect
+# NLBAF: the namespace is refused, no disk; an active namespace list read
+# answered with success and no data: nothing left in rblk's buffer passes
+# for namespace ids), a reject or a disconnect
 # during Connect of the admin or the first I/O queue (connect fails with
 # its message within seconds, not at the 10 s Connect timeout), and on
 # every reconnect (attempts follow reconnect_delay). After each mode no
@@ -22,6 +24,38 @@
 # shellcheck source=SCRIPTDIR/../lib-target.sh
 . "$RBLK_SRC_DIR/tests/vm/lib-target.sh"
 head -c 1M /dev/urandom > /tmp/big
+
+# --- an active namespace list answered without data ---------------------------
+# Success with nothing transferred leaves rblk's buffer as it was. The
+# first read: the allocation's old contents, which Debian's kernels zero
+# (init_on_alloc=1), so only a kernel without it could read heap here.
+# A continuation read (the target lists a full first page, NN 0xfffffffe):
+# the buffer still holds the first page, whose ids then came back as
+# "bogus namespace id 1" on every kernel; an empty page ends the list.
+no_bogus() {
+	if vm_dmesg_has 'rblk0: bogus namespace id'; then
+		vm_fail "$1: $(dmesg | grep -m1 'rblk0: bogus namespace id')"
+	fi
+}
+tgt_start nsid-list-no-data --after 1 --count 1
+out=$(tgt_connect_ok nsid-list-no-data-next)
+vm_assert_eq 1 "$(tgt_hits nsid-list-no-data)" "nsid-list-no-data-next: reads without data"
+no_bogus nsid-list-no-data-next
+vm_assert_eq $'rblk0\n/dev/rblk0n1' "$out" "nsid-list-no-data-next: the first page's one real namespace"
+if vm_dmesg_has 'rblk0: more than 1024 namespaces'; then
+	vm_fail "nsid-list-no-data-next: the empty page did not end the list"
+fi
+echo "RESULT: nsid-list-no-data-next: second active-list page without data: list ended after 1024 ids, no bogus id, 1 disk"
+tgt_clean_slate nsid-list-no-data-next
+
+tgt_start nsid-list-no-data
+out=$(tgt_connect_ok nsid-list-no-data)
+vm_assert_eq 1 "$(tgt_hits nsid-list-no-data)" "nsid-list-no-data: reads without data"
+no_bogus nsid-list-no-data
+vm_assert_eq rblk0 "$out" "nsid-list-no-data: a controller and no disk"
+vm_assert_eq "" "$(vm_rblk_disks)" "nsid-list-no-data: disks"
+echo "RESULT: nsid-list-no-data: active list without data: no namespace, no bogus id, controller without disk"
+tgt_clean_slate nsid-list-no-data
 
 # --- absurd Identify data ------------------------------------------------------
 tgt_start absurd-nn
