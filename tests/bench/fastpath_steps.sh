@@ -14,6 +14,9 @@
 #       [--rounds N] [--runtime S]
 # Defaults: 3 rounds of 5 s, jobs 4k randread QD32 and QD1.
 set -euo pipefail
+# A benchmark boots without the suite's memory checks (slub_debug taxes
+# every allocation of both initiators): run-in-vm.sh, RBLK_VM_MEMCHECK.
+export RBLK_VM_MEMCHECK=${RBLK_VM_MEMCHECK:-0}
 
 rounds=3 runtime=5
 if [ -z "${RBLK_SRC_DIR:-}" ]; then

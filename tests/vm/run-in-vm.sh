@@ -40,6 +40,10 @@
 # RBLK_VM_VERBOSE=1 streams the serial console while the VM runs.
 # RBLK_VM_APPEND adds kernel parameters; RBLK_VM_XTRACE=1 traces each
 # case's commands with timestamps into its xtrace.log (group.sh).
+# RBLK_VM_MEMCHECK=0 boots without the memory checks every run has by
+# default (KFENCE sampling where the kernel has it, slub_debug=FZPU: red
+# zones, poisoning, sanity checks and owner tracking on every slab); the
+# benchmarks turn them off, since they tax every allocation.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -223,6 +227,13 @@ watchdog() {
 # the guest runs nothing but the tests, and under TCG its retpolines and
 # RSB fills cost a fifth of a case's time (datapath_fio_verify on 6.12:
 # 51.7 s with them, 43.1 s without); nothing rblk does depends on them.
+# memcheck: Debian's kernels have no KASAN, but 6.12 has KFENCE built in
+# (sampling off) and both have SLUB_DEBUG: a use-after-free, an overflow
+# into a red zone or a double free then prints a `BUG` report that the
+# dmesg check fails the case on (dmesg-patterns). kfence.sample_interval
+# is ignored by 6.1, which has no KFENCE.
+memcheck="kfence.sample_interval=10 slub_debug=FZPU"
+[ "${RBLK_VM_MEMCHECK:-1}" = 0 ] && memcheck=""
 boot_vm() {
 	local qpid wpid
 	echo "run-in-vm: $name: booting $kver (timeout ${1}s, ${mem} MiB)" >&2
@@ -233,7 +244,7 @@ boot_vm() {
 		-accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-kernel "$kernel" -initrd "$image" \
-		-append "console=ttyS0 panic=-1 rdinit=/init no_timer_check log_buf_len=4M mitigations=off ${RBLK_VM_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 rdinit=/init no_timer_check log_buf_len=4M mitigations=off $memcheck ${RBLK_VM_APPEND:-}" \
 		-serial "file:$console" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$out,mount_tag=rblkout,security_model=none,multidevs=remap" \
