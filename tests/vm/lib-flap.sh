@@ -56,7 +56,7 @@ flap_qps() {
 }
 
 flap_cm_works() {
-	local srv ok=1
+	local srv ok=1 rc=0
 	# -F: TCG's clock fails perftest's CPU frequency check, not the test.
 	timeout 60 ib_send_bw -R -F -d rxe0 -n 5 -p 18515 > /tmp/cm-srv.out 2>&1 &
 	srv=$!
@@ -64,11 +64,12 @@ flap_cm_works() {
 	# A sound fabric connects within a second or two; a dead CM never.
 	# Connected once the peer's QP came over rdma_cm.
 	timeout 30 ib_send_bw -R -F -d rxe0 -n 5 -p 18515 10.99.0.1 \
-		> /tmp/cm-cli.out 2>&1
+		> /tmp/cm-cli.out 2>&1 || rc=$?
 	grep -q 'remote address:' /tmp/cm-cli.out && ok=0
 	kill "$srv" 2> /dev/null || true
 	wait "$srv" 2> /dev/null || true
-	[ "$ok" = 0 ] || { echo "=== ib_send_bw -R client"; cat /tmp/cm-cli.out; }
+	[ "$ok" = 0 ] ||
+		{ echo "=== ib_send_bw -R client: exit $rc (124: no connection in 30 s)"; cat /tmp/cm-cli.out; }
 	return "$ok"
 }
 
