@@ -13,7 +13,7 @@
 #    rxe0's CM QP (QP1) unable to receive, so no connection over rxe0 can
 #    be made again, by anyone. Allowed only as such: rblk failed nothing
 #    while reconnecting (its error counter 0 until it removed the
-#    controller), the I/O failed when ctrl_loss_tmo expired, and a
+#    controller), no I/O failed before ctrl_loss_tmo expired, and a
 #    connection that involves neither rblk nor nvme (perftest's
 #    ib_send_bw over rdma_cm) cannot be made over rxe0 either. The fabric
 #    is then made anew for the next flap.
@@ -146,6 +146,9 @@ print(j["error"], j["write"]["total_ios"], j["read"]["total_ios"])' "/tmp/fio$n.
 	elif ! grep -q 'ctrl_loss_tmo expired' <<< "$log"; then
 		flap_verdict=failed
 		echo "RESULT: flap $n: FAILED: the controller went away without ctrl_loss_tmo expiring: $cause"
+	elif ! flap_failed_after_loss "$log"; then
+		flap_verdict=failed
+		echo "RESULT: flap $n: FAILED: the head or the block layer failed I/O before ctrl_loss_tmo expired: $cause"
 	elif flap_cm_works; then
 		flap_verdict=failed
 		echo "RESULT: flap $n: FAILED: rblk gave up at ctrl_loss_tmo, but a new rdma_cm connection over rxe0 works: it could have reconnected: $cause"
@@ -153,6 +156,15 @@ print(j["error"], j["write"]["total_ios"], j["read"]["total_ios"])' "/tmp/fio$n.
 		flap_verdict=trapped
 		echo "RESULT: flap $n: the soft-RoCE trap: I/O failed when ctrl_loss_tmo expired, none before; no rdma_cm connection over rxe0 can be made now, by anyone (perftest's ib_send_bw fails too): $cause"
 	fi
+}
+
+# flap_failed_after_loss LOG: no I/O failed (the head's "no path left",
+# the block layer's "I/O error") before ctrl_loss_tmo expired.
+flap_failed_after_loss() {
+	local loss fail
+	loss=$(grep -n 'ctrl_loss_tmo expired' <<< "$1" | head -n 1)
+	fail=$(grep -n 'no path left\|error, dev rblk' <<< "$1" | head -n 1)
+	[ -z "$fail" ] || [ "${fail%%:*}" -gt "${loss%%:*}" ]
 }
 
 # flap_cause LOG: the chain of events one flap's kernel log shows.
