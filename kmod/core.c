@@ -237,6 +237,12 @@ int rblk_identify_ns(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
 	unsigned int idx;
 	int ret;
 
+	/*
+	 * A target may answer success and transfer nothing: @id then reads
+	 * as inactive, not as what it held (a rescan reuses it for every
+	 * namespace: the one before's data would pass for this one's).
+	 */
+	memset(id, 0, sizeof(*id));
 	ret = rblk_identify(ctrl, NVME_ID_CNS_NS, ns->nsid, id);
 	if (ret)
 		return ret > 0 ? -EIO : ret;

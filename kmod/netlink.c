@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/inet.h>
 #include <linux/slab.h>
@@ -416,12 +417,32 @@ static int rblk_nl_reply_ctrl(struct genl_info *info, struct rblk_ctrl *ctrl,
 	return genlmsg_reply(msg, info);
 }
 
+/*
+ * What changes controllers needs CAP_SYS_ADMIN, as nbd's netlink family
+ * asks and as nvme-fabrics' root-only /dev/nvme-fabrics amounts to: a
+ * connect makes block devices of whatever a target serves (the kernel's
+ * partition scan and udev's probes read it) and presents this host's NQN,
+ * which targets admit hosts by; a disconnect pulls disks from under their
+ * users. GENL_ADMIN_PERM (CAP_NET_ADMIN) has refused the unprivileged
+ * already, before the policy: this is the reason for the rest.
+ */
+static int rblk_nl_sys_admin(struct sk_buff *skb, struct genl_info *info)
+{
+	if (netlink_capable(skb, CAP_SYS_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG(info->extack, "needs CAP_SYS_ADMIN");
+	return -EPERM;
+}
+
 static int rblk_nl_connect(struct sk_buff *skb, struct genl_info *info)
 {
 	struct rblk_ctrl_opts *opts;
 	struct rblk_ctrl *ctrl;
 	int ret;
 
+	ret = rblk_nl_sys_admin(skb, info);
+	if (ret)
+		return ret;
 	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
 	if (!opts)
 		return -ENOMEM;
@@ -497,7 +518,11 @@ static int rblk_nl_disconnect_nqn(struct genl_info *info)
 static int rblk_nl_disconnect(struct sk_buff *skb, struct genl_info *info)
 {
 	struct rblk_ctrl *ctrl;
+	int ret;
 
+	ret = rblk_nl_sys_admin(skb, info);
+	if (ret)
+		return ret;
 	if (info->attrs[RBLK_ATTR_SUBNQN]) {
 		if (info->attrs[RBLK_ATTR_CTRL_NAME] ||
 		    info->attrs[RBLK_ATTR_CTRL_ID]) {
@@ -526,6 +551,9 @@ static int rblk_nl_set_iopolicy(struct sk_buff *skb, struct genl_info *info)
 	u8 policy;
 	int ret;
 
+	ret = rblk_nl_sys_admin(skb, info);
+	if (ret)
+		return ret;
 	if (!info->attrs[RBLK_ATTR_IOPOLICY]) {
 		NL_SET_ERR_MSG(info->extack, "missing required attribute: iopolicy");
 		NL_SET_ERR_ATTR_MISS(info->extack, NULL, RBLK_ATTR_IOPOLICY);

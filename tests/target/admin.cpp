@@ -1,7 +1,7 @@
 // Admin commands of an I/O controller: Identify (controller, namespace,
 // active list, namespace descriptors), number of queues, keep-alive. The
 // absurd-* misbehaviours live in the Identify data, nsid-list-no-data in
-// its transfer. A discovery
+// its transfer, ns-id-no-data in an Identify Namespace's. A discovery
 // controller's are in discovery.cpp.
 #include <algorithm>
 #include <cstring>
@@ -96,7 +96,7 @@ void Target::identify_ctrl(Queue& q, uint8_t* buf)
     buf[idc::sqes] = 0x66;
     buf[idc::cqes] = 0x44;
     put<uint16_t>(buf, idc::maxcmd, opts_.max_queue_size);
-    put<uint32_t>(buf, idc::nn, endless_ns_list() ? kAbsurdNn : kNsid);
+    put<uint32_t>(buf, idc::nn, endless_ns_list() ? kAbsurdNn : opts_.namespaces);
     put<uint16_t>(buf, idc::oncs, 0);
     buf[idc::vwc] = 1;
     // SGLs supported, keyed data block descriptors, offsets (in-capsule).
@@ -108,18 +108,28 @@ void Target::identify_ctrl(Queue& q, uint8_t* buf)
     buf[idc::msdbd] = 1;
 }
 
+uint64_t Target::ns_bytes(uint32_t nsid) const
+{
+    if (nsid == kNsid)
+        return ns_.size();
+    if (nsid == 2 && opts_.namespaces == 2)
+        return ns_.size() / 2;
+    return 0;
+}
+
 void Target::identify_ns(uint32_t nsid, uint8_t* buf)
 {
-    if (nsid != kNsid)
+    if (!ns_bytes(nsid))
         return;  // inactive: all zeroes
-    const uint64_t blocks = ns_.size() >> kBlockShift;
+    const uint64_t blocks = ns_bytes(nsid) >> kBlockShift;
     put<uint64_t>(buf, idn::nsze, blocks);
     put<uint64_t>(buf, idn::ncap, blocks);
     put<uint64_t>(buf, idn::nuse, blocks);
     buf[idn::nlbaf] = 0;  // one format
     buf[idn::flbas] = bad_.is(Mode::bad_flbas) ? 5 : 0;
-    put_ids(buf + idn::nguid, 16, opts_.subnqn, 1);
-    put_ids(buf + idn::eui64, 8, opts_.subnqn, 2);
+    const uint64_t seed = (nsid - 1) * 10;  // nsid 1 keeps its ids
+    put_ids(buf + idn::nguid, 16, opts_.subnqn, seed + 1);
+    put_ids(buf + idn::eui64, 8, opts_.subnqn, seed + 2);
     uint8_t ds = kBlockShift;
     if (bad_.is(Mode::absurd_lbaf))
         ds = 40;
@@ -143,6 +153,15 @@ void Target::identify(Queue& q, uint32_t slot)
             reply(q, slot, kScInvalidNs | kScDnr);
             return;
         }
+        // Success and no data: the host's buffer keeps what it held.
+        if (c.nsid == opts_.namespaces && bad_.on_ns_id()) {
+            log("misbehave: ns-id-no-data: nsid " + std::to_string(c.nsid) + " answered without data (#" +
+                std::to_string(bad_.hits()) + ")");
+            reply(q, slot, kScSuccess);
+            return;
+        }
+        if (opts_.namespaces > 1)
+            log("identify-ns: nsid " + std::to_string(c.nsid));
         identify_ns(c.nsid, buf);
         break;
     case kCnsNsActiveList: {
@@ -151,8 +170,9 @@ void Target::identify(Queue& q, uint32_t slot)
             // Ascending ids without end: every page is full.
             for (uint64_t id = uint64_t(c.nsid) + 1; n < 1024 && id < kAbsurdNn; id++)
                 put<uint32_t>(buf, 4 * n++, uint32_t(id));
-        } else if (c.nsid < kNsid) {
-            put<uint32_t>(buf, 0, kNsid);
+        } else {
+            for (uint32_t id = c.nsid + 1; id <= opts_.namespaces; id++)
+                put<uint32_t>(buf, 4 * n++, id);
         }
         // Success and no data: the host's buffer keeps what it held.
         if (bad_.on_nsid_list()) {
@@ -164,13 +184,13 @@ void Target::identify(Queue& q, uint32_t slot)
         break;
     }
     case kCnsNsDescList:
-        if (c.nsid != kNsid) {
+        if (!ns_bytes(c.nsid)) {
             reply(q, slot, kScInvalidNs | kScDnr);
             return;
         }
     {
         uint8_t uuid[16];
-        put_ids(uuid, sizeof(uuid), opts_.subnqn, 3);
+        put_ids(uuid, sizeof(uuid), opts_.subnqn, (c.nsid - 1) * 10 + 3);
         uuid[6] = uint8_t((uuid[6] & 0x0f) | 0x80);  // RFC 4122 version 8: custom
         uuid[8] = uint8_t((uuid[8] & 0x3f) | 0x80);
         identify_ns(c.nsid, buf + 2048);  // borrow its EUI64 and NGUID

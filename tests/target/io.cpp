@@ -1,7 +1,10 @@
 // I/O commands on the RAM namespace: Read (RDMA WRITE to the host), Write
 // (in-capsule data or RDMA READ from the host), Flush. The command id and
 // status misbehaviours are applied here, to commands that touch the trap.
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "target.hpp"
@@ -17,6 +20,13 @@ std::string hex(uint16_t v)
     return s;
 }
 
+std::string hex32(uint32_t v)
+{
+    char s[12];
+    std::snprintf(s, sizeof(s), "%#010x", v);
+    return s;
+}
+
 constexpr uint16_t kGenShift = 12;  // rblk: tag in 11:0, generation in 15:12 (never trusted)
 
 }  // namespace
@@ -28,7 +38,8 @@ void Target::io(Queue& q, uint32_t slot)
         reply(q, slot, kScInvalidOpcode | kScDnr);
         return;
     }
-    if (c.nsid != 1) {
+    const uint64_t size = ns_bytes(c.nsid);
+    if (!size) {
         reply(q, slot, kScInvalidNs | kScDnr);
         return;
     }
@@ -38,7 +49,7 @@ void Target::io(Queue& q, uint32_t slot)
     }
     const uint64_t slba = c.cdw10 | (uint64_t(c.cdw11) << 32);
     const uint64_t len = uint64_t((c.cdw12 & 0xffff) + 1) << kBlockShift;
-    if (slba > (ns_.size() >> kBlockShift) || (slba << kBlockShift) + len > ns_.size()) {
+    if (slba > (size >> kBlockShift) || (slba << kBlockShift) + len > size) {
         reply(q, slot, kScLbaRange | kScDnr);
         return;
     }
@@ -48,6 +59,10 @@ void Target::io(Queue& q, uint32_t slot)
     if (act == Action::drop) {
         log("misbehave: silence from qid " + std::to_string(q.qid()) + " cid " + hex(c.cid) + " on");
         q.release(slot);
+        return;
+    }
+    if (act == Action::misbehave && bad_.is(Mode::stale_key_write) && c.opcode == kIoRead) {
+        stale_hold(q, slot);
         return;
     }
     const DataPtr dp = DataPtr::parse(c);
@@ -60,6 +75,48 @@ void Target::io(Queue& q, uint32_t slot)
     }
     q.fetch(slot, data, lkey, dp, uint32_t(len), [this, &q, slot, act](bool ok) {
         io_done(q, slot, act, ok ? kScSuccess : kScSglInvalidType | kScDnr);
+    });
+}
+
+// The read stays unanswered: its buffer is the host's until the host
+// ends the command, and with the key kept here the target may try to
+// reach it after that (stale_fire()).
+void Target::stale_hold(Queue& q, uint32_t slot)
+{
+    const Sqe& c = q.sqe(slot);
+    const DataPtr dp = DataPtr::parse(c);
+    log("misbehave: stale-key-write: holding qid " + std::to_string(q.qid()) + " cid " + hex(c.cid) + " key " +
+        hex32(dp.key) + " length " + std::to_string(dp.length) + " (#" + std::to_string(bad_.hits()) + ")");
+    if (!stale_ && dp.keyed())
+        stale_ = StaleKey{q.cntlid, q.qid(), dp};
+}
+
+// Once: 4 KiB of 0xee to the first held read's buffer, through the admin
+// queue of its controller (the same PD on the host), and what became of it.
+void Target::stale_fire()
+{
+    stale_fired_ = true;
+    Queue* admin = nullptr;
+    for (auto& [id, q] : queues_)
+        if (q->qid() == 0 && q->cntlid == stale_->cntlid && q->connected && !q->broken)
+            admin = q.get();
+    if (!admin) {
+        log("stale-key-write: no admin queue of controller " + std::to_string(stale_->cntlid) +
+            " left: nothing written");
+        return;
+    }
+    const uint32_t len = std::min<uint32_t>(stale_->dp.length, 4096);
+    stale_src_.assign(len, 0xee);
+    stale_mr_.reset(ibv_reg_mr(admin->device().pd.get(), stale_src_.data(), stale_src_.size(), 0));
+    if (!stale_mr_) {
+        log(std::string("stale-key-write: ibv_reg_mr: ") + std::strerror(errno));
+        return;
+    }
+    log("stale-key-write: writing " + std::to_string(len) + " bytes with key " + hex32(stale_->dp.key) +
+        " of qid " + std::to_string(stale_->qid) + " through qid 0");
+    admin->write_remote(stale_src_.data(), stale_mr_->lkey, stale_->dp, len, [](bool ok) {
+        log(ok ? "stale-key-write: landed: the host let the target write memory it had given back"
+               : "stale-key-write: refused by the host");
     });
 }
 

@@ -46,6 +46,12 @@ int main(int argc, char** argv)
                    "Hold each I/O response this long, so commands pile up in flight")
         ->capture_default_str()
         ->check(CLI::Range(0, 10000));
+    app.add_option("--namespaces", o.namespaces,
+                   "Active namespaces: 2 adds nsid 2, half the size, on the same memory")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 2));
+    app.add_option("--trigger-file", o.trigger_file,
+                   "stale-key-write: once this file exists, write with the held read's key");
     app.add_option("--discovery-nqn", o.disc_nqn,
                    std::string("A discovery controller answers to this NQN too (always to ") +
                        std::string(rt::kDiscNqn) + ")");

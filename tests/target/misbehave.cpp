@@ -9,15 +9,17 @@ namespace rt {
 
 namespace {
 
-constexpr std::array<std::pair<Mode, std::string_view>, 21> kModes{{
+constexpr std::array<std::pair<Mode, std::string_view>, 23> kModes{{
     {Mode::none, "none"},
     {Mode::unknown_cid, "unknown-cid"},
     {Mode::stale_cid, "stale-cid"},
     {Mode::double_completion, "double-completion"},
     {Mode::dnr_status, "dnr-status"},
     {Mode::silence, "silence"},
+    {Mode::stale_key_write, "stale-key-write"},
     {Mode::absurd_nn, "absurd-nn"},
     {Mode::nsid_list_no_data, "nsid-list-no-data"},
+    {Mode::ns_id_no_data, "ns-id-no-data"},
     {Mode::absurd_mdts, "absurd-mdts"},
     {Mode::absurd_lbaf, "absurd-lbaf"},
     {Mode::tiny_lbaf, "tiny-lbaf"},
@@ -36,7 +38,7 @@ constexpr std::array<std::pair<Mode, std::string_view>, 21> kModes{{
 bool io_mode(Mode m)
 {
     return m == Mode::unknown_cid || m == Mode::stale_cid || m == Mode::double_completion ||
-           m == Mode::dnr_status || m == Mode::silence;
+           m == Mode::dnr_status || m == Mode::silence || m == Mode::stale_key_write;
 }
 
 bool disc_mode(Mode m)
@@ -108,6 +110,11 @@ bool Misbehaviour::on_connection()
 bool Misbehaviour::on_nsid_list()
 {
     return mode_ == Mode::nsid_list_no_data && take();
+}
+
+bool Misbehaviour::on_ns_id()
+{
+    return mode_ == Mode::ns_id_no_data && take();
 }
 
 bool Misbehaviour::on_disc_log()

@@ -16,8 +16,11 @@ enum class Mode {
     double_completion,     // two responses for one command
     dnr_status,            // error status with Do Not Retry
     silence,               // from the trigger on, nothing is answered
+    stale_key_write,       // trap reads held unanswered; on --trigger-file, an RDMA WRITE
+                           // with the first one's key through its controller's admin queue
     absurd_nn,             // NN 0xfffffffe and an active list that never ends
     nsid_list_no_data,     // as absurd-nn, but an active-list read answers success, transfers nothing
+    ns_id_no_data,         // an Identify Namespace of the last namespace answers success, transfers nothing
     absurd_mdts,           // MDTS 255 (2^255 pages)
     absurd_lbaf,           // LBA data size 2^40
     tiny_lbaf,             // LBA data size 2^3
@@ -59,6 +62,9 @@ public:
     // A read of the active namespace list (nsid-list-no-data): whether
     // this one transfers nothing.
     bool on_nsid_list();
+    // An Identify Namespace of the last namespace (ns-id-no-data):
+    // whether this one transfers nothing.
+    bool on_ns_id();
     // A read of the discovery log (the disc-* modes): whether this one
     // serves the broken log.
     bool on_disc_log();

@@ -89,13 +89,15 @@ int Queue::post_recv(ibv_qp* qp, uint32_t slot)
     return ibv_post_recv(qp, &wr, &bad);
 }
 
-void Queue::post_send(ibv_send_wr& wr)
+bool Queue::post_send(ibv_send_wr& wr)
 {
     ibv_send_wr* bad = nullptr;
     if (ibv_post_send(id_->qp, &wr, &bad)) {
         std::cerr << "qid " << qid_ << ": ibv_post_send failed\n";
         broken = true;
+        return false;
     }
+    return true;
 }
 
 void Queue::fetch(uint32_t slot, uint8_t* dst, uint32_t lkey, const DataPtr& dp, uint32_t len, Done done)
@@ -123,7 +125,14 @@ bool Queue::push(uint32_t slot, const uint8_t* src, uint32_t lkey, const DataPtr
     return true;
 }
 
-void Queue::post_rdma(ibv_wr_opcode op, uint64_t id, const uint8_t* local, uint32_t lkey, const DataPtr& dp,
+void Queue::write_remote(const uint8_t* src, uint32_t lkey, const DataPtr& dp, uint32_t len, Done done)
+{
+    remote_done_ = std::move(done);
+    if (!post_rdma(IBV_WR_RDMA_WRITE, wr_id(kRemote, 0), src, lkey, dp, len))
+        std::exchange(remote_done_, nullptr)(false);
+}
+
+bool Queue::post_rdma(ibv_wr_opcode op, uint64_t id, const uint8_t* local, uint32_t lkey, const DataPtr& dp,
                       uint32_t len)
 {
     ibv_sge sge{reinterpret_cast<uintptr_t>(local), len, lkey};
@@ -135,7 +144,7 @@ void Queue::post_rdma(ibv_wr_opcode op, uint64_t id, const uint8_t* local, uint3
     wr.send_flags = IBV_SEND_SIGNALED;
     wr.wr.rdma.remote_addr = dp.addr;
     wr.wr.rdma.rkey = dp.key;
-    post_send(wr);
+    return post_send(wr);
 }
 
 void Queue::send_cqe(const Cqe& cqe)
@@ -203,6 +212,8 @@ void Queue::process(const std::function<void(uint32_t slot)>& on_cmd)
                 broken = true;
                 if (kind == kRead && slot < depth_ && pending_[slot])
                     std::exchange(pending_[slot], nullptr)(false);
+                if (kind == kRemote && remote_done_)
+                    std::exchange(remote_done_, nullptr)(false);
                 continue;
             }
             if (kind == kRecv && slot < depth_) {
@@ -215,6 +226,8 @@ void Queue::process(const std::function<void(uint32_t slot)>& on_cmd)
                 on_cmd(slot);
             } else if (kind == kRead && slot < depth_ && pending_[slot]) {
                 std::exchange(pending_[slot], nullptr)(true);
+            } else if (kind == kRemote && remote_done_) {
+                std::exchange(remote_done_, nullptr)(true);
             }
         }
     }

@@ -69,6 +69,9 @@ public:
     void fetch(uint32_t slot, uint8_t* dst, uint32_t lkey, const DataPtr& dp, uint32_t len, Done done);
     // [src, src+len) to the host's keyed buffer; ordered before the response.
     bool push(uint32_t slot, const uint8_t* src, uint32_t lkey, const DataPtr& dp, uint32_t len);
+    // [src, src+len) to host memory at @dp outside any command of this
+    // queue (stale-key-write); @done(ok) when the WR completes.
+    void write_remote(const uint8_t* src, uint32_t lkey, const DataPtr& dp, uint32_t len, Done done);
     // Takes the slot back for the next command, then SENDs @cqe.
     void respond(uint32_t slot, const Cqe& cqe);
     // One more response, any contents, the slot untouched.
@@ -80,13 +83,13 @@ public:
     void process(const std::function<void(uint32_t slot)>& on_cmd);
 
 private:
-    enum Kind : uint64_t { kRecv = 1, kRead = 2, kOther = 3 };
+    enum Kind : uint64_t { kRecv = 1, kRead = 2, kOther = 3, kRemote = 4 };
     static uint64_t wr_id(Kind k, uint32_t slot) { return (uint64_t(k) << 32) | slot; }
     const uint8_t* sqe_bytes(uint32_t slot) const { return recv_.data() + size_t(slot) * stride_; }
     int post_recv(ibv_qp* qp, uint32_t slot);
     void received(uint32_t slot);
-    void post_send(ibv_send_wr& wr);
-    void post_rdma(ibv_wr_opcode op, uint64_t id, const uint8_t* local, uint32_t lkey, const DataPtr& dp,
+    bool post_send(ibv_send_wr& wr);
+    bool post_rdma(ibv_wr_opcode op, uint64_t id, const uint8_t* local, uint32_t lkey, const DataPtr& dp,
                    uint32_t len);
 
     // Declaration order is tear-down order reversed: the id goes last.
@@ -108,6 +111,7 @@ private:
     };
     std::vector<Large> large_;  // per slot, data_buffer() beyond kScratch
     std::vector<Done> pending_;  // per slot: waiting for an RDMA READ
+    Done remote_done_;           // write_remote()'s WR
     uint32_t rsp_next_ = 0;
     uint16_t sq_head_ = 0;
     uint16_t sqsize_;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -275,6 +276,8 @@ void Target::run(const volatile bool& stop)
         rdma_cm_event* ev = nullptr;
         while (rdma_get_cm_event(channel_.get(), &ev) == 0)
             on_cm_event(*ev);
+        if (stale_ && !stale_fired_ && !opts_.trigger_file.empty() && access(opts_.trigger_file.c_str(), F_OK) == 0)
+            stale_fire();
     }
 }
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +32,8 @@ struct Options {
     uint64_t count = 0;
     uint16_t max_queue_size = 128;  // CAP.MQES + 1 and MAXCMD
     uint32_t reply_delay_ms = 0;     // hold each I/O response this long
+    std::string trigger_file;        // stale-key-write: write once this exists
+    uint32_t namespaces = 1;         // 2: nsid 2, the first half of nsid 1's memory
     // A discovery controller answers to the well-known NQN and this one.
     std::string disc_nqn;
     // Records of the discovery log after the subsystem's own.
@@ -103,6 +106,8 @@ private:
     void identify(Queue& q, uint32_t slot);
     void identify_ctrl(Queue& q, uint8_t* buf);
     void identify_ns(uint32_t nsid, uint8_t* buf);
+    // Bytes of namespace @nsid (0: inactive); nsid 2 aliases nsid 1's start.
+    uint64_t ns_bytes(uint32_t nsid) const;
     // NN 0xfffffffe and every active-list page full (absurd-nn and
     // nsid-list-no-data: a read past the first page is a continuation).
     bool endless_ns_list() const { return bad_.is(Mode::absurd_nn) || bad_.is(Mode::nsid_list_no_data); }
@@ -135,6 +140,19 @@ private:
     std::deque<Held> held_;
     int release_held();  // answers what is due; ms to the next one, or -1
 
+    // stale-key-write: the first held read's controller and keyed SGL,
+    // and the RDMA WRITE with its key once --trigger-file exists.
+    struct StaleKey {
+        uint16_t cntlid;
+        uint16_t qid;
+        DataPtr dp;
+    };
+    std::optional<StaleKey> stale_;
+    bool stale_fired_ = false;
+    std::vector<uint8_t> stale_src_;
+    void stale_hold(Queue& q, uint32_t slot);
+    void stale_fire();
+
     void reply(Queue& q, uint32_t slot, uint16_t status, uint64_t result = 0);
     static void log(const std::string& line);
 
@@ -158,6 +176,7 @@ private:
     QueueReaper reaper_;
     // Queues whose Connect is answered by a disconnect (by the cm_id).
     std::map<rdma_cm_id*, bool> hang_up_;
+    Mr stale_mr_;  // stale_src_'s, in the PD of the queue that wrote it
 };
 
 }  // namespace rt

@@ -74,5 +74,32 @@ vm_setup_rxe
 probe '[A-Z0-9]+' '.*' '.+' -- "${ok[@]}"
 list_is_empty
 
+# CAP_NET_ADMIN alone may neither connect nor disconnect (as nbd's netlink
+# family, and nvme-fabrics' root-only /dev/nvme-fabrics): a connect makes
+# block devices from whatever a target serves and presents this host's NQN;
+# a disconnect pulls disks from under their users. Root with every other
+# capability dropped: the module refuses it, with its reason.
+netadm=(setpriv --inh-caps=-all --ambient-caps=-all '--bounding-set=-all,+net_admin')
+vm_rdma_target "$nqn" 64 > /dev/null
+rc=0
+out=$("${netadm[@]}" "$RBLK_NLPROBE" connect --transport rdma --traddr 10.99.0.1 --subnqn "$nqn" 2>&1) || rc=$?
+vm_assert_eq 1 "$rc" "exit code of a connect with CAP_NET_ADMIN only ($out)"
+vm_assert_match '^error EPERM attr=- msg=needs CAP_SYS_ADMIN$' "$out" "connect with CAP_NET_ADMIN only"
+list_is_empty
+rc=0
+out=$("${netadm[@]}" "$RBLKCTL" connect -a 10.99.0.1 -n "$nqn" 2>&1) || rc=$?
+vm_assert_ne 0 "$rc" "exit code of rblkctl connect with CAP_NET_ADMIN only ($out)"
+vm_assert_contains "$out" "needs CAP_SYS_ADMIN" "rblkctl connect with CAP_NET_ADMIN only"
+echo "RESULT: CAP_NET_ADMIN only: connect refused: $out"
+list_is_empty
+out=$("$RBLKCTL" connect -a 10.99.0.1 -n "$nqn" 2>&1) || vm_fail "rblkctl connect as root failed: $out"
+rc=0
+out=$("${netadm[@]}" "$RBLKCTL" disconnect -A 2>&1) || rc=$?
+vm_assert_ne 0 "$rc" "exit code of rblkctl disconnect with CAP_NET_ADMIN only ($out)"
+vm_assert_contains "$out" "needs CAP_SYS_ADMIN" "rblkctl disconnect with CAP_NET_ADMIN only"
+vm_assert_ne "" "$(vm_rblk_ctrls)" "controllers after a refused disconnect"
+"$RBLKCTL" disconnect -A > /dev/null || vm_fail "rblkctl disconnect -A as root failed"
+vm_wait_for 20 vm_rblk_none
+
 vm_rblk_unload
 vm_dmesg_clean
