@@ -140,7 +140,7 @@ bench_ok "bypass checks its own stamps at QD32" 32 --path bypass -a "$t" -n "$nq
 # so the kernel paths' checks there also show where the bypass wrote.
 head -c $((3 << 20)) /dev/zero > /tmp/z3m
 vm_put /tmp/z3m /dev/rblk0n1 $((23 << 20))
-bench_ok "bypass stamps from --offset 24m" 32 --path bypass -a "$t" -n "$nqn" --rw randwrite --offset 24m
+bench_ok "bypass stamps from --offset 24m" 32 --path bypass -a "$t" -n "$nqn" --rw write --offset 24m
 bench_ok "rblk.ko checks them from --offset 24m" 8 --filename /dev/rblk0n1 --rw randread --offset 24m
 bench_ok "nvme-rdma stamps from --offset 24m" 8 --filename "$ref" --rw write --offset 24m
 bench_ok "bypass checks them from --offset 24m" 1 --path bypass -a "$t" -n "$nqn" --rw read --offset 24m
