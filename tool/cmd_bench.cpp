@@ -29,28 +29,31 @@ namespace {
 namespace rb = rblk::bench;
 
 // Text storage for each valued option, and where it goes in BenchArgs.
+// The SIZE ones are parsed by rb::parse_size_option, read's and write's parser.
 struct ValueOption {
     const char* name;
     const char* help;
     std::optional<std::string> rb::BenchArgs::*field;
+    const char* type = nullptr;  // for help and the manual; null: CLI11's TEXT
     std::string text;
     CLI::Option* option = nullptr;
 };
 
 struct State {
     std::vector<ValueOption> values{
-        {"--filename", "Block device or file (created at --size if absent)", &rb::BenchArgs::filename, {}},
-        {"--rw", "read, write, randread, randwrite or randrw", &rb::BenchArgs::rw, {}},
-        {"--bs", "Block size, e.g. 4k (default 4k)", &rb::BenchArgs::bs, {}},
-        {"--iodepth", "I/Os in flight per job (default 1)", &rb::BenchArgs::iodepth, {}},
-        {"--numjobs", "Jobs, each with its own thread and ring (default 1)", &rb::BenchArgs::numjobs, {}},
-        {"--runtime", "Measured time, e.g. 10 or 10s, 500ms, 2m", &rb::BenchArgs::runtime, {}},
-        {"--size", "Range of the target to use (default: all of it)", &rb::BenchArgs::size, {}},
-        {"--io-limit", "Bytes each job transfers (default: --size unless --runtime)", &rb::BenchArgs::io_limit, {}},
-        {"--ramp", "Warm-up time before measuring", &rb::BenchArgs::ramp, {}},
-        {"--cpus", "Pin job i to the i-th CPU of a list like 0-3,6", &rb::BenchArgs::cpus, {}},
-        {"--rwmixread", "Percent of reads in randrw (default 50)", &rb::BenchArgs::rwmixread, {}},
-        {"--batch-complete", "Completions to wait for at once, up to --iodepth (default 1; fio's iodepth_batch_complete_min)", &rb::BenchArgs::batch_complete, {}},
+        {"--filename", "Block device or file (created to hold --offset + --size if absent)", &rb::BenchArgs::filename, nullptr, {}},
+        {"--rw", "read, write, randread, randwrite or randrw", &rb::BenchArgs::rw, nullptr, {}},
+        {"--bs", "Block size, e.g. 4k (default 4k)", &rb::BenchArgs::bs, "SIZE", {}},
+        {"--iodepth", "I/Os in flight per job (default 1)", &rb::BenchArgs::iodepth, nullptr, {}},
+        {"--numjobs", "Jobs, each with its own thread and ring (default 1)", &rb::BenchArgs::numjobs, nullptr, {}},
+        {"--runtime", "Measured time, e.g. 10 or 10s, 500ms, 2m", &rb::BenchArgs::runtime, nullptr, {}},
+        {"--size", "Range of the target to use, from --offset (default: all of it past --offset)", &rb::BenchArgs::size, "SIZE", {}},
+        {"--offset", "First byte of the range, a multiple of --bs (default 0)", &rb::BenchArgs::offset, "SIZE", {}},
+        {"--io-limit", "Bytes each job transfers (default: --size unless --runtime)", &rb::BenchArgs::io_limit, "SIZE", {}},
+        {"--ramp", "Warm-up time before measuring", &rb::BenchArgs::ramp, nullptr, {}},
+        {"--cpus", "Pin job i to the i-th CPU of a list like 0-3,6", &rb::BenchArgs::cpus, nullptr, {}},
+        {"--rwmixread", "Percent of reads in randrw (default 50)", &rb::BenchArgs::rwmixread, nullptr, {}},
+        {"--batch-complete", "Completions to wait for at once, up to --iodepth (default 1; fio's iodepth_batch_complete_min)", &rb::BenchArgs::batch_complete, nullptr, {}},
     };
     rb::BenchArgs flags;
 };
@@ -174,8 +177,12 @@ void add_bench_command(CLI::App& app, Request& req)
 {
     auto state = std::make_shared<State>();
     CLI::App* sub = app.add_subcommand("bench", "Measure a block device or file with io_uring (fio-like)");
-    for (auto& v : state->values)
+    for (auto& v : state->values) {
         v.option = sub->add_option(v.name, v.text, v.help);
+        if (v.type)
+            v.option->type_name(v.type);
+    }
+    note_sizes(sub);
     sub->add_flag("--direct", state->flags.direct, "O_DIRECT on a file (block devices always are)");
     sub->add_flag("--verify", state->flags.verify, "Stamp written blocks, check read ones");
     sub->add_flag("--sqpoll", state->flags.sqpoll, "Kernel thread polls the submission queue");

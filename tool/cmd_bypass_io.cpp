@@ -37,9 +37,8 @@ void add_one(CLI::App& app, Request& req, bool write)
     add_address_options(sub, o, true);
     sub->add_option("-n,--nqn", o.subnqn, "Subsystem NQN")->required();
     sub->add_option("--nsid", a.nsid, "Namespace ID")->capture_default_str();
-    sub->add_option("--offset", a.offset, "First byte, a multiple of the LBA size")
-        ->capture_default_str();
-    sub->add_option("--length", a.length,
+    add_size_option(sub, "--offset", a.offset, "First byte, a multiple of the LBA size");
+    add_size_option(sub, "--length", a.length,
                     write ? "Bytes to write, a multiple of the LBA size (default: the file's size)"
                           : "Bytes to read, a multiple of the LBA size");
     sub->add_option("--data", a.data,
@@ -55,14 +54,13 @@ void add_one(CLI::App& app, Request& req, bool write)
                   "standard error");
     add_host_options(sub, o);
     add_io_options(sub, o, false);
+    note_sizes(sub);
     sub->callback([&req, sub, write] {
         const BypassIoArgs& v = req.bypass_io;
         req.command = write ? Command::Write : Command::Read;
         check_options(*sub, req.connect);
         check_nsid(v.nsid);
-        if (v.offset < 0)
-            throw CLI::ValidationError("--offset must not be negative");
-        if (v.length && *v.length <= 0)
+        if (v.length && *v.length == 0)
             throw CLI::ValidationError("--length must be positive");
         if (!v.length && (!write || v.data.empty()))
             throw CLI::ValidationError(write ? "--length is required when writing standard input"
@@ -184,9 +182,8 @@ int run_bypass_io(const Request& req, std::ostream& out)
     if (a.verbose)
         describe(std::cerr, ctrl, q);
     bp::SyncIo io(ctrl, 0, a.event ? bp::CompletionMode::Event : bp::CompletionMode::Poll);
-    const auto offset = static_cast<std::uint64_t>(a.offset);
-    const bp::IoStatus st = write ? io.write(offset, buf.data(), buf.size())
-                                  : io.read(offset, buf.data(), buf.size());
+    const bp::IoStatus st = write ? io.write(a.offset, buf.data(), buf.size())
+                                  : io.read(a.offset, buf.data(), buf.size());
     if (!st.ok())
         throw std::runtime_error(std::string(write ? "write" : "read") + " failed: " + io.error());
     if (write) {

@@ -46,6 +46,19 @@ CLI::Option* add_name_argument(CLI::App* sub, Request& req);
 // nullopt for anything else. A multipath head rblkSnN names rblkS, the
 // subsystem's first controller, which may have gone since.
 std::optional<std::string> controller_name(const std::string& given);
+// An option whose value is a byte count, SIZE in help and the manual
+// (size_option.cpp): parsed by rblk::bench::parse_size_option, as bench's
+// --bs, --size, --offset and --io-limit are, a bad value refused as a usage
+// error in its words. `name` is the one long name ("--offset"). The first
+// shows `into` as its default.
+CLI::Option* add_size_option(CLI::App* sub, const std::string& name, std::uint64_t& into,
+                             const std::string& help);
+CLI::Option* add_size_option(CLI::App* sub, const std::string& name,
+                             std::optional<std::uint64_t>& into, const std::string& help);
+// What SIZE takes, one paragraph; note_sizes() puts it at the head of the
+// footer (help and the manual page) of a command with SIZE options.
+extern const char* const kSizeHelp;
+void note_sizes(CLI::App* sub);
 // o.validate(), its message as a CLI11 ValidationError in_option_spelling()
 // of `sub`, the (sub)command whose options filled `o`.
 void check_options(const CLI::App& sub, const rblk::ConnectOptions& o);

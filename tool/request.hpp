@@ -23,8 +23,8 @@ enum class Command {
 struct BypassIoArgs {
     std::string path;             // "bypass"
     std::int64_t nsid = 1;
-    std::int64_t offset = 0;      // bytes
-    std::optional<std::int64_t> length;  // bytes; write: the file's size by default
+    std::uint64_t offset = 0;     // bytes
+    std::optional<std::uint64_t> length;  // bytes; write: the file's size by default
     std::string data;             // the file; empty: stdin (write) / stdout (read)
     bool copy = false;            // stage through the queue's pool, no registration of the file's buffer
     bool event = false;           // sleep on the completion channel instead of busy polling

@@ -96,6 +96,26 @@ TEST(ManPages, EveryOptionOfACommandWithItsDefault)
     EXPECT_NE(std::string::npos, page(all, "rblkctl-connect.8").text.find("Default: 4420."));
 }
 
+// Every byte-count option is SIZE, and its command's page says what SIZE takes.
+TEST(ManPages, SizeOptionsAreSizeAndExplained)
+{
+    const auto all = pages();
+    const std::pair<const char*, std::vector<const char*>> sized[] = {
+        {"bench", {"--bs", "--size", "--offset", "--io-limit"}},
+        {"read", {"--offset", "--length"}},
+        {"write", {"--offset", "--length"}},
+    };
+    for (const auto& [command, options] : sized) {
+        const std::string& text = page(all, std::string("rblkctl-") + command + ".8").text;
+        for (const char* opt : options)
+            EXPECT_NE(std::string::npos,
+                      text.find("\\fB" + roff_escape(opt) + "\\fR \\fISIZE\\fR"))
+                << command << " " << opt;
+        EXPECT_NE(std::string::npos, text.find("SIZE: bytes, or with a suffix k, m, g, t or p")) << command;
+    }
+    EXPECT_NE(std::string::npos, page(all, "rblkctl-bench.8").text.find("First byte of the range"));
+}
+
 // groff -ww: every warning on; -z: no output, so stderr is all there is.
 std::string groff_warnings(const fs::path& file)
 {

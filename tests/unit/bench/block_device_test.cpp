@@ -79,6 +79,43 @@ TEST_F(BlockDevice, SizeBeyondTheDevice)
     EXPECT_EQ(error_of(o), "--size (8m) exceeds the size of " + loop.path() + " (4194304 bytes)");
 }
 
+TEST_F(BlockDevice, OffsetAndSizeWithinTheDevice)
+{
+    BenchOptions o = on_device(Mode::read);
+    o.offset = 3 << 20;
+    o.size = 2 << 20;
+    EXPECT_EQ(error_of(o), "--offset (3m) + --size (2m) exceeds the size of " + loop.path() +
+                               " (4194304 bytes)");
+    o.size.reset();
+    o.offset = 4 << 20;
+    EXPECT_EQ(error_of(o), "--offset (4m) leaves less than --bs (4k) of " + loop.path() +
+                               " (4194304 bytes)");
+    o.offset = 1 << 20;  // the rest of the device
+    const RunResult r = run_bench(o);
+    EXPECT_EQ(r.first_error(), "");
+    EXPECT_EQ(r.target_size, 3u << 20);
+    EXPECT_EQ(r.jobs[0].read.ios, (3u << 20) / 4096);
+}
+
+TEST_F(BlockDevice, VerifyFromAnOffset)
+{
+    BenchOptions w = on_device(Mode::write);
+    w.verify = true;
+    w.numjobs = 2;
+    w.offset = 2 << 20;
+    w.size = 1 << 20;
+    const RunResult wr = run_bench(w);
+    EXPECT_EQ(wr.first_error(), "");
+    EXPECT_EQ(wr.mismatch_count(), 0u);
+    BenchOptions r = w;
+    r.mode = Mode::randread;
+    r.numjobs = 1;
+    const RunResult rd = run_bench(r);
+    EXPECT_EQ(rd.first_error(), "");
+    EXPECT_EQ(rd.mismatch_count(), 0u);
+    EXPECT_EQ(rd.jobs[0].verified_blocks, (1u << 20) / 4096);
+}
+
 TEST_F(BlockDevice, BlockSizeBelowTheDevicesSector)
 {
     BenchOptions o = on_device(Mode::read);

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <sstream>
 
 namespace rblkctl {
@@ -87,6 +88,22 @@ TEST(CmdBench, RunsFromTheCommandLine)
     const auto& all = j.at("aggregate");
     EXPECT_EQ(all.at("read").at("total_ios").get<int>() + all.at("write").at("total_ios").get<int>(),
               64);
+}
+
+TEST(CmdBench, OffsetFromTheCommandLineInTheJson)
+{
+    TempDir dir;
+    std::ostringstream os;
+    const std::string err = run_error({"bench", "--filename", dir.path("f"), "--rw", "write", "--bs", "8k",
+                                       "--size", "256k", "--offset", "1m", "--json"},
+                                      os);
+    ASSERT_EQ(err, "");
+    const auto j = nlohmann::json::parse(os.str());
+    EXPECT_EQ(j.at("global options").at("offset"), "1m");
+    EXPECT_EQ(j.at("target").at("offset_bytes").get<std::uint64_t>(), 1u << 20);
+    EXPECT_EQ(j.at("target").at("size_bytes").get<std::uint64_t>(), 256u << 10);
+    EXPECT_EQ(j.at("aggregate").at("write").at("total_ios").get<int>(), 32);
+    EXPECT_EQ(std::filesystem::file_size(dir.path("f")), (1u << 20) + (256u << 10));
 }
 
 TEST(CmdBench, TextReportByDefault)

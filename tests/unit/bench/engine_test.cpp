@@ -5,10 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <vector>
 
 namespace rblk::bench {
@@ -23,6 +28,16 @@ std::string error_of(const BenchOptions& o)
 {
     try {
         run_bench(o);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string error_of_external(const BenchOptions& o, const ExternalTarget& ext)
+{
+    try {
+        run_bench(o, {}, nullptr, &ext);
     } catch (const std::exception& e) {
         return e.what();
     }
@@ -184,6 +199,213 @@ TEST(Engine, AnIoErrorSaysWhyTheQueueFailed)
     EXPECT_EQ(r.first_error(),
               "read at offset 0x0 of fake:queue: Input/output error "
               "(I/O queue failed: the target closed the connection)");
+}
+
+// An in-memory namespace behind the external-target interface (the
+// bypass path's seam), recording every I/O the jobs give it, so a test sees
+// each offset the engine generates. Shared by the jobs' JobIos.
+struct MemoryTarget {
+    explicit MemoryTarget(std::size_t size) : bytes(size, std::byte{0x5a}) {}
+
+    ExternalTarget external()
+    {
+        return {"memory", "memory:ns1", bytes.size(), 512,
+                [this](unsigned, const IoBuffers&) { return std::make_unique<Io>(*this); }};
+    }
+
+    std::mutex lock;
+    std::vector<std::byte> bytes;
+    std::vector<std::uint64_t> reads, writes;  // offsets, in completion order
+
+private:
+    class Io final : public JobIo {
+    public:
+        explicit Io(MemoryTarget& t) : t_(t) {}
+        void prep(std::uint32_t slot, bool write, std::span<std::byte> buf, std::uint64_t offset) override
+        {
+            queued_.push_back({slot, write, buf, offset});
+        }
+        void submit_and_reap(std::uint32_t, const std::function<void(std::uint32_t, int)>& done) override
+        {
+            for (const Queued& q : queued_) {
+                int res = static_cast<int>(q.buf.size());
+                {
+                    const std::lock_guard g(t_.lock);
+                    (q.write ? t_.writes : t_.reads).push_back(q.offset);
+                    if (q.offset > t_.bytes.size() || t_.bytes.size() - q.offset < q.buf.size())
+                        res = -EIO;
+                    else if (q.write)
+                        std::memcpy(t_.bytes.data() + q.offset, q.buf.data(), q.buf.size());
+                    else
+                        std::memcpy(q.buf.data(), t_.bytes.data() + q.offset, q.buf.size());
+                }
+                done(q.slot, res);
+            }
+            queued_.clear();
+        }
+
+    private:
+        struct Queued {
+            std::uint32_t slot;
+            bool write;
+            std::span<std::byte> buf;
+            std::uint64_t offset;
+        };
+        MemoryTarget& t_;
+        std::vector<Queued> queued_;
+    };
+};
+
+constexpr std::uint64_t kOffset = 1 << 20, kRange = 512 << 10, kRangeBlocks = kRange / 4096;
+
+// Every offset the jobs generated, reads and writes: bs-aligned, inside
+// [kOffset, kOffset + kRange); and how many distinct blocks they covered.
+std::size_t expect_inside_the_range(const MemoryTarget& t)
+{
+    std::set<std::uint64_t> blocks;
+    for (const auto* offsets : {&t.reads, &t.writes})
+        for (const std::uint64_t off : *offsets) {
+            EXPECT_GE(off, kOffset);
+            EXPECT_LT(off, kOffset + kRange);
+            EXPECT_EQ(off % 4096, 0u) << off;
+            blocks.insert(off);
+        }
+    return blocks.size();
+}
+
+class EngineOffset : public ::testing::TestWithParam<Mode> {};
+
+TEST_P(EngineOffset, OffsetsStayInsideTheRangeFromOffset)
+{
+    const Mode mode = GetParam();
+    MemoryTarget mem(4 << 20);
+    const ExternalTarget ext = mem.external();
+    BenchOptions o = quick("unused", mode, kRange);
+    o.offset = kOffset;
+    o.numjobs = 2;
+    // Random modes draw 4 passes' worth, so the edges of the range are hit.
+    o.io_limit = mode_random(mode) ? 4 * kRange : kRange;
+    const RunResult r = run_bench(o, {}, nullptr, &ext);
+    expect_clean(r);
+    EXPECT_EQ(r.target_size, kRange);
+    const std::size_t ios = mem.reads.size() + mem.writes.size();
+    EXPECT_EQ(ios, 2 * o.io_limit.value() / 4096);
+    const std::size_t covered = expect_inside_the_range(mem);
+    if (!mode_random(mode))
+        EXPECT_EQ(covered, kRangeBlocks);  // one pass: every block of the range, none beyond
+    else
+        EXPECT_GT(covered, kRangeBlocks * 9 / 10);
+    // What lies outside the range is as it was; inside, writes landed.
+    const auto untouched = [&](std::uint64_t from, std::uint64_t to) {
+        return std::all_of(mem.bytes.begin() + static_cast<std::ptrdiff_t>(from),
+                           mem.bytes.begin() + static_cast<std::ptrdiff_t>(to),
+                           [](std::byte b) { return b == std::byte{0x5a}; });
+    };
+    EXPECT_TRUE(untouched(0, kOffset));
+    EXPECT_TRUE(untouched(kOffset + kRange, mem.bytes.size()));
+    EXPECT_EQ(untouched(kOffset, kOffset + kRange), !mode_writes(mode));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllModes, EngineOffset,
+                         ::testing::Values(Mode::read, Mode::write, Mode::randread,
+                                           Mode::randwrite, Mode::randrw),
+                         [](const auto& info) { return std::string(mode_name(info.param)); });
+
+TEST(Engine, VerifyWithAnOffsetSlicesTheRangeFromIt)
+{
+    MemoryTarget mem(4 << 20);
+    const ExternalTarget ext = mem.external();
+    BenchOptions w = quick("unused", Mode::write, kRange);
+    w.offset = kOffset;
+    w.numjobs = 2;
+    w.verify = true;
+    const RunResult wr = run_bench(w, {}, nullptr, &ext);
+    expect_clean(wr);
+    // The write pass read back its own: one pass over each job's slice.
+    EXPECT_EQ(wr.jobs[0].verified_blocks + wr.jobs[1].verified_blocks, kRangeBlocks);
+    BenchOptions rd = w;
+    rd.mode = Mode::read;
+    rd.numjobs = 1;
+    const RunResult rr = run_bench(rd, {}, nullptr, &ext);
+    expect_clean(rr);
+    EXPECT_EQ(rr.jobs[0].verified_blocks, kRangeBlocks);
+    EXPECT_EQ(expect_inside_the_range(mem), kRangeBlocks);
+}
+
+TEST(Engine, OffsetAndSizeMustFitAnExternalTarget)
+{
+    MemoryTarget mem(4 << 20);
+    const ExternalTarget ext = mem.external();
+    BenchOptions o = quick("unused", Mode::read, 2 << 20);
+    o.offset = 3 << 20;
+    EXPECT_EQ(error_of_external(o, ext),
+              "--offset (3m) + --size (2m) exceeds the size of memory:ns1 (4194304 bytes)");
+    o.size.reset();  // what lies past the offset
+    EXPECT_EQ(run_bench(o, {}, nullptr, &ext).target_size, 1u << 20);
+    o.offset = 4 << 20;
+    EXPECT_EQ(error_of_external(o, ext),
+              "--offset (4m) leaves less than --bs (4k) of memory:ns1 (4194304 bytes)");
+    o.offset = 16 << 20;
+    o.size = 4096;
+    EXPECT_EQ(error_of_external(o, ext),
+              "--offset (16m) + --size (4k) exceeds the size of memory:ns1 (4194304 bytes)");
+    EXPECT_TRUE(mem.reads.size() == 256u && mem.writes.empty());  // only the run that fit
+}
+
+// The io_uring path on a file: the range starts at --offset, the bytes
+// before and after it stay as they were.
+TEST(Engine, OffsetOnAFileLeavesTheRestAlone)
+{
+    TempDir dir;
+    const std::string f = dir.path("f");
+    std::ofstream(f).put('x');
+    testing::scribble(f, 0, 3 << 20, 0xaa);
+    BenchOptions o = quick(f, Mode::randwrite, 1 << 20);
+    o.offset = 1 << 20;
+    o.io_limit = 4 << 20;
+    const RunResult r = run_bench(o);
+    expect_clean(r);
+    EXPECT_FALSE(r.target_created);
+    EXPECT_EQ(std::filesystem::file_size(f), 3u << 20);
+    std::ifstream in(f, std::ios::binary);
+    std::vector<char> all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_EQ(all.size(), 3u << 20);
+    const auto aa = [](char c) { return static_cast<unsigned char>(c) == 0xaa; };
+    EXPECT_TRUE(std::all_of(all.begin(), all.begin() + (1 << 20), aa));
+    EXPECT_TRUE(std::all_of(all.begin() + (2 << 20), all.end(), aa));
+    EXPECT_FALSE(std::all_of(all.begin() + (1 << 20), all.begin() + (2 << 20), aa));
+
+    // Verify: every block of the range written (one sequential pass), then
+    // read back from the offset.
+    o.mode = Mode::write;
+    o.verify = true;
+    o.io_limit.reset();
+    expect_clean(run_bench(o));
+    BenchOptions rd = o;
+    rd.mode = Mode::read;
+    const RunResult rr = run_bench(rd);
+    expect_clean(rr);
+    EXPECT_EQ(rr.jobs[0].verified_blocks, kBlocks);
+
+    // Without --size: what lies past the offset.
+    o = quick(f, Mode::read);
+    o.size.reset();
+    o.offset = 2 << 20;
+    EXPECT_EQ(run_bench(o).target_size, 1u << 20);
+    o.offset = 3 << 20;
+    EXPECT_EQ(error_of(o), "--offset (3m) leaves less than --bs (4k) of " + f + " (3145728 bytes)");
+}
+
+TEST(Engine, ACreatedFileHoldsOffsetPlusSize)
+{
+    TempDir dir;
+    BenchOptions o = quick(dir.path("new"), Mode::write, 1 << 20);
+    o.offset = 2 << 20;
+    const RunResult r = run_bench(o);
+    expect_clean(r);
+    EXPECT_TRUE(r.target_created);
+    EXPECT_EQ(r.target_size, 1u << 20);
+    EXPECT_EQ(std::filesystem::file_size(dir.path("new")), 3u << 20);
 }
 
 TEST(Engine, MissingFileNeedsSize)

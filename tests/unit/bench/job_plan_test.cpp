@@ -73,6 +73,24 @@ TEST(JobPlan, VerifyCapsTrackedBlocks)
               "lower --size or raise --bs");
 }
 
+TEST(JobPlan, OffsetStartsEveryJobsRangeThere)
+{
+    BenchOptions o = opts(3);
+    o.offset = 64 << 20;
+    for (const JobPlan& p : plan_jobs(o, 1 << 20)) {
+        EXPECT_EQ(p.start, 64u << 20);
+        EXPECT_EQ(p.length, 1u << 20);
+    }
+    // --verify's slices are laid out from it too.
+    o = opts(2, true);
+    o.offset = 64 << 20;
+    const auto plans = plan_jobs(o, 1 << 20);
+    ASSERT_EQ(plans.size(), 2u);
+    EXPECT_EQ(plans[0].start, 64u << 20);
+    EXPECT_EQ(plans[1].start, (64u << 20) + (512u << 10));
+    EXPECT_EQ(plans[1].length, 512u << 10);
+}
+
 TEST(JobPlan, TargetSmallerThanBlock)
 {
     EXPECT_EQ(error_of(opts(1), 100), "the target is smaller than --bs");

@@ -36,6 +36,7 @@ TEST(Options, DefaultsAreFios)
     EXPECT_FALSE(o.runtime);
     EXPECT_FALSE(o.size);
     EXPECT_FALSE(o.io_limit);
+    EXPECT_EQ(o.offset, 0u);
     EXPECT_EQ(o.ramp.count(), 0);
     EXPECT_TRUE(o.cpus.empty());
 }
@@ -51,6 +52,7 @@ TEST(Options, EverythingParsed)
     a.runtime = "10s";
     a.size = "1g";
     a.io_limit = "64m";
+    a.offset = "200m";
     a.ramp = "500ms";
     a.cpus = "0-1,3";
     a.rwmixread = "70";
@@ -64,6 +66,7 @@ TEST(Options, EverythingParsed)
     EXPECT_EQ(o.runtime, std::chrono::seconds(10));
     EXPECT_EQ(o.size, std::uint64_t{1} << 30);
     EXPECT_EQ(o.io_limit, 64u << 20);
+    EXPECT_EQ(o.offset, 200u << 20);
     EXPECT_EQ(o.ramp, std::chrono::milliseconds(500));
     EXPECT_EQ(o.cpus, (std::vector<unsigned>{0, 1, 3}));
     EXPECT_EQ(o.rwmixread, 70u);
@@ -143,6 +146,22 @@ const Rule kRules[] = {
      "--io-limit must be at least --bs (4k)"},
     {"IoLimitNotBsMultiple", [](BenchArgs& a) { a.io_limit = "10k"; },
      "--io-limit must be a multiple of --bs (4k), got 10240"},
+    {"OffsetNotASize", [](BenchArgs& a) { a.offset = "64q"; },
+     "--offset: '64q' is not a size (e.g. 4k, 64m, 1g)"},
+    {"OffsetNegative", [](BenchArgs& a) { a.offset = "-64m"; },
+     "--offset: '-64m' is not a size (e.g. 4k, 64m, 1g)"},
+    {"OffsetTooLarge", [](BenchArgs& a) { a.offset = "16384p"; },
+     "--offset: '16384p' is too large (at most 18446744073709551615 bytes)"},
+    {"OffsetNotBsAligned", [](BenchArgs& a) { a.offset = "6k"; },
+     "--offset must be a multiple of --bs (4k), got 6144"},
+    {"OffsetNotBsAlignedWithLargeBs",
+     [](BenchArgs& a) {
+         a.bs = "128k";
+         a.offset = "64k";
+     },
+     "--offset must be a multiple of --bs (128k), got 65536"},
+    {"SizeTooLarge", [](BenchArgs& a) { a.size = "99999999999999999999"; },
+     "--size: '99999999999999999999' is too large (at most 18446744073709551615 bytes)"},
     {"RwmixreadWithoutRandrw", [](BenchArgs& a) { a.rwmixread = "70"; },
      "--rwmixread only applies to --rw randrw"},
     {"RwmixreadAbove100",
@@ -184,6 +203,32 @@ TEST(Options, LimitsThemselvesAreAccepted)
     a.rw = "randrw";
     a.rwmixread = "0";
     EXPECT_EQ(parse_options(a).rwmixread, 0u);
+}
+
+// The one parser of byte counts: what bench's options take, read and
+// write take too (tool/size_option.cpp), with the same messages.
+TEST(Options, ParseSizeOptionIsParseSizeWithAMessage)
+{
+    EXPECT_EQ(parse_size_option("--offset", "200m"), 200u << 20);
+    EXPECT_EQ(parse_size_option("--length", "8M"), 8u << 20);
+    EXPECT_EQ(parse_size_option("--length", "4096"), 4096u);
+    EXPECT_EQ(parse_size_option("--offset", "2t"), std::uint64_t{2} << 40);
+    EXPECT_EQ(parse_size_option("--offset", "1g"), std::uint64_t{1} << 30);
+    EXPECT_EQ(parse_size_option("--offset", "3kb"), 3072u);
+    EXPECT_EQ(parse_size_option("--offset", "0"), 0u);
+    auto message = [](const char* text) {
+        try {
+            parse_size_option("--offset", text);
+        } catch (const OptionError& e) {
+            return std::string(e.what());
+        }
+        return std::string("<parsed>");
+    };
+    EXPECT_EQ(message("200x"), "--offset: '200x' is not a size (e.g. 4k, 64m, 1g)");
+    EXPECT_EQ(message("-512"), "--offset: '-512' is not a size (e.g. 4k, 64m, 1g)");
+    EXPECT_EQ(message(""), "--offset: '' is not a size (e.g. 4k, 64m, 1g)");
+    EXPECT_EQ(message("20000000p"),
+              "--offset: '20000000p' is too large (at most 18446744073709551615 bytes)");
 }
 
 TEST(Options, CpusAreASet)

@@ -57,6 +57,21 @@ TEST(Report, JsonUsesFiosFieldNames)
     EXPECT_EQ(j.at("global options").at("rw"), "randrw");
     EXPECT_EQ(j.at("global options").at("iodepth"), "32");
     EXPECT_EQ(j.at("target").at("kind"), "block");
+    EXPECT_EQ(j.at("global options").at("offset"), "0");
+    EXPECT_EQ(j.at("target").at("offset_bytes").get<std::uint64_t>(), 0u);
+}
+
+TEST(Report, OffsetInJsonAndText)
+{
+    RunResult r = sample();
+    r.options.offset = 64 << 20;
+    const auto j = to_json(r);
+    EXPECT_EQ(j.at("global options").at("offset"), "64m");
+    EXPECT_EQ(j.at("target").at("offset_bytes").get<std::uint64_t>(), 64u << 20);
+    EXPECT_EQ(j.at("target").at("size_bytes").get<std::uint64_t>(), 1u << 30);
+    std::ostringstream out;
+    print_text(out, r);
+    EXPECT_NE(out.str().find(" /dev/rblk0n1 (1g at offset 64m)\n"), std::string::npos) << out.str();
 }
 
 TEST(Report, AggregateSumsJobs)

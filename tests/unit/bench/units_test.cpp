@@ -36,6 +36,26 @@ TEST(ParseSize, RejectsGarbageAndOverflow)
         EXPECT_FALSE(parse_size(bad)) << bad;
 }
 
+TEST(ParseSize, OverflowIsToldApartFromGarbage)
+{
+    bool too_large = true;
+    EXPECT_EQ(parse_size("16383p", &too_large), std::uint64_t{16383} << 50);
+    EXPECT_FALSE(too_large);
+    EXPECT_EQ(parse_size("18446744073709551615", &too_large), UINT64_MAX);
+    EXPECT_EQ(parse_size("15t", &too_large), std::uint64_t{15} << 40);
+    for (const char* big : {"16384p", "18446744073709551616", "99999999999999999999k", "17179869184g"}) {
+        too_large = false;
+        EXPECT_FALSE(parse_size(big, &too_large)) << big;
+        EXPECT_TRUE(too_large) << big;
+    }
+    // Garbage, however many digits it starts with, is not "too large".
+    for (const char* bad : {"", "m", "-1", "-1m", "200x", "99999999999999999999x", "4kk", "1.5m", "+4k"}) {
+        too_large = true;
+        EXPECT_FALSE(parse_size(bad, &too_large)) << bad;
+        EXPECT_FALSE(too_large) << bad;
+    }
+}
+
 TEST(ParseDuration, Units)
 {
     using namespace std::chrono;

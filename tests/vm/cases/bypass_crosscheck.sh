@@ -6,11 +6,13 @@
 # `rblkctl read --path bypass`; in-capsule (4 KiB), keyed SGL over the
 # registered file buffer (1 MiB) and staged through the
 # queue's pool (--copy, --event); `rblkctl bench --path bypass --verify`
-# stamps that rblk.ko's bench checks, and checks nvme-rdma's; the
+# stamps that rblk.ko's bench checks, and checks nvme-rdma's, also from
+# --offset 24m, the bytes either side of that range left as they were; the
 # library's asynchronous API (rblk_bypass_probe: QD 16, poll and wait, write
 # zeroes, deallocate, flush) leaves what both kernel initiators read. No
-# RDMA device, a wrong NQN, no listener and an address nobody answers each
-# give one line and a non-zero exit. A write survives the target going
+# RDMA device, a wrong NQN, no listener, an address nobody answers, a bad
+# size and a bench range beyond the namespace each give one line and a
+# non-zero exit. A write survives the target going
 # away and coming back under it.
 # It checks the userspace initiator (rblk.ko's side is every datapath
 # case's, on both kernels): newest kernel only, for the suite's time.
@@ -53,6 +55,10 @@ bypass_refused "cannot resolve the target address" \
 	read --path bypass -a 10.99.0.77 -n "$nqn" --length 4096 --data /tmp/x
 bypass_refused "read failed: offset and length must be multiples of the LBA size (512)" \
 	read --path bypass -a "$t" -n "$nqn" --offset 100 --length 4096 --data /tmp/x
+bypass_refused "--offset: '200x' is not a size (e.g. 4k, 64m, 1g)" \
+	read --path bypass -a "$t" -n "$nqn" --offset 200x --length 8m --data /tmp/x
+bypass_refused "--offset (32m) + --size (1m) exceeds the size of $nqn@$t:4420/ns1 (33554432 bytes)" \
+	bench --path bypass -a "$t" -n "$nqn" --rw read --offset 32m --size 1m
 
 # --- bypass writes, the kernel's initiators read --------------------------------------
 br() { "$RBLKCTL" read --path bypass -a "$t" -n "$nqn" "$@" || vm_fail "rblkctl read --path bypass $* failed"; }
@@ -99,7 +105,7 @@ head -c $((1 << 20)) /dev/urandom > /tmp/k1
 head -c $((64 << 10)) /dev/urandom > /tmp/k2
 vm_put /tmp/k1 /dev/rblk0n1 $((8 << 20))
 vm_put /tmp/k2 "$ref" $((12 << 20))
-br --offset $((8 << 20)) --length $((1 << 20)) --data /tmp/r1
+br --offset 8m --length 1m --data /tmp/r1  # the bench's size suffixes
 br --offset $((12 << 20)) --length $((64 << 10)) --data /tmp/r2 --copy
 br --offset $((12 << 20)) --length $((64 << 10)) --event > /tmp/r3
 vm_assert_eq "$(sum /tmp/k1)" "$(sum /tmp/r1)" "rblk.ko write, read by bypass"
@@ -127,6 +133,25 @@ bench_ok "nvme-rdma stamps" 8 --filename "$ref" --rw write
 bench_ok "bypass checks the nvme-rdma stamps at QD1" 1 --path bypass -a "$t" -n "$nqn" --rw randread
 bench_ok "bypass stamps at QD1" 1 --path bypass -a "$t" -n "$nqn" --rw write
 bench_ok "bypass checks its own stamps at QD32" 32 --path bypass -a "$t" -n "$nqn" --rw randread
+
+# --- bench --offset on both paths: the MiB at 24 MiB ------------------------------------
+# The MiB either side is zeroed first and must stay so: the jobs keep to
+# [offset, offset + size). The stamps carry each block's absolute offset,
+# so the kernel paths' checks there also show where the bypass wrote.
+head -c $((3 << 20)) /dev/zero > /tmp/z3m
+vm_put /tmp/z3m /dev/rblk0n1 $((23 << 20))
+bench_ok "bypass stamps from --offset 24m" 32 --path bypass -a "$t" -n "$nqn" --rw write --offset 24m
+bench_ok "rblk.ko checks them from --offset 24m" 8 --filename /dev/rblk0n1 --rw randread --offset 24m
+bench_ok "nvme-rdma stamps from --offset 24m" 8 --filename "$ref" --rw write --offset 24m
+bench_ok "bypass checks them from --offset 24m" 1 --path bypass -a "$t" -n "$nqn" --rw read --offset 24m
+zero=$(head -c $((1 << 20)) /dev/zero | sha256sum | cut -d' ' -f1)
+for dev in /dev/rblk0n1 "$ref"; do
+	vm_assert_eq "$zero" "$(vm_sum "$dev" $((23 << 20)) $((1 << 20)))" "the MiB before --offset 24m, by $dev"
+	vm_assert_eq "$zero" "$(vm_sum "$dev" $((25 << 20)) $((1 << 20)))" "the MiB after --offset 24m --size 1m, by $dev"
+	vm_assert_ne "$zero" "$(vm_sum "$dev" $((24 << 20)) $((1 << 20)))" "the MiB at --offset 24m, by $dev"
+done
+bypass_refused "--offset (32m) leaves less than --bs (4k) of /dev/rblk0n1 (33554432 bytes)" \
+	bench --filename /dev/rblk0n1 --rw read --offset 32m
 
 # --- the target restarted during a bypass write -----------------------------------------
 # nvmet takes the subsystem off its port while a 16 MiB write is in

@@ -25,7 +25,7 @@ std::vector<JobPlan> plan_jobs(const BenchOptions& o, std::uint64_t target_size)
 
     std::vector<JobPlan> plans;
     for (unsigned id = 0; id < o.numjobs; ++id) {
-        JobPlan p{id, o.verify ? id * per_job * bs : 0, per_job * bs, std::nullopt};
+        JobPlan p{id, o.offset + (o.verify ? id * per_job * bs : 0), per_job * bs, std::nullopt};
         // fio's rule: without a time limit a job does one pass of its range.
         if (o.io_limit)
             p.io_limit = o.io_limit;

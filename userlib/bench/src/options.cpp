@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <utility>
 
 namespace rblk::bench {
@@ -49,10 +50,7 @@ std::optional<std::uint64_t> parse_bytes(const std::optional<std::string>& text,
 {
     if (!text)
         return std::nullopt;
-    auto v = parse_size(*text);
-    if (!v)
-        fail("--" + std::string(name) + ": " + quoted(*text) + " is not a size (e.g. 4k, 64m, 1g)");
-    return v;
+    return parse_size_option("--" + std::string(name), *text);
 }
 
 std::optional<std::chrono::nanoseconds> parse_time(const std::optional<std::string>& text,
@@ -120,6 +118,17 @@ std::string_view mode_name(Mode m)
     return "?";
 }
 
+std::uint64_t parse_size_option(std::string_view option, std::string_view text)
+{
+    bool too_large = false;
+    if (auto v = parse_size(text, &too_large))
+        return *v;
+    const std::string largest = std::to_string(std::numeric_limits<std::uint64_t>::max());
+    fail(std::string(option) + ": " + quoted(text) +
+         (too_large ? " is too large (at most " + largest + " bytes)"
+                    : " is not a size (e.g. 4k, 64m, 1g)"));
+}
+
 BenchOptions parse_options(const BenchArgs& args)
 {
     BenchOptions o;
@@ -141,6 +150,12 @@ BenchOptions parse_options(const BenchArgs& args)
     check_blocks(o.size, "size", o.block_size);
     o.io_limit = parse_bytes(args.io_limit, "io-limit");
     check_blocks(o.io_limit, "io-limit", o.block_size);
+    // Whole blocks from the start of the range keep every I/O bs-aligned,
+    // which O_DIRECT and an NVMe LBA both need.
+    o.offset = parse_bytes(args.offset, "offset").value_or(0);
+    if (o.offset % o.block_size != 0)
+        fail("--offset must be a multiple of --bs (" + format_size(o.block_size) + "), got " +
+             std::to_string(o.offset));
 
     if (args.rwmixread) {
         if (o.mode != Mode::randrw)

@@ -100,6 +100,7 @@ json options_json(const BenchOptions& o)
             {"numjobs", std::to_string(o.numjobs)},
             {"runtime", opt(o.runtime, secs)},
             {"size", opt(o.size, format_size)},
+            {"offset", format_size(o.offset)},
             {"io_limit", opt(o.io_limit, format_size)},
             {"ramp_time", secs(o.ramp)},
             {"rwmixread", std::to_string(o.rwmixread)},
@@ -158,6 +159,7 @@ nlohmann::ordered_json to_json(const RunResult& r)
             {"global options", options_json(r.options)},
             {"target",
              {{"kind", r.target_kind},
+              {"offset_bytes", r.options.offset},
               {"size_bytes", r.target_size},
               {"direct", r.target_direct},
               {"created", r.target_created}}},
@@ -175,6 +177,7 @@ void print_text(std::ostream& out, const RunResult& r)
     out << "bench: rw=" << mode_name(o.mode) << ", bs=" << format_size(o.block_size)
         << ", iodepth=" << o.iodepth << ", numjobs=" << o.numjobs << ", " << r.target_kind
         << " " << o.filename << " (" << format_size(r.target_size)
+        << (o.offset ? " at offset " + format_size(o.offset) : "")
         << (r.target_direct ? ", O_DIRECT" : "") << ")\n";
     print_dir(out, "read", t.read, t.runtime_ns);
     print_dir(out, "write", t.write, t.runtime_ns);

@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <fstream>
+#include <limits>
 #include <system_error>
 
 namespace rblk::bench {
@@ -23,17 +24,32 @@ namespace {
     throw std::system_error(err, std::generic_category(), what);
 }
 
-// A device of `bytes` in blocks of `lbs`: --bs and --size must fit it.
+std::string size_of(const Target& t, std::uint64_t bytes)
+{
+    return t.path + " (" + std::to_string(bytes) + " bytes)";
+}
+
+// Without --size the range is what lies past --offset, in whole blocks.
+std::uint64_t rest_of(const Target& t, const BenchOptions& o, std::uint64_t bytes)
+{
+    const std::uint64_t rest = bytes > o.offset ? bytes - o.offset : 0;
+    if (o.offset != 0 && rest < o.block_size)
+        fail("--offset (" + format_size(o.offset) + ") leaves less than --bs (" +
+             format_size(o.block_size) + ") of " + size_of(t, bytes));
+    return rest - rest % o.block_size;
+}
+
+// A device of `bytes` in blocks of `lbs`: --bs, and --size from --offset, must fit it.
 void size_device(Target& t, const BenchOptions& o, std::uint64_t bytes, std::uint32_t lbs)
 {
     t.logical_block = lbs;
     if (o.block_size % t.logical_block != 0)
         fail("--bs (" + std::to_string(o.block_size) + ") must be a multiple of " + t.path +
              "'s logical block size (" + std::to_string(t.logical_block) + ")");
-    if (o.size && *o.size > bytes)
-        fail("--size (" + format_size(*o.size) + ") exceeds the size of " + t.path + " (" +
-             std::to_string(bytes) + " bytes)");
-    t.size = o.size ? *o.size : bytes - bytes % o.block_size;
+    if (o.size && (o.offset > bytes || *o.size > bytes - o.offset))
+        fail((o.offset ? "--offset (" + format_size(o.offset) + ") + " : std::string()) + "--size (" +
+             format_size(*o.size) + ") exceeds the size of " + size_of(t, bytes));
+    t.size = o.size ? *o.size : rest_of(t, o, bytes);
 }
 
 void size_block_device(Target& t, const BenchOptions& o, const struct stat& st)
@@ -54,14 +70,20 @@ void size_file(Target& t, const BenchOptions& o)
     if (::fstat(t.fd.get(), &st) != 0)
         fail_errno(errno, t.path + ": fstat");
     auto have = static_cast<std::uint64_t>(st.st_size);
-    if (o.size && *o.size > have) {
+    std::uint64_t end = 0;
+    if (o.size && (__builtin_add_overflow(o.offset, *o.size, &end) ||
+                   end > static_cast<std::uint64_t>(std::numeric_limits<off_t>::max())))
+        fail("--offset (" + format_size(o.offset) + ") + --size (" + format_size(*o.size) +
+             ") is beyond the largest file offset");
+    if (o.size && end > have) {
         // Allocate for real where the filesystem can, so writes do not measure
         // block allocation; a sparse extension is the fallback.
-        int err = ::posix_fallocate(t.fd.get(), 0, static_cast<off_t>(*o.size));
-        if (err != 0 && ::ftruncate(t.fd.get(), static_cast<off_t>(*o.size)) != 0)
-            fail_errno(errno, t.path + ": cannot extend to " + format_size(*o.size));
+        int err = ::posix_fallocate(t.fd.get(), static_cast<off_t>(o.offset),
+                                    static_cast<off_t>(*o.size));
+        if (err != 0 && ::ftruncate(t.fd.get(), static_cast<off_t>(end)) != 0)
+            fail_errno(errno, t.path + ": cannot extend to " + format_size(end));
     }
-    t.size = o.size ? *o.size : have - have % o.block_size;
+    t.size = o.size ? *o.size : rest_of(t, o, have);
     if (t.size == 0)
         fail(t.path + " is smaller than --bs (" + format_size(o.block_size) + "): give --size");
     t.io_poll = read_io_poll(major(st.st_dev), minor(st.st_dev));

@@ -45,31 +45,38 @@ std::optional<std::uint64_t> parse_uint(std::string_view text)
     return value;
 }
 
-std::optional<std::uint64_t> parse_size(std::string_view text)
+std::optional<std::uint64_t> parse_size(std::string_view text, bool* too_large)
 {
+    if (too_large)
+        *too_large = false;
     auto [digits, rest] = split_number(text);
-    auto value = parse_uint(digits);
-    if (!value)
+    if (digits.empty())
         return std::nullopt;
+    // The unit before the number's value, so that a well-formed size beyond
+    // 2^64 - 1 is told apart from text that is no size at all.
     std::string unit = lower(rest);
-    if (unit.empty() || unit == "b")
-        return value;
-    static constexpr std::string_view prefixes = "kmgtp";
-    auto pos = prefixes.find(unit[0]);
-    if (pos == std::string_view::npos)
-        return std::nullopt;
-    std::string_view tail = std::string_view(unit).substr(1);
-    std::uint64_t base;
-    if (tail.empty() || tail == "b")
-        base = 1024;  // fio's compatibility mode: SI prefix = power of two
-    else if (tail == "i" || tail == "ib")
-        base = 1000;  // ... and IEC prefix = power of ten
-    else
-        return std::nullopt;
-    std::uint64_t result = *value;
-    for (std::size_t i = 0; i <= pos; ++i)
-        if (!multiply(result, base, result))
+    std::size_t power = 0;
+    std::uint64_t base = 1024;
+    if (!unit.empty() && unit != "b") {
+        static constexpr std::string_view prefixes = "kmgtp";
+        auto pos = prefixes.find(unit[0]);
+        if (pos == std::string_view::npos)
             return std::nullopt;
+        std::string_view tail = std::string_view(unit).substr(1);
+        if (tail.empty() || tail == "b")
+            base = 1024;  // fio's compatibility mode: SI prefix = power of two
+        else if (tail == "i" || tail == "ib")
+            base = 1000;  // ... and IEC prefix = power of ten
+        else
+            return std::nullopt;
+        power = pos + 1;
+    }
+    auto result = parse_uint(digits);  // nullopt here: too many digits
+    for (std::size_t i = 0; result && i < power; ++i)
+        if (!multiply(*result, base, *result))
+            result.reset();
+    if (!result && too_large)
+        *too_large = true;
     return result;
 }
 

@@ -44,7 +44,8 @@ struct ExternalTarget {
 };
 
 // The Target of an external one under `o`, checked as a block device's
-// (--bs a multiple of the logical block, --size within it). Throws OptionError.
+// (--bs a multiple of the logical block, --offset + --size within it).
+// Throws OptionError.
 Target external_target(const BenchOptions& o, const ExternalTarget& ext);
 
 }  // namespace rblk::bench

@@ -31,7 +31,7 @@ public:
 
 // The options as typed; an empty optional means "not given".
 struct BenchArgs {
-    std::optional<std::string> filename, rw, bs, iodepth, numjobs, runtime, size,
+    std::optional<std::string> filename, rw, bs, iodepth, numjobs, runtime, size, offset,
         io_limit, ramp, cpus, rwmixread, batch_complete;
     bool direct = false, verify = false, sqpoll = false, hipri = false, json = false;
 };
@@ -54,7 +54,8 @@ struct BenchOptions {
     std::uint32_t batch_complete = 1;
     std::uint32_t numjobs = 1;
     std::optional<std::chrono::nanoseconds> runtime;  // none: stop on io_limit
-    std::optional<std::uint64_t> size;       // range used; none: the file's or device's size
+    std::optional<std::uint64_t> size;       // range used; none: the file's or device's size past offset
+    std::uint64_t offset = 0;                // first byte of the range, a multiple of block_size
     std::optional<std::uint64_t> io_limit;   // bytes per job; none: size (one pass) unless runtime
     std::chrono::nanoseconds ramp{0};        // runs before measuring, not counted
     std::vector<unsigned> cpus;              // sorted set; job i runs on cpus[i % n]; empty: no pinning
@@ -64,5 +65,12 @@ struct BenchOptions {
 
 // Throws OptionError with the first rule broken.
 BenchOptions parse_options(const BenchArgs& args);
+
+// The bytes `text` gives for `option` ("--offset"), by parse_size(): every
+// rblkctl option that takes a byte count goes through it, so all take the
+// same suffixes and refuse a bad value in the same words. Throws
+// OptionError "--offset: '200x' is not a size (e.g. 4k, 64m, 1g)", or
+// "--offset: '20000000p' is too large (at most 18446744073709551615 bytes)".
+std::uint64_t parse_size_option(std::string_view option, std::string_view text);
 
 }  // namespace rblk::bench

@@ -9,9 +9,10 @@
 //   "timestamp": <unix seconds>,
 //   "global options": { "filename", "rw", "bs", "iodepth", "iodepth_batch_complete_min",
 //                       "numjobs", "runtime",
-//                       "size", "io_limit", "ramp_time", "rwmixread", "cpus",
+//                       "size", "offset", "io_limit", "ramp_time", "rwmixread", "cpus",
 //                       "direct", "verify", "sqpoll", "hipri" }     (strings, as fio)
-//   "target": { "kind": "block"|"file", "size_bytes", "direct": bool, "created": bool },
+//   "target": { "kind": "block"|"file"|"bypass", "offset_bytes", "size_bytes",
+//               "direct": bool, "created": bool },   the range used: [offset, offset + size)
 //   "jobs": [ <job> ... ],          one per --numjobs
 //   "aggregate": <job>              all jobs merged ("jobname": "all", "jobid": -1)
 // }

@@ -1,5 +1,5 @@
 // The thing under test: a block device (always O_DIRECT) or a regular file
-// (created and sized to --size when absent; O_DIRECT with --direct).
+// (created and sized to --offset + --size when absent; O_DIRECT with --direct).
 #pragma once
 
 #include "rblk/bench/options.hpp"
@@ -17,15 +17,15 @@ struct Target {
     bool block_device = false;
     bool direct = false;
     bool created = false;              // this run created the file
-    std::uint64_t size = 0;            // bytes of the range used (bs multiple)
+    std::uint64_t size = 0;            // bytes of the range used (bs multiple), from --offset
     std::uint32_t logical_block = 512; // device's logical block size
     std::optional<bool> io_poll;       // device's queue/io_poll, when it has one
     std::string poll_device;           // for a file: "M:m" of the device it lives on
 };
 
 // Opens (or creates) the target for `o` and checks what only the target can
-// tell: size vs --size and --bs, poll queues for --hipri. Throws OptionError
-// for what the user can fix, std::system_error for the rest.
+// tell: its size vs --offset, --size and --bs, poll queues for --hipri.
+// Throws OptionError for what the user can fix, std::system_error for the rest.
 Target open_target(const BenchOptions& o);
 
 // "/sys/dev/block/M:m/queue/io_poll" (or the whole disk's for a partition),

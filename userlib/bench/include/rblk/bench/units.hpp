@@ -14,8 +14,11 @@ namespace rblk::bench {
 // Bytes from "4096", "4k", "1m", "2G", "1t" (k/m/g/t/p, any case, optional
 // trailing "b") = powers of 1024, and "4KiB"... = powers of 1000: fio's
 // default kb_base=1024 "compatibility mode", so 4k is 4096 in both tools.
-// nullopt on anything else, including overflow.
-std::optional<std::uint64_t> parse_size(std::string_view text);
+// nullopt on anything else, including overflow, which sets *too_large
+// (false otherwise) so a message can tell the two apart. The one parser of
+// byte counts for every rblkctl option that takes one (parse_size_option()
+// in options.hpp gives its message).
+std::optional<std::uint64_t> parse_size(std::string_view text, bool* too_large = nullptr);
 
 // A duration as fio takes it: plain number = seconds, or with a unit suffix
 // us, ms, s, m, h. nullopt on anything else, including overflow.
