@@ -331,8 +331,10 @@ void Job::start_measuring(std::uint64_t now)
     issued_ = 0;
     measure_start_ = now;
     deadline_ = o_.runtime ? now + static_cast<std::uint64_t>(o_.runtime->count()) : 0;
-    thread_start_ = cpu_time(RUSAGE_THREAD);
+    // The process's interval encloses the thread's (read first here, last
+    // in finish_measuring), so the process never reports less CPU time.
     process_start_ = cpu_time(RUSAGE_SELF);
+    thread_start_ = cpu_time(RUSAGE_THREAD);
 }
 
 void Job::finish_measuring(std::uint64_t now)
