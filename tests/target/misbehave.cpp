@@ -9,7 +9,7 @@ namespace rt {
 
 namespace {
 
-constexpr std::array<std::pair<Mode, std::string_view>, 21> kModes{{
+constexpr std::array<std::pair<Mode, std::string_view>, 22> kModes{{
     {Mode::none, "none"},
     {Mode::unknown_cid, "unknown-cid"},
     {Mode::stale_cid, "stale-cid"},
@@ -31,6 +31,7 @@ constexpr std::array<std::pair<Mode, std::string_view>, 21> kModes{{
     {Mode::disc_genctr_churn, "disc-genctr-churn"},
     {Mode::disc_referral_loop, "disc-referral-loop"},
     {Mode::disc_bad_values, "disc-bad-values"},
+    {Mode::resv_regctl_huge, "resv-regctl-huge"},
 }};
 
 bool io_mode(Mode m)
@@ -113,6 +114,11 @@ bool Misbehaviour::on_nsid_list()
 bool Misbehaviour::on_disc_log()
 {
     return disc_mode(mode_) && take();
+}
+
+bool Misbehaviour::on_resv_report()
+{
+    return mode_ == Mode::resv_regctl_huge && take();
 }
 
 }  // namespace rt
