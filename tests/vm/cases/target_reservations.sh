@@ -10,8 +10,11 @@
 # log page 80h says Registration Preempted; release; a clear sends B a
 # Reservation Preempted notice; the extended report (generation, type,
 # registrants, keys, Host IDs) matches at each step, the 24-byte one is
-# refused (128-bit Host IDs). What rblk itself does with reservations
-# (pr_ops, SG_IO, notices) is not tested here.
+# refused (128-bit Host IDs). With --resv-state a registration and
+# reservation made with PTPL 1 outlive a restart of the target (its power
+# loss), and PTPL 0 lets them go; --misbehave resv-regctl-huge serves
+# REGCTL FFFFh. What rblk itself does with reservations (pr_ops, SG_IO,
+# notices) is not tested here.
 # vm-timeout: 480
 # The target's rules are the same on both kernels, and nvme-cli only
 # passes the commands through: newest kernel only, for the suite's time.
@@ -104,5 +107,42 @@ vm_assert_eq "2 3" "$(python3 -c 'import struct; d=open("/tmp/log80","rb").read(
 	"B's log page 80h after the clear: count, Reservation Preempted"
 nvme resv-report "$A" -n 1 -d 127 -b > /dev/null 2>&1 && vm_fail "the 24-byte report was served for 128-bit Host IDs"
 echo "RESULT: release, clear (B notified), the 24-byte report refused"
+
+# --- PTPL: a restart of the target is the power loss ---------------------------
+# restart ARGS...: the target again; both controllers reconnect.
+restart() {
+	tgt_stop
+	tgt_start "$@"
+	vm_wait_for 60 grep -q '^live$' /sys/class/rblk/rblk0/state
+	vm_wait_for 60 grep -q '^live$' /sys/class/rblk/rblk1/state
+}
+state=/tmp/resv.state
+rm -f "$state"
+restart none --reservations --resv-state "$state"
+rescap=$(nvme id-ns "$A" -n 1 -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["rescap"])')
+vm_assert_eq 255 "$rescap" "RESCAP with --resv-state: PTPL too"
+nvme resv-register "$A" -n 1 -k 0xc -r 0 -p 3 > /dev/null || vm_fail "A: register, PTPL 1"
+nvme resv-acquire "$A" -n 1 -c 0xc -t 1 -a 0 > /dev/null || vm_fail "A: acquire WE"
+vm_assert_eq "1 1 1 1; 0a 0xc 1 0xffff" "$(report "$A")" "report with PTPL 1"
+[ -s "$state" ] || vm_fail "no reservation state kept in $state"
+restart none --reservations --resv-state "$state"
+grep -q '^resv: state from' "$TGT_LOG" || vm_fail "the target did not take the kept state"
+vm_assert_eq "1 1 1 1; 0a 0xc 1 0xffff" "$(report "$B")" "report after the target's restart"
+may_write "$B" && vm_fail "B could write after the restart under A's WE"
+may_write "$A" || vm_fail "A cannot write after the restart"
+nvme resv-register "$A" -n 1 -c 0xc -r 1 -p 2 > /dev/null || vm_fail "A: unregister, PTPL 0"
+[ -e "$state" ] && vm_fail "state kept in $state with PTPL 0"
+restart none --reservations --resv-state "$state"
+vm_assert_eq "0 0 0 0" "$(report "$A")" "report after a restart with PTPL 0"
+echo "RESULT: PTPL 1: registration and reservation outlive a restart of the target; PTPL 0: gone"
+
+# --- resv-regctl-huge: the report lies about REGCTL --------------------------
+restart resv-regctl-huge --reservations
+nvme resv-register "$A" -n 1 -k 0xd -r 0 > /dev/null || vm_fail "A: register (resv-regctl-huge)"
+nvme resv-report "$B" -n 1 -e -d 31 -b > /tmp/report || vm_fail "resv-report (resv-regctl-huge)"
+vm_assert_eq "65535 13 128" "$(python3 -c 'import struct; d=open("/tmp/report","rb").read(); print(struct.unpack_from("<H",d,5)[0], struct.unpack_from("<Q",d,72)[0], len(d))')" \
+	"resv-regctl-huge: REGCTL, the one real key (0xd), bytes"
+vm_assert_eq 1 "$(tgt_hits resv-regctl-huge)" "resv-regctl-huge: misbehaviours"
+echo "RESULT: resv-regctl-huge: REGCTL 65535 over one registrant in 128 bytes"
 
 tgt_clean_slate reservations
