@@ -44,7 +44,6 @@ void Target::async_event(Queue& q, uint32_t slot)
             reply(q, slot, kScAsyncLimit | kScDnr);
             return;
         }
-        ctrl.admin_q = &q;
         ctrl.aer_slots.push_back(slot);
         post_events(ctrl);
         return;

@@ -127,6 +127,7 @@ void Target::connect_done(Queue& q, uint32_t slot, bool ok)
         ctrl.subnqn = data.subnqn;
         ctrl.discovery = discovery;
         std::memcpy(ctrl.hostid.data(), data.hostid, sizeof(data.hostid));
+        ctrl.admin_q = &q;
         q.cntlid = cntlid;
     } else if (!ctrls_.count(data.cntlid)) {
         reply(q, slot, kScConnectInvalidParam | kScDnr, kIpoAttrData | offsetof(ConnectData, cntlid));

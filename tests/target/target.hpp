@@ -59,7 +59,7 @@ struct Controller {
     // its notices, and the AERs it has outstanding (slots of admin_q).
     resv::HostId hostid{};
     resv::NoticeLog notices;
-    Queue* admin_q = nullptr;  // cleared when that queue is dropped
+    Queue* admin_q = nullptr;  // from its Connect; cleared when dropped: the controller is gone
     std::deque<uint32_t> aer_slots;
 };
 
