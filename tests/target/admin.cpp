@@ -68,6 +68,8 @@ void Target::admin(Queue& q, uint32_t slot)
         return;
     case kAdminSetFeatures:
     case kAdminGetFeatures:
+        if (resv_ && resv_features(q, slot))
+            return;
         if ((c.cdw10 & 0xff) == kFeatNumQueues) {
             const uint32_t want = std::min(c.cdw11 & 0xffff, c.cdw11 >> 16) + 1;
             const uint32_t n = c.opcode == kAdminSetFeatures ? std::min(want, kMaxIoQueues) : kMaxIoQueues;
@@ -97,7 +99,7 @@ void Target::identify_ctrl(Queue& q, uint8_t* buf)
     buf[idc::cqes] = 0x44;
     put<uint16_t>(buf, idc::maxcmd, opts_.max_queue_size);
     put<uint32_t>(buf, idc::nn, endless_ns_list() ? kAbsurdNn : opts_.namespaces);
-    put<uint16_t>(buf, idc::oncs, 0);
+    put<uint16_t>(buf, idc::oncs, resv_ ? kOncsReservations : 0);
     buf[idc::vwc] = 1;
     // SGLs supported, keyed data block descriptors, offsets (in-capsule).
     put<uint32_t>(buf, idc::sgls, 1u | (1u << 2) | (1u << 20));
@@ -127,6 +129,8 @@ void Target::identify_ns(uint32_t nsid, uint8_t* buf)
     put<uint64_t>(buf, idn::nuse, blocks);
     buf[idn::nlbaf] = 0;  // one format
     buf[idn::flbas] = bad_.is(Mode::bad_flbas) ? 5 : 0;
+    if (resv_ && nsid == kNsid)
+        buf[idn::rescap] = resv::rescap(!opts_.resv_state.empty());
     const uint64_t seed = (nsid - 1) * 10;  // nsid 1 keeps its ids
     put_ids(buf + idn::nguid, 16, opts_.subnqn, seed + 1);
     put_ids(buf + idn::eui64, 8, opts_.subnqn, seed + 2);

@@ -1,6 +1,8 @@
 // Asynchronous events of an I/O controller. Normally the target supports
 // none (the AER is refused as an unknown opcode, as before; a discovery
-// controller holds its AERs instead, discovery.cpp). --misbehave
+// controller holds its AERs instead, discovery.cpp). With --reservations
+// the AER is held until a reservation notice is logged (type I/O Command
+// Specific, Reservation Log Page Available, log page 80h). --misbehave
 // aen-storm answers every AER at once, cycling through a namespace change
 // notice, an event of a reserved type naming an absurd log page, an error
 // event, and a notice naming the wrong log page; the changed namespace
@@ -29,10 +31,23 @@ constexpr std::array<uint32_t, 4> kStorm{
     aen(2, 0x00, 0x7f),  // namespace change naming another log page
 };
 
+constexpr uint32_t kResvEvent = aen(6, 0x00, kLidResvNotice);
+constexpr size_t kAerLimit = 1;  // AERL 0 in Identify Controller
+
 }  // namespace
 
 void Target::async_event(Queue& q, uint32_t slot)
 {
+    if (!bad_.is(Mode::aen_storm) && resv_) {
+        Controller& ctrl = ctrls_[q.cntlid];
+        if (ctrl.aer_slots.size() >= kAerLimit) {
+            reply(q, slot, kScAsyncLimit | kScDnr);
+            return;
+        }
+        ctrl.aer_slots.push_back(slot);
+        post_events(ctrl);
+        return;
+    }
     if (!bad_.is(Mode::aen_storm)) {
         reply(q, slot, kScInvalidOpcode | kScDnr);
         return;
@@ -44,10 +59,24 @@ void Target::async_event(Queue& q, uint32_t slot)
     reply(q, slot, kScSuccess, result);
 }
 
+void Target::post_events(Controller& ctrl)
+{
+    if (ctrl.aer_slots.empty() || !ctrl.admin_q || !ctrl.notices.event_due())
+        return;
+    const uint32_t slot = ctrl.aer_slots.front();
+    ctrl.aer_slots.pop_front();
+    ctrl.notices.event_sent();
+    reply(*ctrl.admin_q, slot, kScSuccess, kResvEvent);
+}
+
 void Target::get_log_page(Queue& q, uint32_t slot)
 {
     const Sqe& c = q.sqe(slot);
     const uint8_t lid = c.cdw10 & 0xff;
+    if (lid == kLidResvNotice && resv_) {
+        resv_log_page(q, slot);
+        return;
+    }
     const uint32_t len = ((c.cdw10 >> 16) + 1) * 4;  // NUMDL; NUMDU must be 0
     if (!bad_.is(Mode::aen_storm) || len > Queue::kScratch || c.cdw11) {
         reply(q, slot, kScInvalidField | kScDnr);

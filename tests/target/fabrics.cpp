@@ -126,12 +126,19 @@ void Target::connect_done(Queue& q, uint32_t slot, bool ok)
         Controller& ctrl = ctrls_[cntlid];
         ctrl.subnqn = data.subnqn;
         ctrl.discovery = discovery;
+        std::memcpy(ctrl.hostid.data(), data.hostid, sizeof(data.hostid));
+        ctrl.admin_q = &q;
         q.cntlid = cntlid;
     } else if (!ctrls_.count(data.cntlid)) {
         reply(q, slot, kScConnectInvalidParam | kScDnr, kIpoAttrData | offsetof(ConnectData, cntlid));
         return;
     } else if (ctrls_[data.cntlid].subnqn != data.subnqn) {
         reply(q, slot, kScConnectInvalidParam | kScDnr, kIpoAttrData | offsetof(ConnectData, subnqn));
+        return;
+    } else if (resv_ && std::memcmp(ctrls_[data.cntlid].hostid.data(), data.hostid, sizeof(data.hostid))) {
+        // As nvmet: one host per controller; its Host ID names the
+        // registrant, so an I/O queue may not bring another.
+        reply(q, slot, kScConnectInvalidParam | kScDnr, kIpoAttrData | offsetof(ConnectData, hostid));
         return;
     } else if (ctrls_[data.cntlid].discovery) {
         // As nvmet: a discovery controller has no I/O queues (its MAXQID is 0).

@@ -1,6 +1,8 @@
 // I/O commands on the RAM namespace: Read (RDMA WRITE to the host), Write
-// (in-capsule data or RDMA READ from the host), Flush. The command id and
-// status misbehaviours are applied here, to commands that touch the trap.
+// (in-capsule data or RDMA READ from the host), Flush; with
+// --reservations the reservation commands (resv.cpp) and, before any
+// other, the reservation's access check. The command id and status
+// misbehaviours are applied here, to commands that touch the trap.
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -34,13 +36,24 @@ constexpr uint16_t kGenShift = 12;  // rblk: tag in 11:0, generation in 15:12 (n
 void Target::io(Queue& q, uint32_t slot)
 {
     const Sqe& c = q.sqe(slot);
-    if (c.opcode != kIoRead && c.opcode != kIoWrite && c.opcode != kIoFlush) {
+    const bool resv_op = resv_ && is_resv_opcode(c.opcode);
+    if (c.opcode != kIoRead && c.opcode != kIoWrite && c.opcode != kIoFlush && !resv_op) {
         reply(q, slot, kScInvalidOpcode | kScDnr);
         return;
     }
     const uint64_t size = ns_bytes(c.nsid);
     if (!size) {
         reply(q, slot, kScInvalidNs | kScDnr);
+        return;
+    }
+    if (resv_op) {
+        resv_command(q, slot);
+        return;
+    }
+    // Flush belongs to the write group of the access table.
+    const auto group = c.opcode == kIoRead ? resv::Access::read : resv::Access::write;
+    if (resv_ && !resv_->allows(ctrls_[q.cntlid].hostid, group)) {
+        reply(q, slot, kScResvConflict | kScDnr);
         return;
     }
     if (c.opcode == kIoFlush) {

@@ -1,7 +1,7 @@
 // rblk_test_target: a userspace NVMe-oF/RDMA target, just enough of one
 // for rblk to connect and do I/O, and a discovery controller listing it,
-// that misbehaves on command. For tests only: one RAM namespace, no
-// security, no persistence.
+// that misbehaves on command. For tests only: one RAM namespace (with
+// reservations if asked), no security, no persistence of the data.
 #include <csignal>
 #include <iostream>
 #include <string>
@@ -60,6 +60,13 @@ int main(int argc, char** argv)
                    "One more discovery log record after the subsystem's own: "
                    "SUBNQN@TRADDR:TRSVCID[,referral] (repeatable)")
         ->allow_extra_args(false);
+    app.add_flag("--reservations", o.reservations,
+                 "Namespace 1 takes reservations (Register/Acquire/Release/Report, log page 80h, "
+                 "features 81h-83h, notices by AER)");
+    app.add_option("--resv-state", o.resv_state,
+                   "With --reservations: keep the reservation state in this file while PTPL is 1 "
+                   "(PTPL is supported only with it)")
+        ->needs("--reservations");
     CLI11_PARSE(app, argc, argv);
 
     for (const auto& spec : disc_entries) {
@@ -79,6 +86,16 @@ int main(int argc, char** argv)
         return 2;
     }
     o.mode = *m;
+    if (o.mode == rt::Mode::resv_regctl_huge && !o.reservations) {
+        std::cerr << "rblk_test_target: --misbehave resv-regctl-huge needs --reservations\n";
+        return 2;
+    }
+    // The reservation's access check guards every I/O command; with a
+    // second namespace it would guard nsid 2 by nsid 1's reservation.
+    if (o.reservations && o.namespaces > 1) {
+        std::cerr << "rblk_test_target: --reservations takes one namespace (--namespaces 1)\n";
+        return 2;
+    }
 
     struct sigaction sa{};
     sa.sa_handler = on_signal;

@@ -9,7 +9,7 @@ namespace rt {
 
 namespace {
 
-constexpr std::array<std::pair<Mode, std::string_view>, 23> kModes{{
+constexpr std::array<std::pair<Mode, std::string_view>, 24> kModes{{
     {Mode::none, "none"},
     {Mode::unknown_cid, "unknown-cid"},
     {Mode::stale_cid, "stale-cid"},
@@ -33,6 +33,7 @@ constexpr std::array<std::pair<Mode, std::string_view>, 23> kModes{{
     {Mode::disc_genctr_churn, "disc-genctr-churn"},
     {Mode::disc_referral_loop, "disc-referral-loop"},
     {Mode::disc_bad_values, "disc-bad-values"},
+    {Mode::resv_regctl_huge, "resv-regctl-huge"},
 }};
 
 bool io_mode(Mode m)
@@ -120,6 +121,11 @@ bool Misbehaviour::on_ns_id()
 bool Misbehaviour::on_disc_log()
 {
     return disc_mode(mode_) && take();
+}
+
+bool Misbehaviour::on_resv_report()
+{
+    return mode_ == Mode::resv_regctl_huge && take();
 }
 
 }  // namespace rt

@@ -35,6 +35,8 @@ enum class Mode {
     disc_genctr_churn,     // genctr one more on every read, forever
     disc_referral_loop,    // plus a referral to this very discovery controller
     disc_bad_values,       // first an entry with trtype 77, adrfam 9, subtype 200
+    // Reservation Report (--reservations):
+    resv_regctl_huge,      // REGCTL FFFFh whatever the registrants: past the data, zeroes
 };
 
 // @name as listed by mode_names(); '_' may stand for '-'.
@@ -68,6 +70,8 @@ public:
     // A read of the discovery log (the disc-* modes): whether this one
     // serves the broken log.
     bool on_disc_log();
+    // A Reservation Report (resv-regctl-huge): whether this one lies.
+    bool on_resv_report();
 
     uint64_t hits() const { return hits_; }
 

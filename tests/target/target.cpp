@@ -68,8 +68,10 @@ Target::Target(const Options& opts)
         throw std::runtime_error("not an IPv4 address: " + opts_.addr);
     check_rc(rdma_bind_addr(id, reinterpret_cast<sockaddr*>(&sin)), "rdma_bind_addr " + opts_.addr);
     check_rc(rdma_listen(id, 16), "rdma_listen");
+    if (opts_.reservations)
+        resv_init();
     log("listening on " + opts_.addr + ":" + std::to_string(opts_.port) + " subnqn " + opts_.subnqn +
-        " misbehave " + std::string(mode_name(opts_.mode)));
+        " misbehave " + std::string(mode_name(opts_.mode)) + (opts_.reservations ? " reservations" : ""));
 }
 
 void Target::log(const std::string& line)
@@ -174,6 +176,12 @@ void Target::drop_queue(rdma_cm_id* id)
     if (it != queues_.end()) {
         const Queue* q = it->second.get();
         std::erase_if(held_, [q](const Held& h) { return h.q == q; });
+        for (auto& [cntlid, ctrl] : ctrls_) {
+            if (ctrl.admin_q == q) {  // its held AERs go with it
+                ctrl.admin_q = nullptr;
+                ctrl.aer_slots.clear();
+            }
+        }
         note_inflight(*it->second);
         reaper_.reap(std::move(it->second));
         queues_.erase(it);

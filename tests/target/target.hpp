@@ -18,6 +18,7 @@
 #include "disclog.hpp"
 #include "misbehave.hpp"
 #include "queue.hpp"
+#include "reservation.hpp"
 
 namespace rt {
 
@@ -38,6 +39,13 @@ struct Options {
     std::string disc_nqn;
     // Records of the discovery log after the subsystem's own.
     std::vector<disc::Entry> disc_entries;
+    // Namespace 1 takes reservations (ONCS bit 5, RESCAP), and AERs are
+    // held for their notices.
+    bool reservations = false;
+    // Where the reservation state is kept while PTPL is 1 (Persist
+    // Through Power Loss: a restart of the target is the power loss);
+    // without it PTPL is not supported.
+    std::string resv_state;
 };
 
 // Per association: the controller registers and what its Connect made it.
@@ -49,6 +57,12 @@ struct Controller {
     uint32_t aec = 0;        // discovery: Asynchronous Event Configuration
     uint32_t kato = 0;       // discovery: Keep Alive Timer, as set
     uint32_t aers = 0;       // AERs held (discovery: none is ever answered)
+    // --reservations: the Host ID from Connect (the registrant it is),
+    // its notices, and the AERs it has outstanding (slots of admin_q).
+    resv::HostId hostid{};
+    resv::NoticeLog notices;
+    Queue* admin_q = nullptr;  // from its Connect; cleared when dropped: the controller is gone
+    std::deque<uint32_t> aer_slots;
 };
 
 // Destroys dropped queues on a thread of its own, as nvmet-rdma releases
@@ -123,7 +137,21 @@ private:
     // aen.cpp
     void async_event(Queue& q, uint32_t slot);
     void get_log_page(Queue& q, uint32_t slot);
+    // Answers held AERs with the reservation events @ctrl owes.
+    void post_events(Controller& ctrl);
     uint64_t aens_ = 0;  // events sent (aen-storm)
+
+    // resv.cpp: reservations on namespace 1 (--reservations)
+    void resv_init();  // the engine, and the state --resv-state kept
+    static bool is_resv_opcode(uint8_t opcode);
+    void resv_command(Queue& q, uint32_t slot);
+    void resv_execute(Queue& q, uint32_t slot, bool ok);
+    void resv_report(Queue& q, uint32_t slot);
+    void resv_deliver(const resv::Outcome& out);
+    void resv_persist();
+    bool resv_features(Queue& q, uint32_t slot);  // 81h-83h; false: not one of them
+    void resv_log_page(Queue& q, uint32_t slot);
+    std::optional<resv::Engine> resv_;
 
     // io.cpp
     void io(Queue& q, uint32_t slot);

@@ -81,15 +81,17 @@ constexpr uint8_t kAdminSetFeatures = 0x09, kAdminGetFeatures = 0x0a, kAdminIden
                   kAdminKeepAlive = 0x18, kAdminAsyncEvent = 0x0c,
                   kAdminGetLogPage = 0x02;
 constexpr uint8_t kIoFlush = 0x00, kIoWrite = 0x01, kIoRead = 0x02;
+constexpr uint8_t kIoResvRegister = 0x0d, kIoResvReport = 0x0e, kIoResvAcquire = 0x11, kIoResvRelease = 0x15;
 constexpr uint8_t kFeatNumQueues = 0x07, kFeatAsyncEventCfg = 0x0b, kFeatKato = 0x0f;
-constexpr uint8_t kLidDiscovery = 0x70;
+constexpr uint8_t kFeatHostId = 0x81, kFeatResvMask = 0x82, kFeatResvPersist = 0x83;
+constexpr uint8_t kLidDiscovery = 0x70, kLidResvNotice = 0x80;
 constexpr uint8_t kCnsNs = 0x00, kCnsCtrl = 0x01, kCnsNsActiveList = 0x02, kCnsNsDescList = 0x03;
 
 // Status codes (the 15-bit status field: SC in 7:0, SCT in 10:8, DNR 14).
 constexpr uint16_t kScSuccess = 0x0, kScInvalidOpcode = 0x1, kScInvalidField = 0x2,
-                   kScInternal = 0x6, kScInvalidNs = 0xb, kScSglInvalidType = 0x11,
-                   kScLbaRange = 0x80, kScAsyncLimit = 0x105, kScConnectInvalidParam = 0x182,
-                   kScDnr = 0x4000;
+                   kScInternal = 0x6, kScInvalidNs = 0xb, kScCmdSeqError = 0xc, kScSglInvalidType = 0x11,
+                   kScLbaRange = 0x80, kScResvConflict = 0x83, kScAsyncLimit = 0x105,
+                   kScFeatNotSaveable = 0x10d, kScConnectInvalidParam = 0x182, kScDnr = 0x4000;
 
 // Controller properties (register offsets).
 constexpr uint32_t kRegCap = 0x00, kRegVs = 0x08, kRegCc = 0x14, kRegCsts = 0x1c;
@@ -98,6 +100,9 @@ constexpr uint32_t kCstsRdy = 1u, kCstsShstComplete = 2u << 2;
 
 // SGL descriptor types (byte 15 of DPTR): type in 7:4, subtype in 3:0.
 constexpr uint8_t kSglKeyedData = 0x4, kSglData = 0x0, kSglSubOffset = 0x1;
+
+// ONCS (Optional NVM Command Support) bits.
+constexpr uint16_t kOncsReservations = 1u << 5;
 
 // Identify Controller byte offsets.
 namespace idc {
@@ -109,8 +114,8 @@ constexpr size_t sn = 4, mn = 24, fr = 64, mdts = 77, cntlid = 78, ver = 80, oae
 
 // Identify Namespace byte offsets.
 namespace idn {
-constexpr size_t nsze = 0, ncap = 8, nuse = 16, nlbaf = 25, flbas = 26, nguid = 104, eui64 = 120,
-                 lbaf0 = 128;
+constexpr size_t nsze = 0, ncap = 8, nuse = 16, nlbaf = 25, flbas = 26, rescap = 31, nguid = 104,
+                 eui64 = 120, lbaf0 = 128;
 }  // namespace idn
 
 constexpr size_t kIdentifySize = 4096;
