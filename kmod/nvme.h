@@ -170,9 +170,10 @@ struct rblk_subsys {
 	struct list_head	heads;
 };
 
-/* ANA, per path: ns->ana_flags. */
+/* ANA and the head, per path: ns->ana_flags. */
 enum rblk_ns_ana_flag {
 	RBLK_NS_ANA_PENDING,	/* an ANA error: the log is being read again */
+	RBLK_NS_DETACHING,	/* leaving its head: never chosen again */
 };
 
 /*
