@@ -3,6 +3,7 @@
 // RAM namespace, and the misbehaviour it was asked to play.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +33,10 @@ struct Options {
     uint64_t count = 0;
     uint16_t max_queue_size = 128;  // CAP.MQES + 1 and MAXCMD
     uint32_t reply_delay_ms = 0;     // hold each I/O response this long
+    // The namespace's NGUID and UUID as given (nvmet's device_nguid and
+    // device_uuid), and no EUI-64, as nvmet has none: then the namespace
+    // is one nvmet also serves, as another path. Unset: from the NQN.
+    std::optional<std::array<uint8_t, 16>> nguid, uuid;
     // A discovery controller answers to the well-known NQN and this one.
     std::string disc_nqn;
     // Records of the discovery log after the subsystem's own.
