@@ -361,7 +361,10 @@ static void rblk_head_discard(struct rblk_ns_head *head)
 	rblk_mpath_put_head(head);
 }
 
-/* The head's disk takes the first path's limits and the subsystem's name. */
+/*
+ * The head's disk takes the first path's limits and the subsystem's name;
+ * each path's disk stacks its own into them (rblk_mpath_stack_limits()).
+ */
 static struct rblk_ns_head *rblk_head_alloc(struct rblk_ns *ns,
 					    const struct rblk_qlim *lim)
 {
@@ -493,6 +496,30 @@ again:
 	if (made)
 		rblk_head_discard(made);	/* lost a race to another path */
 	return 0;
+}
+
+/*
+ * Once @ns's disk exists, before it carries any of the head's I/O: the
+ * head's limits become the strictest of its paths' (a smaller MDTS, fewer
+ * segments), as nvme_update_ns_info() stacks them. The head splits its
+ * bios to fit any path, with its own bio set: a path that split them
+ * with its queue's would hand back, on failover, bios allocated from a
+ * bio set that goes with its disk. A path leaving relaxes nothing, as in
+ * nvme.
+ */
+int rblk_mpath_stack_limits(struct rblk_ns *ns)
+{
+	struct rblk_ns_head *head = ns->head;
+	int ret;
+
+	if (!head)
+		return 0;
+	ret = rblk_stack_limits(head->disk, ns->disk);
+	if (ret)
+		dev_err(ns->ctrl->dev, "nsid %u: the limits of %s do not stack into %s: %d\n",
+			ns->nsid, ns->disk->disk_name, head->disk->disk_name,
+			ret);
+	return ret;
 }
 
 /*

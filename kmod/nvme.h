@@ -543,6 +543,7 @@ static inline bool rblk_ctrl_ana(const struct rblk_ctrl *ctrl)
 }
 
 int rblk_mpath_attach(struct rblk_ns *ns, const struct rblk_qlim *lim);
+int rblk_mpath_stack_limits(struct rblk_ns *ns);
 void rblk_mpath_path_ready(struct rblk_ns *ns);
 void rblk_mpath_detach(struct rblk_ns *ns);
 void rblk_mpath_put_head(struct rblk_ns_head *head);
