@@ -64,6 +64,19 @@ bool rblk_write_cache_enabled(struct request_queue *q)
 	return blk_queue_write_cache(q);
 }
 
+int rblk_stack_limits(struct gendisk *top, struct gendisk *bottom)
+{
+	struct queue_limits lim;
+	int ret;
+
+	blk_mq_freeze_queue(top->queue);
+	lim = queue_limits_start_update(top->queue);
+	queue_limits_stack_bdev(&lim, bottom->part0, 0, top->disk_name);
+	ret = queue_limits_commit_update(top->queue, &lim);
+	blk_mq_unfreeze_queue(top->queue);
+	return ret;
+}
+
 int rblk_set_xfer_limits(struct request_queue *q, const struct rblk_qlim *l)
 {
 	struct queue_limits lim = queue_limits_start_update(q);
@@ -142,6 +155,17 @@ struct gendisk *rblk_alloc_bio_disk(const struct rblk_qlim *l, bool poll,
 bool rblk_write_cache_enabled(struct request_queue *q)
 {
 	return test_bit(QUEUE_FLAG_WC, &q->queue_flags);
+}
+
+/* 6.1 stacks into the live limits, as its nvme_update_ns_info() does. */
+int rblk_stack_limits(struct gendisk *top, struct gendisk *bottom)
+{
+	blk_mq_freeze_queue(top->queue);
+	/* Negative only for a misaligned bottom, which still stacks. */
+	blk_stack_limits(&top->queue->limits, &bottom->queue->limits, 0);
+	disk_update_readahead(top);
+	blk_mq_unfreeze_queue(top->queue);
+	return 0;
 }
 
 int rblk_set_xfer_limits(struct request_queue *q, const struct rblk_qlim *l)

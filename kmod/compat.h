@@ -47,6 +47,12 @@ unsigned long rblk_io_acct_start(struct block_device *bdev,
 				 struct request *rq);
 void rblk_io_acct_end(struct block_device *bdev, struct request *rq,
 		      unsigned long start);
+/*
+ * @bottom's limits stacked into @top's, a bio-based disk above it (a
+ * multipath head): each becomes the stricter of the two, so that @top
+ * splits a bio as @bottom would. @top is frozen meanwhile.
+ */
+int rblk_stack_limits(struct gendisk *top, struct gendisk *bottom);
 /* max_hw_sectors and max_segments of @l on a live queue. */
 int rblk_set_xfer_limits(struct request_queue *q, const struct rblk_qlim *l);
 bool rblk_write_cache_enabled(struct request_queue *q);

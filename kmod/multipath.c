@@ -71,6 +71,7 @@ static bool rblk_path_usable(struct rblk_ns *ns)
 {
 	if (rblk_ctrl_state(ns->ctrl) != RBLK_CTRL_LIVE ||
 	    READ_ONCE(ns->gone) ||
+	    test_bit(RBLK_NS_DETACHING, &ns->ana_flags) ||
 	    test_bit(RBLK_NS_ANA_PENDING, &ns->ana_flags))
 		return false;
 	switch (READ_ONCE(ns->ana_state)) {
@@ -141,13 +142,30 @@ static struct rblk_ns *rblk_find_numa(struct rblk_ns_head *head, int node)
 static struct rblk_ns *rblk_next_sibling(struct rblk_ns_head *head,
 					 struct rblk_ns *ns)
 {
-	ns = list_next_or_null_rcu(&head->paths, &ns->siblings, struct rblk_ns,
-				   siblings);
-	return ns ?: list_first_or_null_rcu(&head->paths, struct rblk_ns,
-					    siblings);
+	return list_next_or_null_rcu(&head->paths, &ns->siblings,
+				     struct rblk_ns, siblings);
 }
 
-/* Round-robin: the next optimized path after the last one used. */
+/* A round-robin candidate: true when @ns is optimized, the choice made. */
+static bool rblk_rr_take(struct rblk_ns *ns, struct rblk_ns **found)
+{
+	if (rblk_path_optimized(ns)) {
+		*found = ns;
+		return true;
+	}
+	if (!*found && rblk_path_usable(ns))
+		*found = ns;
+	return false;
+}
+
+/*
+ * Round-robin: the next optimized path after the last one used, else the
+ * next usable one. One lap at most, from @old's successor to the end of
+ * the list, then from its start to @old: a walk that stopped only at @old
+ * never ended once @old had left the list (rblk_mpath_detach() clears it
+ * from current_path before it unlinks it, so that takes a bug; this bounds
+ * what the bug would cost).
+ */
 static struct rblk_ns *rblk_find_round_robin(struct rblk_ns_head *head,
 					     int node)
 {
@@ -160,15 +178,15 @@ static struct rblk_ns *rblk_find_round_robin(struct rblk_ns_head *head,
 	if (list_is_singular(&head->paths))
 		return rblk_path_usable(old) ? old : NULL;
 
-	for (ns = rblk_next_sibling(head, old); ns && ns != old;
-	     ns = rblk_next_sibling(head, ns)) {
-		if (rblk_path_optimized(ns)) {
-			found = ns;
+	for (ns = rblk_next_sibling(head, old); ns;
+	     ns = rblk_next_sibling(head, ns))
+		if (rblk_rr_take(ns, &found))
 			goto out;
-		}
-		if (!found && rblk_path_usable(ns))
-			found = ns;
-	}
+	for (ns = list_first_or_null_rcu(&head->paths, struct rblk_ns,
+					 siblings);
+	     ns && ns != old; ns = rblk_next_sibling(head, ns))
+		if (rblk_rr_take(ns, &found))
+			goto out;
 	/* Only the last one is optimized: keep it. */
 	if (rblk_path_optimized(old))
 		found = old;
@@ -207,6 +225,7 @@ static bool rblk_available_path(struct rblk_ns_head *head)
 	list_for_each_entry_srcu(ns, &head->paths, siblings,
 				 srcu_read_lock_held(&head->srcu)) {
 		if (READ_ONCE(ns->gone) ||
+		    test_bit(RBLK_NS_DETACHING, &ns->ana_flags) ||
 		    test_bit(RBLK_CTRL_FAILFAST, &ns->ctrl->flags))
 			continue;
 		switch (rblk_ctrl_state(ns->ctrl)) {
@@ -342,7 +361,10 @@ static void rblk_head_discard(struct rblk_ns_head *head)
 	rblk_mpath_put_head(head);
 }
 
-/* The head's disk takes the first path's limits and the subsystem's name. */
+/*
+ * The head's disk takes the first path's limits and the subsystem's name;
+ * each path's disk stacks its own into them (rblk_mpath_stack_limits()).
+ */
 static struct rblk_ns_head *rblk_head_alloc(struct rblk_ns *ns,
 					    const struct rblk_qlim *lim)
 {
@@ -477,6 +499,30 @@ again:
 }
 
 /*
+ * Once @ns's disk exists, before it carries any of the head's I/O: the
+ * head's limits become the strictest of its paths' (a smaller MDTS, fewer
+ * segments), as nvme_update_ns_info() stacks them. The head splits its
+ * bios to fit any path, with its own bio set: a path that split them
+ * with its queue's would hand back, on failover, bios allocated from a
+ * bio set that goes with its disk. A path leaving relaxes nothing, as in
+ * nvme.
+ */
+int rblk_mpath_stack_limits(struct rblk_ns *ns)
+{
+	struct rblk_ns_head *head = ns->head;
+	int ret;
+
+	if (!head)
+		return 0;
+	ret = rblk_stack_limits(head->disk, ns->disk);
+	if (ret)
+		dev_err(ns->ctrl->dev, "nsid %u: the limits of %s do not stack into %s: %d\n",
+			ns->nsid, ns->disk->disk_name, head->disk->disk_name,
+			ret);
+	return ret;
+}
+
+/*
  * The head disk appears once a path can carry its I/O: adding it reads
  * the partition table. Runs from a work item, never under a lock the
  * path's recovery takes.
@@ -535,6 +581,11 @@ static void rblk_head_clear_path(struct rblk_ns_head *head,
  * Before the path's disk is deleted: no new bio goes down it, and what
  * waits on the head goes to another path or fails. The last path takes
  * the head disk with it (an open file keeps the gendisk).
+ *
+ * In nvme's order (nvme_ns_remove()): unusable, then out of current_path,
+ * then off the list, a grace period after each. A submitter that still
+ * found the path cached after it left the list walked the others looking
+ * for it (rblk_find_round_robin()).
  */
 void rblk_mpath_detach(struct rblk_ns *ns)
 {
@@ -543,15 +594,19 @@ void rblk_mpath_detach(struct rblk_ns *ns)
 
 	if (!head)
 		return;
+	set_bit(RBLK_NS_DETACHING, &ns->ana_flags);
+	/* No reader chooses it now, so none caches it again once cleared. */
+	synchronize_srcu(&head->srcu);
+	rblk_head_clear_path(head, ns);
+	/* No reader holds it cached: none starts a walk from it. */
+	synchronize_srcu(&head->srcu);
 	mutex_lock(&rblk_subsys_lock);
 	list_del_rcu(&ns->siblings);
 	last = list_empty(&head->paths);
 	if (last)
 		head->dying = true;
 	mutex_unlock(&rblk_subsys_lock);
-	/* No reader finds it in the list, then none holds it cached. */
-	synchronize_srcu(&head->srcu);
-	rblk_head_clear_path(head, ns);
+	/* No reader walks through it: its disk may go. */
 	synchronize_srcu(&head->srcu);
 	rblk_head_kick(head);
 	if (!last)

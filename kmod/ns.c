@@ -221,6 +221,19 @@ static void rblk_ns_limits(struct rblk_ns *ns, struct nvme_id_ns *id,
 		l->max_write_zeroes_sectors = l->max_hw_sectors;
 }
 
+/*
+ * A disk never added: the block layer will not call ->free_disk(). Its
+ * minor is read before put_disk() frees it.
+ */
+static void rblk_ns_discard(struct rblk_ns *ns)
+{
+	struct gendisk *disk = ns->disk;
+
+	rblk_mpath_detach(ns);
+	rblk_ns_free(ns);
+	put_disk(disk);
+}
+
 static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 {
 	struct rblk_qlim lim;
@@ -278,6 +291,12 @@ static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 	set_capacity(disk, ns->nsze << (ns->lba_shift - SECTOR_SHIFT));
 	kfree(id);
 
+	ret = rblk_mpath_stack_limits(ns);
+	if (ret) {
+		rblk_ns_discard(ns);
+		return ret;
+	}
+
 	mutex_lock(&ctrl->ns_lock);
 	/* Recovery holds every namespace queue; this one joins them. */
 	if (test_bit(RBLK_CTRL_NS_QUIESCED, &ctrl->flags))
@@ -290,10 +309,7 @@ static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 		mutex_lock(&ctrl->ns_lock);
 		list_del(&ns->entry);
 		mutex_unlock(&ctrl->ns_lock);
-		rblk_mpath_detach(ns);
-		/* Never added: the block layer will not call ->free_disk(). */
-		put_disk(disk);
-		rblk_ns_free(ns);
+		rblk_ns_discard(ns);
 		return ret;
 	}
 	mutex_lock(&ctrl->ns_lock);

@@ -170,9 +170,10 @@ struct rblk_subsys {
 	struct list_head	heads;
 };
 
-/* ANA, per path: ns->ana_flags. */
+/* ANA and the head, per path: ns->ana_flags. */
 enum rblk_ns_ana_flag {
 	RBLK_NS_ANA_PENDING,	/* an ANA error: the log is being read again */
+	RBLK_NS_DETACHING,	/* leaving its head: never chosen again */
 };
 
 /*
@@ -542,6 +543,7 @@ static inline bool rblk_ctrl_ana(const struct rblk_ctrl *ctrl)
 }
 
 int rblk_mpath_attach(struct rblk_ns *ns, const struct rblk_qlim *lim);
+int rblk_mpath_stack_limits(struct rblk_ns *ns);
 void rblk_mpath_path_ready(struct rblk_ns *ns);
 void rblk_mpath_detach(struct rblk_ns *ns);
 void rblk_mpath_put_head(struct rblk_ns_head *head);

@@ -91,6 +91,9 @@ void Target::identify_ctrl(Queue& q, uint8_t* buf)
     put_string(buf, idc::mn, 40, "rblk test target");
     put_string(buf, idc::fr, 8, "1.0");
     buf[idc::mdts] = bad_.is(Mode::absurd_mdts) ? 255 : 5;  // 2^5 pages: 128 KiB
+    // A namespace nvmet serves too: the subsystem has more controllers.
+    if (opts_.nguid)
+        buf[idc::cmic] = 1 << 1;
     put<uint16_t>(buf, idc::cntlid, q.cntlid);
     put<uint32_t>(buf, idc::ver, 0x00010300);
     buf[idc::cntrltype] = 1;              // I/O controller
@@ -131,9 +134,13 @@ void Target::identify_ns(uint32_t nsid, uint8_t* buf)
     buf[idn::flbas] = bad_.is(Mode::bad_flbas) ? 5 : 0;
     if (resv_ && nsid == kNsid)
         buf[idn::rescap] = resv::rescap(!opts_.resv_state.empty());
-    const uint64_t seed = (nsid - 1) * 10;  // nsid 1 keeps its ids
-    put_ids(buf + idn::nguid, 16, opts_.subnqn, seed + 1);
-    put_ids(buf + idn::eui64, 8, opts_.subnqn, seed + 2);
+    if (opts_.nguid && nsid == kNsid) {
+        std::memcpy(buf + idn::nguid, opts_.nguid->data(), 16);
+    } else {
+        const uint64_t seed = (nsid - 1) * 10;  // nsid 1 keeps its ids
+        put_ids(buf + idn::nguid, 16, opts_.subnqn, seed + 1);
+        put_ids(buf + idn::eui64, 8, opts_.subnqn, seed + 2);
+    }
     uint8_t ds = kBlockShift;
     if (bad_.is(Mode::absurd_lbaf))
         ds = 40;
@@ -194,11 +201,17 @@ void Target::identify(Queue& q, uint32_t slot)
         }
     {
         uint8_t uuid[16];
-        put_ids(uuid, sizeof(uuid), opts_.subnqn, (c.nsid - 1) * 10 + 3);
-        uuid[6] = uint8_t((uuid[6] & 0x0f) | 0x80);  // RFC 4122 version 8: custom
-        uuid[8] = uint8_t((uuid[8] & 0x3f) | 0x80);
+        if (opts_.uuid && c.nsid == kNsid) {
+            std::memcpy(uuid, opts_.uuid->data(), sizeof(uuid));
+        } else {
+            put_ids(uuid, sizeof(uuid), opts_.subnqn, (c.nsid - 1) * 10 + 3);
+            uuid[6] = uint8_t((uuid[6] & 0x0f) | 0x80);  // RFC 4122 version 8: custom
+            uuid[8] = uint8_t((uuid[8] & 0x3f) | 0x80);
+        }
         identify_ns(c.nsid, buf + 2048);  // borrow its EUI64 and NGUID
-        size_t off = put_desc(buf, kNidtEui64, buf + 2048 + idn::eui64, 8);
+        size_t off = 0;
+        if (!opts_.nguid || c.nsid != kNsid)
+            off = put_desc(buf, kNidtEui64, buf + 2048 + idn::eui64, 8);
         off += put_desc(buf + off, kNidtNguid, buf + 2048 + idn::nguid, 16);
         put_desc(buf + off, kNidtUuid, uuid, 16);
         std::memset(buf + 2048, 0, kIdentifySize - 2048);

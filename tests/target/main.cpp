@@ -2,8 +2,11 @@
 // for rblk to connect and do I/O, and a discovery controller listing it,
 // that misbehaves on command. For tests only: one RAM namespace (with
 // reservations if asked), no security, no persistence of the data.
+#include <array>
+#include <cctype>
 #include <csignal>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,26 @@
 namespace {
 
 volatile bool g_stop = false;
+
+// 16 bytes from 32 hex digits, '-' ignored (a UUID's or nvmet's NGUID form).
+std::optional<std::array<uint8_t, 16>> parse_id(const std::string& text)
+{
+    std::array<uint8_t, 16> id{};
+    size_t n = 0;
+    for (const char ch : text) {
+        if (ch == '-')
+            continue;
+        const char lc = char(std::tolower(static_cast<unsigned char>(ch)));
+        const int v = lc >= '0' && lc <= '9' ? lc - '0' : lc >= 'a' && lc <= 'f' ? lc - 'a' + 10 : -1;
+        if (v < 0 || n == 32)
+            return std::nullopt;
+        id[n / 2] = uint8_t(id[n / 2] << 4 | v);
+        n++;
+    }
+    if (n != 32)
+        return std::nullopt;
+    return id;
+}
 
 void on_signal(int)
 {
@@ -55,6 +78,11 @@ int main(int argc, char** argv)
     app.add_option("--discovery-nqn", o.disc_nqn,
                    std::string("A discovery controller answers to this NQN too (always to ") +
                        std::string(rt::kDiscNqn) + ")");
+    std::string nguid, uuid;
+    app.add_option("--nguid", nguid,
+                   "The namespace's NGUID (32 hex digits), with --uuid: no EUI-64 then, as nvmet; "
+                   "the default derives all three from the NQN");
+    app.add_option("--uuid", uuid, "The namespace's UUID, with --nguid");
     std::vector<std::string> disc_entries;
     app.add_option("--disc-entry", disc_entries,
                    "One more discovery log record after the subsystem's own: "
@@ -68,6 +96,15 @@ int main(int argc, char** argv)
                    "(PTPL is supported only with it)")
         ->needs("--reservations");
     CLI11_PARSE(app, argc, argv);
+
+    if (!nguid.empty() || !uuid.empty()) {
+        o.nguid = parse_id(nguid);
+        o.uuid = parse_id(uuid);
+        if (!o.nguid || !o.uuid) {
+            std::cerr << "rblk_test_target: --nguid and --uuid take 32 hex digits each, both or neither\n";
+            return 2;
+        }
+    }
 
     for (const auto& spec : disc_entries) {
         std::string error;

@@ -3,6 +3,7 @@
 // RAM namespace, and the misbehaviour it was asked to play.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -35,6 +36,10 @@ struct Options {
     uint32_t reply_delay_ms = 0;     // hold each I/O response this long
     std::string trigger_file;        // stale-key-write: write once this exists
     uint32_t namespaces = 1;         // 2: nsid 2, the first half of nsid 1's memory
+    // Namespace 1's NGUID and UUID as given (nvmet's device_nguid and
+    // device_uuid), and no EUI-64, as nvmet has none: then the namespace
+    // is one nvmet also serves, as another path. Unset: from the NQN.
+    std::optional<std::array<uint8_t, 16>> nguid, uuid;
     // A discovery controller answers to the well-known NQN and this one.
     std::string disc_nqn;
     // Records of the discovery log after the subsystem's own.

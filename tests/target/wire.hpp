@@ -106,7 +106,7 @@ constexpr uint16_t kOncsReservations = 1u << 5;
 
 // Identify Controller byte offsets.
 namespace idc {
-constexpr size_t sn = 4, mn = 24, fr = 64, mdts = 77, cntlid = 78, ver = 80, oaes = 92,
+constexpr size_t sn = 4, mn = 24, fr = 64, cmic = 76, mdts = 77, cntlid = 78, ver = 80, oaes = 92,
                  cntrltype = 111, aerl = 259, lpa = 261, kas = 320, sqes = 512, cqes = 513, maxcmd = 514,
                  nn = 516, oncs = 520, vwc = 525, sgls = 536, subnqn = 768, ioccsz = 1792, iorcsz = 1796,
                  icdoff = 1800, msdbd = 1803;
