@@ -6,10 +6,13 @@
 # /var/tmp/rblk-debug-kernel) by the hash of the source package's version,
 # the fragment and the recipe's version below: a second run with none of
 # them changed only (re)installs. Installed as release <version>-rblk-debug:
-#   /boot/vmlinuz-<release>, /lib/modules/<release>/ (build -> the cached
-#   tree, which the module build uses as it does Debian's headers)
-# The normal suite never picks that release up by itself (run-in-vm.sh and
-# CMake skip *-rblk-debug unless asked: --kernel debug, RBLK_DEBUG_KERNEL).
+#   /boot/vmlinuz-<release>, /lib/modules/<release>/ (rblk-debug-build ->
+#   the cached tree, which the module build uses as it does Debian's
+#   headers, /lib/modules/<release>/build)
+# No `build` link: whatever looks for kernels as /lib/modules/*/build (the
+# suite's defaults, ci/sparse.sh, DKMS, checkouts older than the lane)
+# never picks this one up; run-in-vm.sh boots it only as --kernel debug,
+# CMake builds for it only when RBLK_KERNEL_RELEASES names it.
 # Prints the release on stdout as its last line. Run as root.
 #
 # Usage: ci/debug-kernel.sh [--print-release]
@@ -49,7 +52,7 @@ installed_release() {
 	local rel
 	rel=$(cat "$dir/release")
 	[ -e "/boot/vmlinuz-$rel" ] && [ -e "/lib/modules/$rel/modules.dep" ] &&
-		[ "$(readlink "/lib/modules/$rel/build")" = "$tree" ] || return 1
+		[ "$(readlink "/lib/modules/$rel/rblk-debug-build")" = "$tree" ] || return 1
 	echo "$rel"
 }
 
@@ -113,9 +116,8 @@ if ! installed_release > /dev/null; then
 	log "installing $rel"
 	rm -rf -- "/lib/modules/$rel"
 	make -C "$tree" -s INSTALL_MOD_PATH=/ modules_install >&2
-	# modules_install links build to the tree already; make sure of it.
-	ln -sfn "$tree" "/lib/modules/$rel/build"
-	rm -f "/lib/modules/$rel/source"
+	rm -f "/lib/modules/$rel/build" "/lib/modules/$rel/source"
+	ln -sfn "$tree" "/lib/modules/$rel/rblk-debug-build"
 	install -m 0644 "$tree/arch/x86/boot/bzImage" "/boot/vmlinuz-$rel"
 	cp "$tree/System.map" "/boot/System.map-$rel"
 	cp "$tree/.config" "/boot/config-$rel"
