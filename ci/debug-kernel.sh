@@ -86,19 +86,27 @@ check_fragment() {
 }
 
 if [ ! -s "$dir/release" ]; then
-	rm -rf -- "$dir"
-	mkdir -p "$dir"
-	log "unpacking $tarball ($version) into $dir"
-	tar -C "$dir" -xJf "$tarball"
-	mv "$dir/$pkg" "$tree"
-	log "configuring: allnoconfig + $fragment"
-	cp "$fragment" "$dir/fragment.config"
-	make -C "$tree" -s KCONFIG_ALLCONFIG="$dir/fragment.config" allnoconfig >&2
-	make -C "$tree" -s olddefconfig >&2
-	check_fragment
+	# A build cut short (killed, the machine stopped) resumes: make picks
+	# up where it was. Only a tree never configured is unpacked again.
+	if [ ! -s "$dir/configured" ]; then
+		rm -rf -- "$dir"
+		mkdir -p "$dir"
+		log "unpacking $tarball ($version) into $dir"
+		tar -C "$dir" -xJf "$tarball"
+		mv "$dir/$pkg" "$tree"
+		log "configuring: allnoconfig + $fragment"
+		cp "$fragment" "$dir/fragment.config"
+		make -C "$tree" -s KCONFIG_ALLCONFIG="$dir/fragment.config" allnoconfig >&2
+		make -C "$tree" -s olddefconfig >&2
+		check_fragment
+		date +%s > "$dir/configured"
+	else
+		log "resuming the build in $tree"
+		check_fragment
+	fi
 	log "building (nice -n 19 make -j$jobs; log in $dir/build.log)"
 	t0=$(date +%s)
-	if ! nice -n 19 make -C "$tree" -j"$jobs" bzImage modules > "$dir/build.log" 2>&1; then
+	if ! nice -n 19 make -C "$tree" -j"$jobs" bzImage modules >> "$dir/build.log" 2>&1; then
 		tail -n 40 "$dir/build.log" >&2
 		die "the kernel build failed (log: $dir/build.log)"
 	fi
