@@ -4,24 +4,33 @@
 # Exits with ctest's code; ctest's summary is the last thing printed.
 #
 # Usage: ci/test.sh [--build-dir DIR] [--keep] [--no-deps] [--kernel KVER]...
-#                   [CTEST_ARGS...]
-#   --build-dir DIR  default: build (wiped first unless --keep)
+#                   [--debug-kernel] [CTEST_ARGS...]
+#   --build-dir DIR  default: build (wiped first unless --keep); build-debug
+#                    with --debug-kernel
 #   --no-deps        skip ci/install-deps.sh (also: RBLK_SKIP_DEPS=1)
 #   --kernel KVER    build for and boot only these kernels (repeatable;
 #                    default: every installed one, i.e. Debian's 6.1 and
 #                    6.12); to run one kernel's cases of a full build,
 #                    pass ctest's -L 6.12
+#   --debug-kernel   the debug-kernel lane instead (tests/README.md): build
+#                    or reuse ci/debug-kernel.sh's kernel (lockdep, KASAN,
+#                    kmemleak, UBSAN, siw), build the module for it alone
+#                    and run the tests labelled debug: every case that runs
+#                    rblk.ko's kernel side (vm.debug.*, soft-RoCE) and the
+#                    data-path, recovery and multipath ones over soft-iWARP
+#                    (vm.debug-siw.*); a kmemleak scan after each case
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 start=$(date +%s)
-build=build keep=0 deps=${RBLK_SKIP_DEPS:-0} kernels=
+build="" keep=0 deps=${RBLK_SKIP_DEPS:-0} kernels="" debug=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build-dir) build=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--no-deps) deps=1; shift ;;
 	--kernel) kernels=${kernels:+$kernels;}$2; shift 2 ;;
+	--debug-kernel) debug=1; shift ;;
 	*) break ;;
 	esac
 done
@@ -29,6 +38,16 @@ done
 if [ "$deps" != 1 ]; then
 	ci/install-deps.sh
 fi
+
+if [ "$debug" = 1 ]; then
+	build=${build:-build-debug}
+	kstart=$(date +%s)
+	# Its last line is the installed release.
+	kernels=$(ci/debug-kernel.sh | tail -n 1)
+	echo "ci: debug kernel $kernels ready in $(( $(date +%s) - kstart ))s"
+	set -- -L debug "$@"
+fi
+build=${build:-build}
 
 [ "$keep" = 1 ] || rm -rf -- "$build"
 # -O2 as the default build (RelWithDebInfo) but without its debug

@@ -9,7 +9,8 @@
 # and the targets' (KEEP); /tmp emptied), and the case's kernel log (it
 # starts with an empty ring) is checked and saved. Its exit code goes to <out>/<case>/exit_code:
 #   the case's own, 124 on its timeout, 97 when it passed but its kernel
-#   log (teardown included) has WARNING/BUG/..., 98 when it passed but the
+#   log (teardown included) has WARNING/BUG/... or (debug kernel) kmemleak
+#   finds a leak after it, 98 when it passed but the
 #   VM could not be put back.
 # When the VM cannot be put back, the group stops (exit 3) and the host
 # boots a fresh VM for the cases left; they never run on a dirty VM.
@@ -61,7 +62,7 @@ kill_case() {
 # rblk above all, is unloaded. The CRC implementations (crc64_rocksoft_
 # generic, crct10dif_pclmul on 6.1) are loaded by the crypto API for
 # t10-pi, which holds them without being listed as their user: kept too.
-KEEP='^(rdma_rxe|ib_uverbs|rdma_ucm|ib_umad|ib_core|ib_cm|iw_cm|rdma_cm|nvmet|nvmet_rdma|nvme_rdma|nvme_fabrics|nvme_core|null_blk|veth|crc[a-z0-9_]*)$'
+KEEP='^(rdma_rxe|siw|ib_uverbs|rdma_ucm|ib_umad|ib_core|ib_cm|iw_cm|rdma_cm|nvmet|nvmet_rdma|nvme_rdma|nvme_fabrics|nvme_core|null_blk|veth|crc[a-z0-9_]*)$'
 
 # mod_state [KEEP_ERE]: the modules against the boot's, in one awk over
 # /proc/modules: "gone M" for one of the boot's that is not loaded, "free
@@ -208,6 +209,18 @@ reset_targets() {
 	done
 }
 
+# rdma_netdev DEV: the netdev under soft RDMA device DEV. rxe's is its
+# RoCE GID's (a read); iWARP has no RoCE GID table, so siw's comes from
+# rdma link.
+rdma_netdev() {
+	local dev
+	if [ "$VM_RDMA" = rxe ]; then
+		read -r dev < "/sys/class/infiniband/$1/ports/1/gid_attrs/ndevs/0" && echo "$dev"
+	else
+		rdma link show "$1/1" 2> /dev/null | sed -n 's/.* netdev \([^ ]*\).*/\1/p'
+	fi
+}
+
 # fabric_pristine N: pair N of vm_rxe_pair (lib.sh) is as it was made:
 # the same record (no carrier change, the same resource counts: nothing
 # of the case's left on rxeN or rxeN+1), both ends up with MTU 1500 and
@@ -217,7 +230,7 @@ fabric_pristine() {
 	read -r net rest < "$VM_FABRIC/pair$t" || return 1
 	now=$(vm_fabric_state "$t" "$net")
 	if [ "$now" != "$(< "$VM_FABRIC/pair$t")" ]; then
-		log "reset: pair rxe$t/rxe$i changed, not kept: $(diff "$VM_FABRIC/pair$t" - <<< "$now" | grep '^[<>]' | tr '\n' ' ')"
+		log "reset: pair $VM_RDMA$t/$VM_RDMA$i changed, not kept: $(diff "$VM_FABRIC/pair$t" - <<< "$now" | grep '^[<>]' | tr '\n' ' ')"
 		return 1
 	fi
 	for e in "$t:1" "$i:2"; do
@@ -225,9 +238,8 @@ fabric_pristine() {
 		read -r st < "/sys/class/net/veth$n/operstate" && [ "$st" = up ] &&
 			read -r mtu < "/sys/class/net/veth$n/mtu" && [ "$mtu" = 1500 ] &&
 			[ "$(ip -4 -o addr show dev "veth$n" | awk '{ print $4 }')" = "$want" ] &&
-			read -r dev < "/sys/class/infiniband/rxe$n/ports/1/gid_attrs/ndevs/0" &&
-			[ "$dev" = "veth$n" ] && vm__rxe_active "rxe$n" || {
-			log "reset: veth$n or rxe$n changed, pair rxe$t/rxe$i not kept"
+			[ "$(rdma_netdev "$VM_RDMA$n")" = "veth$n" ] && vm__rxe_active "$VM_RDMA$n" || {
+			log "reset: veth$n or $VM_RDMA$n changed, pair $VM_RDMA$t/$VM_RDMA$i not kept"
 			return 1
 		}
 	done
@@ -241,8 +253,8 @@ reset_fabric() {
 	for rec in "$VM_FABRIC"/pair*; do
 		t=${rec##*/pair}
 		if [ "${1:-}" != all ] && fabric_pristine "$t"; then
-			kept[veth$t]=1 kept[veth$((t + 1))]=1 kept[rxe$t]=1 kept[rxe$((t + 1))]=1
-			log "reset: kept the pristine pair rxe$t/rxe$((t + 1)) for the next case"
+			kept[veth$t]=1 kept[veth$((t + 1))]=1 kept[$VM_RDMA$t]=1 kept[$VM_RDMA$((t + 1))]=1
+			log "reset: kept the pristine pair $VM_RDMA$t/$VM_RDMA$((t + 1)) for the next case"
 		else
 			rm -f "$rec"
 		fi
@@ -277,6 +289,34 @@ reset() {
 	unload_new all && back_to_base all
 }
 
+# kmemleak (the debug kernel, ci/debug-kernel.sh): a scan once the VM is
+# put back after a case finds what the case leaked; a leak fails it as a
+# kernel log report does (97). What booting leaked is reported and
+# cleared before the first case, and each case starts by clearing what
+# was reported before it, so that only its own leaks count.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+kmemleak_clear() {
+	[ -e "$KMEMLEAK" ] || return 0
+	[ "${1:-}" != scan ] || echo scan > "$KMEMLEAK"
+	echo clear > "$KMEMLEAK"
+}
+# kmemleak_check DIR: no new leak; else the report is in DIR/kmemleak.log.
+kmemleak_check() {
+	[ -e "$KMEMLEAK" ] || return 0
+	# kmemleak reports an object only once it is 5 s old: the case's last
+	# allocations (its teardown's) need that long.
+	sleep 5
+	echo scan > "$KMEMLEAK"
+	cat "$KMEMLEAK" > "$1/kmemleak.log"
+	if [ -s "$1/kmemleak.log" ]; then
+		log "kmemleak: leaks found after the case:"
+		head -n 60 "$1/kmemleak.log"
+		return 1
+	fi
+	rm -f "$1/kmemleak.log"
+}
+
+kmemleak_clear scan
 snapshot "$base/base"
 declare -A base_mount base_link
 while read -r m; do base_mount[$m]=1; done < <(mounts)
@@ -287,6 +327,7 @@ for arg in "$@"; do
 	dir=$OUT/$name
 	mkdir -p "$dir"
 	dmesg -C
+	kmemleak_clear
 	echo "RBLK-VM-CASE-START: $name $budget" > /dev/console
 	: > "$dir/started"
 	t0=$(vm_now_ms)
@@ -321,10 +362,13 @@ for arg in "$@"; do
 	else
 		kill_case >> "$dir/output.log" 2>&1
 	fi
+	leaked=0
+	kmemleak_check "$dir" >> "$dir/output.log" 2>&1 || leaked=1
 	dmesg > "$dir/dmesg.log"
 	if ! "$here/check-dmesg.sh" "$dir/dmesg.log" >> "$dir/output.log" 2>&1 && [ "$rc" -eq 0 ]; then
 		rc=97
 	fi
+	[ "$leaked" -eq 0 ] || [ "$rc" -ne 0 ] || rc=97
 	if [ "$clean" -ne 0 ]; then
 		log "$name left the VM in a state that could not be undone; the cases after it get a fresh VM" >> "$dir/output.log"
 		[ "$rc" -eq 0 ] && rc=98

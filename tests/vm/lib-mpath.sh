@@ -56,8 +56,8 @@ MP_ADDR=([1]=10.99.0.1 [2]=10.98.0.1)
 MP_VETH=([1]=veth0 [2]=veth2)
 
 mp_setup_fabric() {
-	rdma link show rxe0/1 > /dev/null 2>&1 || vm_setup_rxe
-	rdma link show rxe2/1 > /dev/null 2>&1 || vm_rxe_pair 2 10.98.0
+	rdma link show "${VM_RDMA}0/1" > /dev/null 2>&1 || vm_setup_rxe
+	rdma link show "${VM_RDMA}2/1" > /dev/null 2>&1 || vm_rxe_pair 2 10.98.0
 }
 
 mp_target() {

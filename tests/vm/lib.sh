@@ -23,7 +23,11 @@
 #   vm_modprobe MOD [PARAM=V...]     modprobe one module, clear error
 #   vm_require FILE...               fail unless each build output exists
 #   vm_setup_rxe                     veth0 10.99.0.1 (target side, rxe0) <->
-#                                    veth1 10.99.0.2 (initiator side, rxe1)
+#                                    veth1 10.99.0.2 (initiator side, rxe1);
+#                                    with RBLK_VM_RDMA=siw the devices are
+#                                    soft-iWARP's, siw0 and siw1 (the debug
+#                                    kernel's lane; Debian has no siw).
+#                                    VM_RDMA: rxe or siw, the devices' prefix
 #   vm_rxe_pair N NET                another such pair, after vm_setup_rxe:
 #                                    vethN NET.1 (rxeN) <-> vethN+1 NET.2
 #                                    (rxeN+1); NET is "10.98.0". A pair an
@@ -87,6 +91,16 @@ export RBLKCTL=$RBLK_BUILD_DIR/tool/rblkctl
 export RBLK_NLPROBE=$RBLK_BUILD_DIR/tests/tools/rblk_nlprobe
 VM_NVMET=/sys/kernel/config/nvmet
 VM_NULLB=/sys/kernel/config/nullb
+# The soft RDMA provider of the fabric: soft-RoCE (rxe, the default) or
+# soft-iWARP (siw). Both ends live in this VM, so every connection runs
+# over lo whatever the provider (see lib-flap.sh); siw carries it in
+# kernel TCP sockets, rxe in UDP.
+VM_RDMA=${RBLK_VM_RDMA:-rxe}
+case $VM_RDMA in
+rxe) VM_RDMA_MOD=rdma_rxe ;;
+siw) VM_RDMA_MOD=siw ;;
+*) echo "FAIL: RBLK_VM_RDMA=$VM_RDMA: rxe or siw" >&2; exit 1 ;;
+esac
 
 # --- assertions -------------------------------------------------------------
 
@@ -196,7 +210,7 @@ vm_require() {
 vm_setup_rxe() {
 	local m
 	# One module per call: modprobe takes the rest as parameters.
-	for m in rdma_rxe ib_uverbs rdma_ucm; do
+	for m in "$VM_RDMA_MOD" ib_uverbs rdma_ucm; do
 		vm_modprobe "$m"
 	done
 	vm_rxe_pair 0 10.99.0
@@ -212,7 +226,7 @@ VM_FABRIC=/run/rblk-fabric
 
 vm_rxe_pair() {
 	local t=$1 i=$(($1 + 1)) net=$2 rec=$VM_FABRIC/pair$1
-	if [ -e "$rec" ] && vm__rxe_active "rxe$t" && vm__rxe_active "rxe$i"; then
+	if [ -e "$rec" ] && vm__rxe_active "$VM_RDMA$t" && vm__rxe_active "$VM_RDMA$i"; then
 		return 0
 	fi
 	ip link add "veth$t" type veth peer name "veth$i"
@@ -220,10 +234,10 @@ vm_rxe_pair() {
 	ip addr add "$net.2/24" dev "veth$i"
 	ip link set "veth$t" up
 	ip link set "veth$i" up
-	rdma link add "rxe$t" type rxe netdev "veth$t"
-	rdma link add "rxe$i" type rxe netdev "veth$i"
-	vm_wait_for 30 vm__rxe_active "rxe$t"
-	vm_wait_for 30 vm__rxe_active "rxe$i"
+	rdma link add "$VM_RDMA$t" type "$VM_RDMA" netdev "veth$t"
+	rdma link add "$VM_RDMA$i" type "$VM_RDMA" netdev "veth$i"
+	vm_wait_for 30 vm__rxe_active "$VM_RDMA$t"
+	vm_wait_for 30 vm__rxe_active "$VM_RDMA$i"
 	mkdir -p "$VM_FABRIC"
 	vm_fabric_state "$t" "$net" > "$rec"
 }
@@ -251,7 +265,7 @@ vm_fabric_state() {
 	echo "$2 $a $b"
 	# All but the CQs: nvmet-rdma's and nvme-rdma's come from the device's
 	# CQ pool (ib_cq_pool_get), which keeps them until the device goes.
-	rdma resource show | awk -v t="rxe$t:" -v i="rxe$i:" '$2 == t || $2 == i {
+	rdma resource show | awk -v t="$VM_RDMA$t:" -v i="$VM_RDMA$i:" '$2 == t || $2 == i {
 		$1 = ""
 		for (f = 3; f < NF; f += 2)
 			if ($f == "cq")
@@ -492,7 +506,7 @@ vm_rblk_wait_gone() { vm_wait_for "$1" vm__rblk_gone "$2"; }
 
 vm_rdma_target() {
 	local nqn=$1 size_mib=$2 bs=${3:-512} dev
-	rdma link show rxe0/1 > /dev/null 2>&1 || vm_setup_rxe
+	rdma link show "${VM_RDMA}0/1" > /dev/null 2>&1 || vm_setup_rxe
 	dev=$(vm_membacked_disk 1 "$size_mib" "$bs" 1)
 	vm_nvmet_subsys "$nqn" "$dev"
 	[ -d "$VM_NVMET/ports/1" ] || vm_nvmet_port 1 10.99.0.1 4420

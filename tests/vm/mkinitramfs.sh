@@ -17,8 +17,10 @@ case $(ldd "$busybox" 2>&1 || true) in
 *) echo "mkinitramfs: $busybox is not static (apt-get install busybox-static)" >&2; exit 1 ;;
 esac
 
-# The key covers everything that goes in, so edits rebuild it.
-key=$(cat "$here/init/stage1.sh" "$here/init/stage2.sh" "$0" "$busybox" | sha256sum | cut -c1-16)
+# The key covers everything that goes in, so edits rebuild it; also which
+# modules are built in, which a rebuilt debug kernel (same release) changes.
+key=$(cat "$here/init/stage1.sh" "$here/init/stage2.sh" "$0" "$busybox" \
+	"/lib/modules/$kver/modules.builtin" | sha256sum | cut -c1-16)
 image="$cache/initramfs-$kver-$key.cpio.gz"
 if [ -s "$image" ]; then
 	echo "$image"

@@ -17,9 +17,11 @@
 #   --name NAME     results go to <out>/NAME (default: SCRIPT's basename)
 #   --build-dir DIR the cmake build dir (default $RBLK_BUILD_DIR, else ./build)
 #   --kernel KVER   kernel release to boot, e.g. 6.12.117+deb12-amd64, or
-#                   its major.minor (6.1, 6.12) when one such is installed
+#                   its major.minor (6.1, 6.12) when one such is installed,
+#                   or "debug": the debug lane's kernel (ci/debug-kernel.sh)
 #                   (--kver is the same; default $RBLK_KVER, else the
-#                   newest /lib/modules/*/build that has a /boot/vmlinuz);
+#                   newest /lib/modules/*/build that has a /boot/vmlinuz,
+#                   never a *-rblk-debug one);
 #                   the module is <build-dir>/kmod/KVER/rblk.ko
 # Inside, SCRIPT sees RBLK_SRC_DIR, RBLK_BUILD_DIR, RBLK_KVER, RBLK_KO (the
 # module for that kernel), RBLK_VM_OUT
@@ -36,7 +38,8 @@
 # 125 or 124 from here; the cases after it run in a fresh boot, as do
 # those after a case the VM could not be reset from (group.sh).
 # A guest that has not started its job within RBLK_VM_BOOT_TIMEOUT seconds
-# (default 240; a TCG boot takes 10-30) counts as a boot that failed.
+# (default 240, 600 for the debug kernel; a TCG boot takes 10-30) counts
+# as a boot that failed.
 # RBLK_VM_VERBOSE=1 streams the serial console while the VM runs.
 # RBLK_VM_APPEND adds kernel parameters; RBLK_VM_XTRACE=1 traces each
 # case's commands with timestamps into its xtrace.log (group.sh).
@@ -101,13 +104,23 @@ fi
 [ -d "$build_dir" ] && build_dir=$(realpath "$build_dir")
 
 # The bootable releases: headers to build against and an image to boot.
-bootable=()
+# The debug lane's kernel (ci/debug-kernel.sh, *-rblk-debug) is booted
+# only when asked for by name or as "debug", never as the default or a
+# major.minor: the suite runs on Debian's kernels.
+bootable=() debug=()
 for d in $(printf '%s\n' /lib/modules/*/build | sort -rV); do
 	k=$(basename "$(dirname "$d")")
 	[ -e "/boot/vmlinuz-$k" ] && bootable+=("$k")
 done
+for d in /lib/modules/*-rblk-debug/rblk-debug-build; do
+	k=$(basename "$(dirname "$d")")
+	[ -e "/boot/vmlinuz-$k" ] && debug+=("$k")
+done
 if [ -z "$kver" ]; then
 	kver=${bootable[0]:-}
+elif [ "$kver" = debug ]; then
+	[ "${#debug[@]}" -eq 1 ] || die "--kernel debug: ${#debug[@]} debug kernels installed (${debug[*]:-none}; ci/debug-kernel.sh installs one); give the whole release"
+	kver=${debug[0]}
 elif [[ $kver =~ ^[0-9]+\.[0-9]+$ ]]; then
 	# A major.minor names the one installed release of that series.
 	match=()
@@ -181,7 +194,11 @@ stop_stream() {
 	tail_pid=""
 }
 
-boot_timeout=${RBLK_VM_BOOT_TIMEOUT:-240}
+# The debug kernel boots several times slower under TCG (KASAN, lockdep).
+case $kver in
+*-rblk-debug) boot_timeout=${RBLK_VM_BOOT_TIMEOUT:-600} ;;
+*) boot_timeout=${RBLK_VM_BOOT_TIMEOUT:-240} ;;
+esac
 
 # started: the guest began the job of the last boot.
 started() { grep -aq 'RBLK-VM-START' "$console"; }

@@ -36,6 +36,19 @@ qps = [q for q in json.load(sys.stdin) if q.get("type") == "RC"]
 print(" ".join(str(q["sq-psn"]) for q in sorted(qps, key=lambda q: q["lqpn"])
                if q["lqpn"] < q["rqpn"]))'
 }
+# soft-iWARP (RBLK_VM_RDMA=siw) has no PSN to read: its QPs ride TCP.
+# There, the commands each queue posted as rblk's debugfs counts them
+# (the admin queue, which it does not list, as 0): one SEND a command.
+if [ "$VM_RDMA" = siw ]; then
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	qp_psns() {
+		local qid posted out=0
+		while read -r qid _ _ posted _; do
+			[ "$qid" = qid ] || out+=" $posted"
+		done < /sys/kernel/debug/rblk/rblk0/queues
+		echo "$out"
+	}
+fi
 read -ra psn0 <<< "$(qp_psns)"
 vm_assert_eq $((nq + 1)) "${#psn0[@]}" "rblk's RDMA queue pairs (admin + I/O)"
 
