@@ -14,8 +14,9 @@
 #       [--rounds N] [--runtime S]
 # Defaults: 3 rounds of 5 s, jobs 4k randread QD32 and QD1.
 set -euo pipefail
-# A benchmark boots without the suite's memory checks (slub_debug taxes
-# every allocation of both initiators): run-in-vm.sh, RBLK_VM_MEMCHECK.
+# A benchmark boots without the suite's memory checks (KFENCE's sampling
+# timer and guarded allocations are noise to it): RBLK_VM_MEMCHECK in
+# run-in-vm.sh.
 export RBLK_VM_MEMCHECK=${RBLK_VM_MEMCHECK:-0}
 
 rounds=3 runtime=5

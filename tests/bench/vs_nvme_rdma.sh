@@ -68,8 +68,9 @@
 # meta.json and raw/MODE/JOB/ROUND.SIDE.{fio.json,cpu,perf.txt}; the
 # analysis is tests/bench/report.py's.
 set -euo pipefail
-# A benchmark boots without the suite's memory checks (slub_debug taxes
-# every allocation of both initiators): run-in-vm.sh, RBLK_VM_MEMCHECK.
+# A benchmark boots without the suite's memory checks (KFENCE's sampling
+# timer and guarded allocations are noise to it): RBLK_VM_MEMCHECK in
+# run-in-vm.sh.
 export RBLK_VM_MEMCHECK=${RBLK_VM_MEMCHECK:-0}
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -1,10 +1,10 @@
 #!/bin/bash
-# Every boot runs with the memory checks that Debian's kernels can turn on
-# (run-in-vm.sh): slub_debug's red zones, poisoning, sanity checks and owner
-# tracking on every slab cache, and KFENCE sampling where the kernel has
-# KFENCE (6.12; 6.1 is built without it). A boot that lost them would let a
-# use-after-free in rblk.ko pass silently, so check that they are on, and
-# that a report of theirs in the kernel log fails a case (check-dmesg.sh).
+# Every boot runs with KFENCE sampling where the kernel has KFENCE (6.12;
+# 6.1 is built without it), and with RBLK_VM_MEMCHECK=slub slub_debug's red
+# zones, poisoning, sanity checks and owner tracking on every slab cache
+# (run-in-vm.sh). A boot that lost them would let a use-after-free in
+# rblk.ko pass silently, so check that they are on, and that a report of
+# theirs in the kernel log fails a case (check-dmesg.sh).
 # vm-timeout: 120
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 
@@ -14,8 +14,10 @@ vm_no_rdma_device
 # rblk's own caches are created after boot and get the same flags; a
 # kmalloc cache stands for every cache the boot parameter covers.
 slab=/sys/kernel/slab/kmalloc-64
+want=0
+[ "${RBLK_VM_MEMCHECK:-1}" != slub ] || want=1
 for f in red_zone poison sanity_checks store_user; do
-	vm_assert_eq 1 "$(cat "$slab/$f")" "$slab/$f"
+	vm_assert_eq "$want" "$(cat "$slab/$f")" "$slab/$f (RBLK_VM_MEMCHECK=${RBLK_VM_MEMCHECK:-1})"
 done
 if grep -q '^CONFIG_KFENCE=y' "/boot/config-$(uname -r)"; then
 	vm_assert_eq 10 "$(cat /sys/module/kfence/parameters/sample_interval)" "kfence.sample_interval"
@@ -31,4 +33,4 @@ for line in \
 	"BUG: KFENCE: use-after-free read in rblk_complete_rq+0x1c/0x40 [rblk]"; do
 	printf '%s\n' "$line" | grep -Eq -f "$patterns" || vm_fail "dmesg-patterns misses: $line"
 done
-vm_log "memory checks on: slub_debug FZPU$(grep -q '^CONFIG_KFENCE=y' "/boot/config-$(uname -r)" && echo ", KFENCE every 10 ms")"
+vm_log "memory checks on:$([ "$want" = 0 ] || echo " slub_debug FZPU")$(grep -q '^CONFIG_KFENCE=y' "/boot/config-$(uname -r)" && echo " KFENCE every 10 ms")"
