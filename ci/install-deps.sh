@@ -47,46 +47,77 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${packages[@]}"
 
+# ensure_deb_src PKG=VERSION: make `apt-get source` find PKG: a deb-src
+# entry for bookworm main when there is none: deb822
+# (/etc/apt/sources.list.d/debian.sources) or one-line (sources.list),
+# whichever style this machine uses.
+ensure_deb_src() {
+	local f has_src=0
+	apt-get source --print-uris -q "$1" >/dev/null 2>&1 && return 0
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+		/etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		if grep -Eq '^[[:space:]]*deb-src[[:space:]].*bookworm[[:space:]].*main' "$f" ||
+			grep -Eq '^[[:space:]]*Types:.*deb-src' "$f"; then
+			has_src=1
+		fi
+	done
+	if [ "$has_src" -eq 0 ]; then
+		if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+			cat >/etc/apt/sources.list.d/rblk-deb-src.sources <<-'SRC'
+				Types: deb-src
+				URIs: http://deb.debian.org/debian
+				Suites: bookworm
+				Components: main
+				Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+			SRC
+		else
+			echo 'deb-src http://deb.debian.org/debian bookworm main' \
+				>/etc/apt/sources.list.d/rblk-deb-src.list
+		fi
+	fi
+	apt-get update -q
+}
+
 # fio's external ioengine (librblk_fio.so, userlib/initiator/fio/) is built against the
 # source of the installed fio: its ABI (struct thread_data, ioengine_ops,
-# FIO_IOOPS_VERSION) is that version's. Debian's source package, through a
-# deb-src entry for bookworm main when there is none: deb822
-# (/etc/apt/sources.list.d/debian.sources) or one-line (sources.list),
-# whichever style this machine uses. Unpacked once into
-# RBLK_FIO_SRC_CACHE (CMake looks there), keyed by the installed version.
+# FIO_IOOPS_VERSION) is that version's. Debian's source package, unpacked
+# once into RBLK_FIO_SRC_CACHE (CMake looks there), keyed by the installed
+# version.
 fio_cache=${RBLK_FIO_SRC_CACHE:-/var/tmp/rblk-fio-src}
 fio_ver=$(dpkg-query -W -f='${Version}' fio)
 fio_upstream=${fio_ver%-*}
 fio_upstream=${fio_upstream#*:}
 if [ ! -f "$fio_cache/fio-$fio_upstream/ioengines.h" ]; then
-	if ! apt-get source --print-uris -q "fio=$fio_ver" >/dev/null 2>&1; then
-		has_src=0
-		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-			/etc/apt/sources.list.d/*.sources; do
-			[ -f "$f" ] || continue
-			if grep -Eq '^[[:space:]]*deb-src[[:space:]].*bookworm[[:space:]].*main' "$f" ||
-				grep -Eq '^[[:space:]]*Types:.*deb-src' "$f"; then
-				has_src=1
-			fi
-		done
-		if [ "$has_src" -eq 0 ]; then
-			if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-				cat >/etc/apt/sources.list.d/rblk-deb-src.sources <<-'SRC'
-					Types: deb-src
-					URIs: http://deb.debian.org/debian
-					Suites: bookworm
-					Components: main
-					Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-				SRC
-			else
-				echo 'deb-src http://deb.debian.org/debian bookworm main' \
-					>/etc/apt/sources.list.d/rblk-deb-src.list
-			fi
-		fi
-		apt-get update -q
-	fi
+	ensure_deb_src "fio=$fio_ver"
 	mkdir -p "$fio_cache"
 	(cd "$fio_cache" && apt-get source -q --download-only "fio=$fio_ver" &&
 		dpkg-source --no-check -x fio_"$fio_upstream"*.dsc "fio-$fio_upstream")
 fi
 echo "install-deps: fio $fio_ver source in $fio_cache/fio-$fio_upstream"
+
+# The instruction meter's QEMU plugin (tests/bench/meter/) is built against
+# qemu-plugin.h of the installed qemu's source package; only that header
+# is kept, in RBLK_QEMU_SRC_CACHE/<upstream version>/ (CMake looks there).
+# The source of the installed version, or the archive's when a security
+# update moved it: the plugin API of one upstream version does not change.
+qemu_cache=${RBLK_QEMU_SRC_CACHE:-/var/tmp/rblk-qemu-src}
+qemu_src_ver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86)
+qemu_upstream=${qemu_src_ver%-*}
+qemu_upstream=${qemu_upstream#*:}
+qemu_upstream=${qemu_upstream%+dfsg}
+if [ ! -f "$qemu_cache/$qemu_upstream/qemu-plugin.h" ]; then
+	ensure_deb_src "qemu=$qemu_src_ver"
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp" # apt fetches as _apt
+	if (cd "$tmp" && { apt-get source -q --download-only "qemu=$qemu_src_ver" ||
+		apt-get source -q --download-only qemu; }) >/dev/null; then
+		mkdir -p "$qemu_cache/$qemu_upstream"
+		tar -xJf "$tmp"/qemu_*.orig.tar.xz -C "$tmp" --wildcards '*/include/qemu/qemu-plugin.h'
+		cp "$tmp"/qemu-*/include/qemu/qemu-plugin.h "$qemu_cache/$qemu_upstream/"
+	else
+		echo "install-deps: no qemu source package: the instruction meter is not built" >&2
+	fi
+	rm -rf -- "$tmp"
+fi
+echo "install-deps: qemu $qemu_src_ver plugin header in $qemu_cache/$qemu_upstream"

@@ -265,27 +265,13 @@ slab_line() { # NAME SLAB_BEFORE SLAB_AFTER
 	printf '%-10s slab %6d -> %6d KiB: %+d KiB\n' "$1" "$2" "$3" $(($3 - $2))
 }
 
-# The target: soft-RoCE (unless there), a null_blk disk that completes each
-# I/O inline (irqmode 0) and stores nothing, as namespace 1 of its own
-# subsystem on port 1 (10.99.0.1:4420); what a run before this one in the
-# same VM set up is used again.
+# The target: vm_bench_target's (lib.sh); what a run before this one in
+# the same VM set up is used again.
 own_target=0
 if [ -z "$nqn" ]; then
 	own_target=1
 	nqn=nqn.2024-01.io.rblk:bench-null
-	rdma link show rxe0/1 > /dev/null 2>&1 || vm_setup_rxe
-	[ -d "$VM_NULLB" ] || vm_modprobe null_blk nr_devices=0
-	d=$VM_NULLB/benchnull
-	if [ ! -d "$d" ]; then
-		mkdir "$d"
-		echo 4096 > "$d/size"
-		echo 0 > "$d/irqmode"
-		echo 1 > "$d/power"
-	fi
-	vm_wait_for 30 vm__nullb_dev "$d" > /dev/null
-	[ -d "$VM_NVMET/subsystems/$nqn" ] || vm_nvmet_subsys "$nqn" "$(vm__nullb_dev "$d")"
-	[ -d "$VM_NVMET/ports/1" ] || vm_nvmet_port 1 10.99.0.1 4420
-	[ -e "$VM_NVMET/ports/1/subsystems/$nqn" ] || vm_nvmet_link 1 "$nqn"
+	vm_bench_target "$nqn"
 	vm_rblk_load
 	# The target sets up its RDMA device on the first connect: let that
 	# one count for no side.

@@ -304,6 +304,26 @@ vm_membacked_disk() {
 	done
 }
 
+# vm_bench_target NQN: the benchmarks' target (tests/bench): a 4 GiB
+# null_blk disk that completes each I/O inline (irqmode 0) and stores
+# nothing, as namespace 1 of subsystem NQN on port 1 (10.99.0.1:4420) of
+# nvmet-rdma over soft-RoCE. What an earlier call set up is kept.
+vm_bench_target() {
+	local nqn=$1 d=$VM_NULLB/benchnull
+	rdma link show rxe0/1 > /dev/null 2>&1 || vm_setup_rxe
+	[ -d "$VM_NULLB" ] || vm_modprobe null_blk nr_devices=0
+	if [ ! -d "$d" ]; then
+		mkdir "$d"
+		echo 4096 > "$d/size"
+		echo 0 > "$d/irqmode"
+		echo 1 > "$d/power"
+	fi
+	vm_wait_for 30 vm__nullb_dev "$d" > /dev/null
+	[ -d "$VM_NVMET/subsystems/$nqn" ] || vm_nvmet_subsys "$nqn" "$(vm__nullb_dev "$d")"
+	[ -d "$VM_NVMET/ports/1" ] || vm_nvmet_port 1 10.99.0.1 4420
+	[ -e "$VM_NVMET/ports/1/subsystems/$nqn" ] || vm_nvmet_link 1 "$nqn"
+}
+
 vm_meminfo_kib() {
 	awk -v f="$1:" '$1 == f { print $2; found = 1 } END { exit !found }' /proc/meminfo ||
 		vm_fail "no $1 in /proc/meminfo"

@@ -41,6 +41,8 @@
 # (default 240, 600 for the debug kernel; a TCG boot takes 10-30) counts
 # as a boot that failed.
 # RBLK_VM_VERBOSE=1 streams the serial console while the VM runs.
+# RBLK_VM_PLUGIN=FILE,ARGS loads a TCG plugin (qemu -plugin) and runs
+# the guest on one host thread (tests/bench/insn_meter.sh).
 # RBLK_VM_APPEND adds kernel parameters; RBLK_VM_XTRACE=1 traces each
 # case's commands with timestamps into its xtrace.log (group.sh).
 # RBLK_VM_MEMCHECK: the memory checks of the boot: 1 (the default) KFENCE
@@ -256,6 +258,14 @@ case ${RBLK_VM_MEMCHECK:-1} in
 slub) memcheck="kfence.sample_interval=10 slub_debug=FZPU" ;;
 *) memcheck="kfence.sample_interval=10" ;;
 esac
+# RBLK_VM_PLUGIN: a TCG plugin and its arguments (qemu's -plugin
+# FILE,ARG=...; tests/bench/insn_meter.sh's instruction meter). Its guest
+# runs every vCPU on one host thread: a plugin's inline counters are not
+# atomic, and a multi-threaded TCG would lose counts to races.
+accel=tcg,thread=multi plugin=()
+if [ -n "${RBLK_VM_PLUGIN:-}" ]; then
+	accel=tcg,thread=single plugin=(-plugin "$RBLK_VM_PLUGIN")
+fi
 boot_vm() {
 	local qpid wpid
 	echo "run-in-vm: $name: booting $kver (timeout ${1}s, ${mem} MiB)" >&2
@@ -263,7 +273,7 @@ boot_vm() {
 	stream_console
 	qemu_rc=0
 	timeout -k 10 "$1" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
+		-accel "$accel" "${plugin[@]}" -cpu max -smp 2 -m "$mem" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-kernel "$kernel" -initrd "$image" \
 		-append "console=ttyS0 panic=-1 rdinit=/init no_timer_check log_buf_len=4M mitigations=off $memcheck ${RBLK_VM_APPEND:-}" \

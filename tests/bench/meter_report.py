@@ -1,0 +1,307 @@
+#!/usr/bin/python3
+"""The instruction meter's report (tests/bench/insn_meter.sh).
+
+Reads DIR/raw/: the plugin's delta.<n> files (the instructions each
+translated block executed since the previous mark, keyed by the block's
+start address; address 1 is all of user space), labels ("<n> <mode>
+<job> <side> <ios> <repeat>": what ran before mark n), kallsyms.<mode>
+(the guest's /proc/kallsyms while that mode ran) and meta.json. A delta
+line is "<hex address> <instructions> <executions>"; the executions of
+the block at a symbol's own address are the function's calls.
+
+Per job, mode, side and repeat, the figure of a symbol is its count in
+the run of B I/Os minus its count in the run of A I/Os, divided by B - A:
+what one more I/O costs, with everything a run pays once cancelled.
+
+Writes DIR/meter.md and DIR/meter.json. Usage: meter_report.py DIR
+"""
+import bisect
+import json
+import os
+import re
+import sys
+
+USER = 1
+
+DRIVERS = {
+    "rblk": ("rblk",),
+    "nvme-rdma": ("nvme_rdma", "nvme_core", "nvme_fabrics"),
+}
+
+# What stands for the hardware and the far end here: soft-RoCE and its
+# CRC, the network stack under it, the target and its disk.
+FAR_MODULES = {"rdma_rxe", "siw", "nvmet", "nvmet_rdma", "null_blk", "veth", "ip6_udp_tunnel",
+               "udp_tunnel", "crc32_generic", "crc32c_generic", "crc32c_intel", "crc32_pclmul",
+               "libcrc32c", "crc32c_x86_64"}
+RDMA_MODULES = {"ib_core", "rdma_cm", "iw_cm", "ib_cm", "ib_uverbs"}
+
+# Kernel (vmlinux) symbols by name: a guide, not a proof; what matches
+# nothing is "other kernel".
+CLASSES = [
+    ("network stack", r"(tcp|udp|__udp|ip_|__ip_|ip6|__ip6|ipv6|inet|__inet|skb|__skb|kfree_skb|consume_skb|"
+                      r"alloc_skb|__alloc_skb|build_skb|napi|__napi|net_|__net_|netif|__netif|netdev|__netdev|"
+                      r"dev_queue|__dev_queue|dev_hard|dev_xmit|neigh|__neigh|arp|eth_|sk_|__sk_|sock|__sock|"
+                      r"nf_|fib|dst_|rt_|ipt_|validate_xmit|sch_|qdisc|__qdisc|pfifo|gro_|__gro|dev_gro|"
+                      r"csum|__csum|rps_|flow_|xfrm|icmp|raw_)"),
+    ("crc", r"(crc32|__crc32|crc_)"),
+    ("block layer", r"(blk|__blk|bio|__bio|submit_bio|__submit_bio|bvec|bdev|__bdev|part_|disk_|"
+                    r"blkdev|__blkdev|sbitmap|__sbitmap|elv_|dd_|rq_|__rq_|kyber|bfq|iov_iter|__iov_iter|"
+                    r"dio_|__dio|iomap)"),
+    ("io_uring", r"(io_|__io_|io_uring|__io_uring)"),
+    ("syscalls and entry", r"(entry_SYSCALL|do_syscall|__x64_sys|__do_sys|__se_sys|x64_sys_call|syscall_|"
+                           r"ksys_|fput|fdget|__fget|fget|__fdget|exit_to_user|arch_exit|restore_fpregs|"
+                           r"switch_fpu|fpregs|do_sys|__do_fast|futex|__futex|vfs_|rw_verify)"),
+    ("interrupts, timers and scheduling",
+     r"(irq|__irq|handle_|common_interrupt|asm_|sysvec_|__sysvec|__do_softirq|do_softirq|__softirq|"
+     r"softirq|run_ksoftirqd|raise_softirq|__raise_softirq|tasklet|sched|__sched|schedule|__schedule|"
+     r"pick_|enqueue_|dequeue_|update_|try_to_wake_up|ttwu|wake_up|__wake_up|finish_task_switch|"
+     r"context_switch|__switch_to|hrtimer|__hrtimer|tick_|timer|__run_timers|run_timer|ktime|"
+     r"clockevents|lapic|apic|x2apic|native_|default_idle|cpu_idle|do_idle|arch_cpu_idle|__cpuidle|"
+     r"cpuidle|rcu_|__rcu|kthread|worker_thread|process_one_work|queue_work|__queue_work|psi_|"
+     r"account_|cpuacct|load_balance|select_task|set_next|put_prev|check_preempt|resched|smp_|"
+     r"generic_smp|flush_smp|call_function|llist_|preempt|__preempt|idle|poll_idle|__wake|"
+     r"autoremove_wake|prepare_to_wait|finish_wait|complete|wait_for|__cond_resched|_raw_spin|"
+     r"_raw_read|_raw_write|queued_spin|__lock|mutex|__mutex|up_|down_|rwsem)"),
+    ("memory and DMA", r"(kmem|kmalloc|__kmalloc|kfree|__kfree|slab|__slab|___slab|mempool|alloc_pages|"
+                       r"__alloc_pages|get_page|put_page|__put_page|free_|__free|memcg|__memcg|mem_cgroup|"
+                       r"dma_|__dma|iommu|swiotlb|memcpy|memset|__memcpy|__memset|copy_|_copy|"
+                       r"percpu|__percpu|folio|__folio|__mod_|mod_)"),
+]
+CLASS_RES = [(name, re.compile(pat)) for name, pat in CLASSES]
+FAR_CLASSES = {"network stack", "crc"}
+
+
+def load_kallsyms(path):
+    """Sorted (address, name, module) of the guest's code symbols."""
+    syms = []
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) < 3 or parts[1] not in "tTwW":
+                continue
+            addr = int(parts[0], 16)
+            if addr == 0:
+                raise SystemExit(f"meter_report: {path} has no addresses (read as root?)")
+            mod = parts[3].strip("[]") if len(parts) > 3 else "vmlinux"
+            syms.append((addr, parts[2], mod))
+    syms.sort()
+    return syms
+
+
+class Symbols:
+    def __init__(self, syms):
+        self.addrs = [s[0] for s in syms]
+        self.syms = syms
+
+    def lookup(self, addr):
+        """(name, module, whether addr is the symbol's first byte)."""
+        if addr == USER:
+            return ("(user space)", "user", False)
+        i = bisect.bisect_right(self.addrs, addr) - 1
+        if i < 0:
+            return (f"0x{addr:x}", "unknown", False)
+        return self.syms[i][1], self.syms[i][2], self.syms[i][0] == addr
+
+
+def category(side, name, mod):
+    """The row of the host-side table that a symbol belongs to."""
+    if mod == "user":
+        return "application (user space)"
+    for s, mods in DRIVERS.items():
+        if mod in mods:
+            return "the driver" if s == side else "the other driver (idle)"
+    if mod in RDMA_MODULES:
+        return "RDMA core"
+    if mod in FAR_MODULES:
+        return "far end: " + mod
+    if mod != "vmlinux":
+        return "other modules"
+    for cname, cre in CLASS_RES:
+        if cre.match(name):
+            return ("far end: " + cname) if cname in FAR_CLASSES else cname
+    return "other kernel"
+
+
+def read_delta(path):
+    """{address: (instructions, executions)}"""
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            counts[int(parts[0], 16)] = (int(parts[1]), int(parts[2]) if len(parts) > 2 else 0)
+    return counts
+
+
+def per_symbol(delta, symbols):
+    """{(name, module): instructions}, {(name, module): calls}"""
+    insns, calls = {}, {}
+    for addr, (n, execs) in delta.items():
+        name, mod, entry = symbols.lookup(addr)
+        key = (name, mod)
+        insns[key] = insns.get(key, 0) + n
+        if entry:
+            calls[key] = calls.get(key, 0) + execs
+    return insns, calls
+
+
+def summarize(d):
+    raw = os.path.join(d, "raw")
+    with open(os.path.join(raw, "meta.json")) as f:
+        meta = json.load(f)
+    ios_a, ios_b = meta["ios"]
+    runs = {}  # (mode, job, side, repeat) -> {ios: delta index}
+    n_labels = 0
+    with open(os.path.join(raw, "labels")) as f:
+        for line in f:
+            parts = line.split()
+            n_labels += 1
+            if len(parts) == 6 and parts[4] != "warm":
+                mode, job, side, ios, rep = parts[1], parts[2], parts[3], int(parts[4]), int(parts[5])
+                runs.setdefault((mode, job, side, rep), {})[ios] = int(parts[0])
+    n_deltas = len([f for f in os.listdir(raw) if f.startswith("delta.")])
+    if n_deltas != n_labels:
+        raise SystemExit(f"meter_report: {n_labels} marks labelled but {n_deltas} delta files: "
+                         "was the plugin loaded and the guest run on one thread?")
+    symtabs = {}
+    results = []
+    for (mode, job, side, rep), idx in sorted(runs.items()):
+        if ios_a not in idx or ios_b not in idx:
+            raise SystemExit(f"meter_report: {mode} {job} {side} repeat {rep} lacks a run")
+        if mode not in symtabs:
+            symtabs[mode] = Symbols(load_kallsyms(os.path.join(raw, f"kallsyms.{mode}")))
+        sy = symtabs[mode]
+        a, a_calls = per_symbol(read_delta(os.path.join(raw, f"delta.{idx[ios_a]}")), sy)
+        b, b_calls = per_symbol(read_delta(os.path.join(raw, f"delta.{idx[ios_b]}")), sy)
+        diff, calls = {}, {}
+        for key in set(a) | set(b):
+            v = (b.get(key, 0) - a.get(key, 0)) / (ios_b - ios_a)
+            if v:
+                diff[key] = v
+            calls[key] = (b_calls.get(key, 0) - a_calls.get(key, 0)) / (ios_b - ios_a)
+        cats = {}
+        for (name, mod), v in diff.items():
+            c = category(side, name, mod)
+            cats[c] = cats.get(c, 0) + v
+        driver_syms = sorted(((v, name) for (name, mod), v in diff.items()
+                              if mod in DRIVERS[side]), reverse=True)
+        results.append({
+            "mode": mode, "job": job, "side": side, "repeat": rep,
+            "driver": sum(v for v, _ in driver_syms),
+            "host_side": sum(v for c, v in cats.items() if not c.startswith("far end")
+                             and c != "the other driver (idle)"),
+            "categories": cats,
+            "driver_symbols": [[name, v] for v, name in driver_syms if abs(v) >= 0.5],
+            # Calls per I/O of each driver function (0 where a symbol's
+            # first block never ran, e.g. a label within a function).
+            "driver_calls": {name: calls.get((name, mod), 0) for (name, mod) in diff
+                             if mod in DRIVERS[side] and abs(diff[(name, mod)]) >= 0.5},
+        })
+    return meta, results
+
+
+def mean(xs):
+    return sum(xs) / len(xs) if xs else 0.0
+
+
+def spread(xs):
+    m = mean(xs)
+    return (max(xs) - min(xs)) / m if m and len(xs) > 1 else 0.0
+
+
+def report(d):
+    meta, results = summarize(d)
+    groups = {}
+    for r in results:
+        groups.setdefault((r["mode"], r["job"]), {}).setdefault(r["side"], []).append(r)
+    modes = sorted({r["mode"] for r in results}, key=lambda m: (m != "interrupt", m))
+    jobs = list(meta["jobs"])
+    sides = [s for s in DRIVERS if any(r["side"] == s for r in results)]
+    table = []
+    for mode in modes:
+        for job in jobs:
+            g = groups.get((mode, job))
+            if not g:
+                continue
+            row = {"mode": mode, "job": job}
+            for s in sides:
+                rs = g.get(s, [])
+                row[s] = {"driver": mean([r["driver"] for r in rs]),
+                          "driver_spread": spread([r["driver"] for r in rs]),
+                          "host_side": mean([r["host_side"] for r in rs]),
+                          "repeats": len(rs)}
+            if "rblk" in row and "nvme-rdma" in row and row["nvme-rdma"]["driver"]:
+                row["driver_ratio"] = row["rblk"]["driver"] / row["nvme-rdma"]["driver"]
+                row["host_side_ratio"] = row["rblk"]["host_side"] / row["nvme-rdma"]["host_side"]
+            table.append(row)
+
+    lines = [f"# Instructions per I/O: rblk.ko and nvme-rdma ({meta['kernel']})", "",
+             f"Guest instructions executed per I/O, counted by QEMU's TCG (tests/bench/insn_meter.sh): "
+             f"the run of {meta['ios'][1]} I/Os minus the run of {meta['ios'][0]}, divided by the "
+             f"difference; the mean of {meta['repeats']} repeats, with their spread ((max-min)/mean). "
+             f"{meta['nr_io_queues']} I/O queues x {meta['queue_size']} each side; {meta['target']}.", "",
+             "## The driver's own code", "",
+             "rblk.ko: module `rblk`. nvme-rdma: `nvme_rdma` + `nvme_core` + `nvme_fabrics`.", ""]
+    hdr = "| mode | job | " + " | ".join(f"{s} (spread)" for s in sides)
+    if len(sides) == 2:
+        hdr += " | rblk / nvme-rdma"
+    lines += [hdr + " |", "|" + "---|" * (2 + len(sides) + (len(sides) == 2))]
+    for row in table:
+        cells = [f"{row[s]['driver']:,.0f} ({row[s]['driver_spread']:.1%})" for s in sides]
+        if len(sides) == 2:
+            cells.append(f"{row.get('driver_ratio', 0):.2f}x")
+        lines.append(f"| {row['mode']} | {row['job']} | " + " | ".join(cells) + " |")
+    lines += ["", "## The initiator's host side", "",
+              "Everything but what stands for the hardware and the far end (rxe, the network stack, "
+              "CRC, nvmet, null_blk) and the other side's idle driver: the driver, the RDMA core, the "
+              "block layer and io_uring, syscalls, interrupts and scheduling, memory, fio. "
+              "Kernel symbols are put in rows by their names' prefixes: a guide.", ""]
+    hdr = "| mode | job | " + " | ".join(sides)
+    if len(sides) == 2:
+        hdr += " | rblk / nvme-rdma"
+    lines += [hdr + " |", "|" + "---|" * (2 + len(sides) + (len(sides) == 2))]
+    for row in table:
+        cells = [f"{row[s]['host_side']:,.0f}" for s in sides]
+        if len(sides) == 2:
+            cells.append(f"{row.get('host_side_ratio', 0):.2f}x")
+        lines.append(f"| {row['mode']} | {row['job']} | " + " | ".join(cells) + " |")
+
+    for mode in modes:
+        for job in jobs:
+            g = groups.get((mode, job))
+            if not g:
+                continue
+            lines += ["", f"### {mode}, {job}", ""]
+            cats = sorted({c for s in sides for r in g.get(s, []) for c in r["categories"]})
+            lines += ["| where | " + " | ".join(sides) + " |", "|---|" + "---|" * len(sides)]
+            for c in cats:
+                vals = [mean([r["categories"].get(c, 0) for r in g.get(s, [])]) for s in sides]
+                if all(abs(v) < 0.5 for v in vals):
+                    continue
+                lines.append(f"| {c} | " + " | ".join(f"{v:,.0f}" for v in vals) + " |")
+            for s in sides:
+                rs = g.get(s, [])
+                if not rs:
+                    continue
+                top = rs[0]["driver_symbols"][:15]
+                calls = rs[0].get("driver_calls", {})
+                lines.append("")
+                lines.append(f"{s}'s top symbols (instructions, calls per I/O): " +
+                             ", ".join(f"`{n}` {v:,.0f} ({calls.get(n, 0):,.1f})" for n, v in top))
+    md = "\n".join(lines) + "\n"
+    with open(os.path.join(d, "meter.md"), "w") as f:
+        f.write(md)
+    with open(os.path.join(d, "meter.json"), "w") as f:
+        json.dump({"meta": meta, "table": table, "runs": results}, f, indent=1)
+    return md
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    sys.stdout.write(report(argv[1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,128 @@
+"""Unit tests of meter_report.py (the instruction meter's analysis) on
+synthetic plugin output: the per-I/O arithmetic, attribution by symbol,
+the rows of the host side, and refusing output that does not add up."""
+import json
+import os
+import tempfile
+import unittest
+
+import meter_report
+
+KALLSYMS = """\
+ffffffff81000000 T _stext
+ffffffff81100000 T blk_mq_submit_bio
+ffffffff81100400 T io_issue_sqe
+ffffffff81100800 T tcp_sendmsg
+ffffffff81100c00 t __schedule
+ffffffff81101000 T strange_core_thing
+ffffffffc0001000 t rblk_queue_rq\t[rblk]
+ffffffffc0001400 t rblk_rdma_post_cmd\t[rblk]
+ffffffffc0002000 t nvme_rdma_queue_rq\t[nvme_rdma]
+ffffffffc0002400 T nvme_setup_cmd\t[nvme_core]
+ffffffffc0003000 t rxe_requester\t[rdma_rxe]
+ffffffffc0004000 T ib_poll_cq\t[ib_core]
+ffffffffc0005000 d rblk_data\t[rblk]
+"""
+
+
+def delta(counts, ios=0):
+    # rblk_queue_rq's first block runs once per I/O, its second twice.
+    execs = {0xffffffffc0001000: ios, 0xffffffffc0001100: 2 * ios}
+    return "".join(f"{a:x} {n} {execs.get(a, 3)}\n" for a, n in counts.items())
+
+
+class MeterReport(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+        self.raw = os.path.join(self.d, "raw")
+        os.mkdir(self.raw)
+        with open(os.path.join(self.raw, "kallsyms.interrupt"), "w") as f:
+            f.write(KALLSYMS)
+        with open(os.path.join(self.raw, "meta.json"), "w") as f:
+            json.dump({"kernel": "6.12.0-test", "nr_io_queues": 2, "queue_size": 128, "ios": [100, 300],
+                       "repeats": 1, "target": "test", "jobs": {"4k-randread-qd1": "--rw=randread"}}, f)
+        # Per I/O: rblk 50 + 30 (two blocks in rblk_queue_rq's body count
+        # for it), nvme-rdma 40 + 20; both: 10 in the block layer, 7 in
+        # rxe; a start-up cost that the difference cancels.
+        self.files = []
+
+        def run(ios, rblk, base=1000):
+            c = {0xffffffff81100010: 10 * ios + base, 0xffffffffc0003010: 7 * ios,
+                 0x1: 100 * ios + 5 * base}
+            if rblk:
+                c.update({0xffffffffc0001000: 20 * ios, 0xffffffffc0001100: 30 * ios + base,
+                          0xffffffffc0001400: 30 * ios})
+            else:
+                c.update({0xffffffffc0002010: 40 * ios + base, 0xffffffffc0002400: 20 * ios})
+            return c
+
+        marks = [("start", {0x1: 5}, 0),
+                 ("interrupt 4k-randread-qd1 rblk warm 0", run(100, True), 100),
+                 ("interrupt 4k-randread-qd1 rblk 100 1", run(100, True), 100),
+                 ("interrupt 4k-randread-qd1 rblk 300 1", run(300, True), 300),
+                 ("interrupt 4k-randread-qd1 nvme-rdma warm 0", run(100, False), 100),
+                 ("interrupt 4k-randread-qd1 nvme-rdma 100 1", run(100, False), 100),
+                 ("interrupt 4k-randread-qd1 nvme-rdma 300 1", run(300, False), 300),
+                 ("interrupt teardown", {0x1: 9}, 0)]
+        with open(os.path.join(self.raw, "labels"), "w") as f:
+            for i, (label, counts, ios) in enumerate(marks):
+                f.write(f"{i} {label}\n")
+                with open(os.path.join(self.raw, f"delta.{i}"), "w") as g:
+                    g.write(delta(counts, ios))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_per_io_driver_and_ratio(self):
+        meter_report.report(self.d)
+        with open(os.path.join(self.d, "meter.json")) as f:
+            data = json.load(f)
+        row = data["table"][0]
+        self.assertAlmostEqual(row["rblk"]["driver"], 80)
+        self.assertAlmostEqual(row["nvme-rdma"]["driver"], 60)
+        self.assertAlmostEqual(row["driver_ratio"], 80 / 60)
+
+    def test_symbols_and_rows(self):
+        _, runs = meter_report.summarize(self.d)
+        rblk = [r for r in runs if r["side"] == "rblk"][0]
+        self.assertEqual(rblk["driver_symbols"], [["rblk_queue_rq", 50.0], ["rblk_rdma_post_cmd", 30.0]])
+        cats = rblk["categories"]
+        self.assertAlmostEqual(cats["block layer"], 10)
+        self.assertAlmostEqual(cats["far end: rdma_rxe"], 7)
+        self.assertAlmostEqual(cats["application (user space)"], 100)
+        # The far end is not the host's: driver + block layer + fio.
+        self.assertAlmostEqual(rblk["host_side"], 80 + 10 + 100)
+        # Calls: the executions of a function's first block only.
+        self.assertEqual(rblk["driver_calls"], {"rblk_queue_rq": 1.0, "rblk_rdma_post_cmd": 0.0})
+        nv = [r for r in runs if r["side"] == "nvme-rdma"][0]
+        self.assertEqual([n for n, _ in nv["driver_symbols"]], ["nvme_rdma_queue_rq", "nvme_setup_cmd"])
+
+    def test_classify_core_symbols(self):
+        self.assertEqual(meter_report.category("rblk", "tcp_sendmsg", "vmlinux"), "far end: network stack")
+        self.assertEqual(meter_report.category("rblk", "io_issue_sqe", "vmlinux"), "io_uring")
+        self.assertEqual(meter_report.category("rblk", "__schedule", "vmlinux"),
+                         "interrupts, timers and scheduling")
+        self.assertEqual(meter_report.category("rblk", "strange_core_thing", "vmlinux"), "other kernel")
+        self.assertEqual(meter_report.category("rblk", "nvme_setup_cmd", "nvme_core"),
+                         "the other driver (idle)")
+        self.assertEqual(meter_report.category("rblk", "ib_poll_cq", "ib_core"), "RDMA core")
+
+    def test_a_missing_delta_is_refused(self):
+        os.unlink(os.path.join(self.raw, "delta.7"))
+        with self.assertRaises(SystemExit) as cm:
+            meter_report.summarize(self.d)
+        self.assertIn("8 marks labelled but 7 delta files", str(cm.exception))
+
+    def test_a_run_without_its_pair_is_refused(self):
+        with open(os.path.join(self.raw, "labels")) as f:
+            lines = f.read().replace("rblk 300 1", "rblk warm 0")
+        with open(os.path.join(self.raw, "labels"), "w") as f:
+            f.write(lines)
+        with self.assertRaises(SystemExit) as cm:
+            meter_report.summarize(self.d)
+        self.assertIn("lacks a run", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
