@@ -17,6 +17,7 @@ ffffffff81100c00 t __schedule
 ffffffff81101000 T strange_core_thing
 ffffffffc0001000 t rblk_queue_rq\t[rblk]
 ffffffffc0001400 t rblk_rdma_post_cmd\t[rblk]
+ffffffffc0001800 t rblk_poll\t[rblk]
 ffffffffc0002000 t nvme_rdma_queue_rq\t[nvme_rdma]
 ffffffffc0002400 T nvme_setup_cmd\t[nvme_core]
 ffffffffc0003000 t rxe_requester\t[rdma_rxe]
@@ -27,7 +28,7 @@ ffffffffc0005000 d rblk_data\t[rblk]
 
 def delta(counts, ios=0):
     # rblk_queue_rq's first block runs once per I/O, its second twice.
-    execs = {0xffffffffc0001000: ios, 0xffffffffc0001100: 2 * ios}
+    execs = {0xffffffffc0001000: ios, 0xffffffffc0001100: 2 * ios, 0xffffffffc0001800: 2 * ios}
     return "".join(f"{a:x} {n} {execs.get(a, 3)}\n" for a, n in counts.items())
 
 
@@ -52,7 +53,7 @@ class MeterReport(unittest.TestCase):
                  0x1: 100 * ios + 5 * base}
             if rblk:
                 c.update({0xffffffffc0001000: 20 * ios, 0xffffffffc0001100: 30 * ios + base,
-                          0xffffffffc0001400: 30 * ios})
+                          0xffffffffc0001400: 30 * ios, 0xffffffffc0001800: 8 * ios})
             else:
                 c.update({0xffffffffc0002010: 40 * ios + base, 0xffffffffc0002400: 20 * ios})
             return c
@@ -79,22 +80,28 @@ class MeterReport(unittest.TestCase):
         with open(os.path.join(self.d, "meter.json")) as f:
             data = json.load(f)
         row = data["table"][0]
-        self.assertAlmostEqual(row["rblk"]["driver"], 80)
+        self.assertAlmostEqual(row["rblk"]["driver"], 88)
         self.assertAlmostEqual(row["nvme-rdma"]["driver"], 60)
-        self.assertAlmostEqual(row["driver_ratio"], 80 / 60)
+        self.assertAlmostEqual(row["driver_ratio"], 88 / 60)
+        # The poll entry (two polls per I/O, 4 instructions each) apart.
+        self.assertAlmostEqual(row["rblk"]["driver_wo_poll"], 80)
+        self.assertAlmostEqual(row["rblk"]["polls"], 2)
+        self.assertAlmostEqual(row["driver_wo_poll_ratio"], 80 / 60)
 
     def test_symbols_and_rows(self):
         _, runs = meter_report.summarize(self.d)
         rblk = [r for r in runs if r["side"] == "rblk"][0]
-        self.assertEqual(rblk["driver_symbols"], [["rblk_queue_rq", 50.0], ["rblk_rdma_post_cmd", 30.0]])
+        self.assertEqual(rblk["driver_symbols"], [["rblk_queue_rq", 50.0], ["rblk_rdma_post_cmd", 30.0],
+                                                  ["rblk_poll", 8.0]])
         cats = rblk["categories"]
         self.assertAlmostEqual(cats["block layer"], 10)
         self.assertAlmostEqual(cats["far end: rdma_rxe"], 7)
         self.assertAlmostEqual(cats["application (user space)"], 100)
         # The far end is not the host's: driver + block layer + fio.
-        self.assertAlmostEqual(rblk["host_side"], 80 + 10 + 100)
+        self.assertAlmostEqual(rblk["host_side"], 88 + 10 + 100)
         # Calls: the executions of a function's first block only.
-        self.assertEqual(rblk["driver_calls"], {"rblk_queue_rq": 1.0, "rblk_rdma_post_cmd": 0.0})
+        self.assertEqual(rblk["driver_calls"], {"rblk_queue_rq": 1.0, "rblk_rdma_post_cmd": 0.0,
+                                                "rblk_poll": 2.0})
         nv = [r for r in runs if r["side"] == "nvme-rdma"][0]
         self.assertEqual([n for n, _ in nv["driver_symbols"]], ["nvme_rdma_queue_rq", "nvme_setup_cmd"])
 
