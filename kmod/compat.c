@@ -46,11 +46,19 @@ struct gendisk *rblk_alloc_disk(struct blk_mq_tag_set *set,
 	return blk_mq_alloc_disk(set, &lim, queuedata);
 }
 
+/*
+ * A multipath head stacks its paths' limits into its own, and
+ * blk_stack_limits() takes the top's as a stacking driver's: started
+ * from zero, max_dev_sectors stacked to one page, and every bio of the
+ * head was split to 4 KiB.
+ */
 struct gendisk *rblk_alloc_bio_disk(const struct rblk_qlim *l, bool poll,
 				    int node)
 {
-	struct queue_limits lim = { };
+	struct queue_limits lim;
 
+	blk_set_stacking_limits(&lim);
+	lim.max_zone_append_sectors = 0;	/* no zoned namespaces */
 	rblk_fill_limits(&lim, l);
 	/* REQ_NOWAIT passes through to the path, which honours it. */
 	lim.features |= BLK_FEAT_NOWAIT | BLK_FEAT_IO_STAT;
@@ -144,6 +152,10 @@ struct gendisk *rblk_alloc_bio_disk(const struct rblk_qlim *l, bool poll,
 
 	if (!disk)
 		return ERR_PTR(-ENOMEM);
+	/* A stacking driver's limits, as on 6.12 above. */
+	blk_set_stacking_limits(&disk->queue->limits);
+	disk->queue->limits.max_write_zeroes_sectors = 0;
+	disk->queue->limits.max_zone_append_sectors = 0;
 	rblk_apply_limits(disk->queue, l);
 	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, disk->queue);
 	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, disk->queue);

@@ -7,6 +7,10 @@
 # comes first and made the head; once the test target's joins, the
 # head's max_hw_sectors_kb and max_segments must be the smaller of the
 # two paths'. Before the fix the head kept its first path's (1020 KiB).
+# Its max_sectors_kb (what bios are split to) must be a path's too: with
+# nvmet's path alone nvmet's, then the small path's; 6.12's stacking into
+# limits that did not start as a stacking driver's left the head at one
+# page (4 KiB), and every larger I/O went down in 4 KiB commands.
 # Then 1 MiB direct writes and reads through the head down the small
 # path (nvmet's made non-optimized), and failover under 1 MiB reads:
 # the test target is killed, its requests go to the nvmet path, its
@@ -46,6 +50,8 @@ q=/sys/block/rblk0n1/queue
 lim() { cat "/sys/block/$1/queue/$2"; }
 first_kb=$(lim rblk0c0n1 max_hw_sectors_kb)
 vm_assert_eq "$first_kb" "$(cat "$q/max_hw_sectors_kb")" "the head's max_hw_sectors_kb with the nvmet path alone"
+vm_assert_eq "$(lim rblk0c0n1 max_sectors_kb)" "$(cat "$q/max_sectors_kb")" \
+	"the head's max_sectors_kb with the nvmet path alone"
 
 mp_connect "$nqn" 2 --reconnect-delay 1 --ctrl-loss-tmo 60 > /dev/null
 vm_wait_for 30 test -e /sys/block/rblk0c1n1
@@ -57,8 +63,8 @@ segs=$(lim rblk0c0n1 max_segments)
 echo "RESULT: mpath stacked limits: paths $first_kb and $small_kb KiB, head $(cat "$q/max_hw_sectors_kb") KiB, max_segments $(cat "$q/max_segments")"
 vm_assert_eq "$small_kb" "$(cat "$q/max_hw_sectors_kb")" "the head's max_hw_sectors_kb with both paths"
 vm_assert_eq "$segs" "$(cat "$q/max_segments")" "the head's max_segments with both paths"
-[ "$(cat "$q/max_sectors_kb")" -le "$small_kb" ] ||
-	vm_fail "the head's max_sectors_kb $(cat "$q/max_sectors_kb") exceeds the small path's $small_kb"
+vm_assert_eq "$(lim rblk0c1n1 max_sectors_kb)" "$(cat "$q/max_sectors_kb")" \
+	"the head's max_sectors_kb with both paths"
 
 # The same 4 MiB on both targets, 1 MiB at a time: through nvmet's path
 # (numa: the first path), then through the test target's alone.
@@ -75,7 +81,11 @@ dd if=/tmp/a of="$dev" bs=1M oflag=direct status=none || vm_fail "1 MiB writes t
 got=$(dd if="$dev" bs=1M count=4 iflag=direct status=none | sha256sum | cut -d' ' -f1)
 vm_assert_eq "$want" "$got" "4 MiB read back in 1 MiB reads through the small path"
 vm_assert_eq "$w0" "$(mp_ctrl_io rblk0)" "I/O down nvmet's path while it is non-optimized"
-vm_log "the small path carried $(($(mp_ctrl_io rblk1) - w1)) commands for 8 MiB"
+cmds=$(($(mp_ctrl_io rblk1) - w1))
+vm_log "the small path carried $cmds commands for 8 MiB"
+# 8 MiB in commands of the small path's max_sectors_kb.
+[ "$cmds" -le $((8192 / $(lim rblk0c1n1 max_sectors_kb))) ] ||
+	vm_fail "the small path carried $cmds commands for 8 MiB, more than $((8192 / $(lim rblk0c1n1 max_sectors_kb))) of $(lim rblk0c1n1 max_sectors_kb) KiB"
 
 # Failover under 1 MiB reads: every read of the 4 MiB returns the data.
 reader() {
