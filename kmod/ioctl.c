@@ -418,7 +418,7 @@ static long rblk_ioctl_ctrl(struct rblk_ctrl *ctrl, unsigned int cmd,
 	case NVME_IOCTL_RESCAN:
 		if (!capable(CAP_SYS_ADMIN))
 			return -EACCES;
-		queue_work(rblk_wq, &ctrl->scan_work);
+		rblk_ns_queue_scan(ctrl);
 		return 0;
 	default:
 		return -ENOTTY;

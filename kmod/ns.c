@@ -541,6 +541,18 @@ out:
 }
 
 /*
+ * As nvme_queue_scan(): only a live controller scans. A delete moves the
+ * state first and then cancels what was queued before
+ * (rblk_ns_remove_all(), rblk_aen_stop()), so nothing queued here
+ * outlives it; rblk_ctrl_release() cancels one that read LIVE just before.
+ */
+void rblk_ns_queue_scan(struct rblk_ctrl *ctrl)
+{
+	if (rblk_ctrl_state(ctrl) == RBLK_CTRL_LIVE)
+		queue_work(rblk_wq, &ctrl->scan_work);
+}
+
+/*
  * The disks as the target has them now, before returning: after a
  * passthrough command that changed the namespaces (nvme_passthru_end()
  * queues the scan and flushes it).

@@ -500,6 +500,7 @@ void rblk_ns_quiesce(struct rblk_ctrl *ctrl);
 void rblk_ns_unquiesce(struct rblk_ctrl *ctrl);
 void rblk_ns_sync(struct rblk_ctrl *ctrl);
 void rblk_ns_scan_work(struct work_struct *work);
+void rblk_ns_queue_scan(struct rblk_ctrl *ctrl);
 int rblk_ns_format_start(struct rblk_ctrl *ctrl);
 void rblk_ns_format_end(struct rblk_ctrl *ctrl);
 void rblk_ns_scan_sync(struct rblk_ctrl *ctrl);
