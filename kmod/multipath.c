@@ -959,11 +959,15 @@ void rblk_ana_init(struct rblk_ctrl *ctrl)
 	ctrl->numa_node = NUMA_NO_NODE;
 }
 
-/* With the association: no ANA work or timer outlives it. */
+/*
+ * With the association: no ANA work or timer outlives it. The work first:
+ * a running one re-arms the timer (rblk_ana_read()), and nothing queues
+ * it again once the AER and the queues are gone.
+ */
 void rblk_ana_stop(struct rblk_ctrl *ctrl)
 {
-	del_timer_sync(&ctrl->anatt_timer);
 	cancel_work_sync(&ctrl->ana_work);
+	del_timer_sync(&ctrl->anatt_timer);
 }
 
 void rblk_ana_free_ctrl(struct rblk_ctrl *ctrl)
