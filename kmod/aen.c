@@ -87,7 +87,7 @@ static void rblk_aen_ns_changed(struct rblk_ctrl *ctrl, const __le32 *list)
 		dev_info_ratelimited(ctrl->dev, "namespaces changed (%u listed): rescanning\n",
 				     n);
 	/* Coalesces: a storm of notices is one running and one queued scan. */
-	queue_work(rblk_wq, &ctrl->scan_work);
+	rblk_ns_queue_scan(ctrl);
 }
 
 static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
@@ -124,7 +124,7 @@ static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
 	if (!buf) {
 		/* The scan does not need the list; the event stays set. */
 		if (ns_changed)
-			queue_work(rblk_wq, &ctrl->scan_work);
+			rblk_ns_queue_scan(ctrl);
 		return;
 	}
 	ret = rblk_get_log_page(ctrl, lid, buf, len);

@@ -493,6 +493,11 @@ void rblk_ctrl_teardown(struct rblk_ctrl *ctrl, bool remove)
 	if (remove && rblk_rdma_queue_live(rblk_admin_queue(ctrl)))
 		rblk_ctrl_shutdown(ctrl);
 	rblk_teardown_admin(ctrl);
+	/*
+	 * An ANA read that had its log before the admin queue stopped may
+	 * have re-armed the timer since: it ends now, then the timer goes.
+	 */
+	rblk_ana_stop(ctrl);
 	/* A keep-alive that ended while we stopped may have re-armed it. */
 	rblk_ka_stop(ctrl);
 	rblk_rdma_put_device(ctrl);

@@ -110,6 +110,11 @@ static void rblk_ctrl_release(struct kref *ref)
 {
 	struct rblk_ctrl *ctrl = container_of(ref, struct rblk_ctrl, ref);
 
+	/*
+	 * A scan queued by a holder of a reference (an ioctl) that found the
+	 * controller live just before its delete ran to the end.
+	 */
+	cancel_work_sync(&ctrl->scan_work);
 	rblk_tagset_free_admin(ctrl);
 	/* The first controller's id is its subsystem's while that lives. */
 	if (!ctrl->subsys || ctrl->subsys->instance != ctrl->id)

@@ -48,7 +48,10 @@ static void __user *rblk_user_ptr(u64 val)
 	return (void __user *)(uintptr_t)val;
 }
 
-/* Commands whose success changes the namespace inventory: rescan after. */
+/*
+ * Commands that change the namespaces (their effects NCC, NIC; Format NVM
+ * also LBCC and CSE): the disks are scanned before the ioctl returns.
+ */
 static bool rblk_ioctl_changes_ns(const struct nvme_command *c)
 {
 	switch (c->common.opcode) {
@@ -181,20 +184,36 @@ static int rblk_ioctl_check_cmd(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
 	return 0;
 }
 
+/*
+ * As nvme_passthru_start() and _end() by the known effects: a Format NVM
+ * runs with the namespaces' I/O held off, and a command that changes the
+ * namespaces returns once the disks follow, failed or not (it may have
+ * done part of its work).
+ */
 static int rblk_ioctl_run(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
 			  struct nvme_passthru_cmd64 *p)
 {
 	struct request_queue *q = ns ? ns->disk->queue : ctrl->admin_q;
+	bool changes, format;
 	struct nvme_command c;
 	int ret;
 
 	ret = rblk_ioctl_check_cmd(ctrl, ns, p, &c);
 	if (ret)
 		return ret;
+	changes = !ns && rblk_ioctl_changes_ns(&c);
+	format = changes && c.common.opcode == nvme_admin_format_nvm;
+	if (format) {
+		ret = rblk_ns_format_start(ctrl);
+		if (ret)
+			return ret;
+	}
 	ret = rblk_ioctl_submit(q, &c, p->addr, p->data_len, p->timeout_ms,
 				&p->result);
-	if (!ret && !ns && rblk_ioctl_changes_ns(&c))
-		queue_work(rblk_wq, &ctrl->scan_work);
+	if (format)
+		rblk_ns_format_end(ctrl);
+	if (changes)
+		rblk_ns_scan_sync(ctrl);
 	return ret;
 }
 
@@ -399,7 +418,7 @@ static long rblk_ioctl_ctrl(struct rblk_ctrl *ctrl, unsigned int cmd,
 	case NVME_IOCTL_RESCAN:
 		if (!capable(CAP_SYS_ADMIN))
 			return -EACCES;
-		queue_work(rblk_wq, &ctrl->scan_work);
+		rblk_ns_queue_scan(ctrl);
 		return 0;
 	default:
 		return -ENOTTY;

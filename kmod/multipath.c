@@ -299,7 +299,13 @@ static void rblk_head_kick(struct rblk_ns_head *head)
 
 /*
  * NVMe and SCSI ioctls on the head go to one usable path, as nvme's head
- * ioctls do; with none, they fail rather than wait.
+ * ioctls do; with none, they fail rather than wait. The command runs
+ * outside the head's SRCU: it may wait as long as its timeout says (an
+ * SG_IO's can be days), and a path's removal waits for every reader
+ * (rblk_mpath_detach()). The path's disk is referenced instead, which
+ * keeps the namespace and its controller (as nvme_ns_head_ctrl_ioctl()
+ * keeps the controller); should the path go meanwhile, its queue refuses
+ * the command.
  */
 static int rblk_head_ioctl(struct block_device *bdev, rblk_mode_t mode,
 			   unsigned int cmd, unsigned long arg)
@@ -310,8 +316,13 @@ static int rblk_head_ioctl(struct block_device *bdev, rblk_mode_t mode,
 
 	idx = srcu_read_lock(&head->srcu);
 	ns = rblk_find_path(head);
-	ret = ns ? rblk_ns_ioctl_path(ns, bdev, mode, cmd, arg) : -EWOULDBLOCK;
+	if (ns)
+		get_device(disk_to_dev(ns->disk));
 	srcu_read_unlock(&head->srcu, idx);
+	if (!ns)
+		return -EWOULDBLOCK;
+	ret = rblk_ns_ioctl_path(ns, bdev, mode, cmd, arg);
+	put_device(disk_to_dev(ns->disk));
 	return ret;
 }
 
@@ -948,11 +959,15 @@ void rblk_ana_init(struct rblk_ctrl *ctrl)
 	ctrl->numa_node = NUMA_NO_NODE;
 }
 
-/* With the association: no ANA work or timer outlives it. */
+/*
+ * With the association: no ANA work or timer outlives it. The work first:
+ * a running one re-arms the timer (rblk_ana_read()), and nothing queues
+ * it again once the AER and the queues are gone.
+ */
 void rblk_ana_stop(struct rblk_ctrl *ctrl)
 {
-	del_timer_sync(&ctrl->anatt_timer);
 	cancel_work_sync(&ctrl->ana_work);
+	del_timer_sync(&ctrl->anatt_timer);
 }
 
 void rblk_ana_free_ctrl(struct rblk_ctrl *ctrl)

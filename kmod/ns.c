@@ -540,6 +540,98 @@ out:
 	return ret;
 }
 
+/*
+ * As nvme_queue_scan(): only a live controller scans. A delete moves the
+ * state first and then cancels what was queued before
+ * (rblk_ns_remove_all(), rblk_aen_stop()), so nothing queued here
+ * outlives it; rblk_ctrl_release() cancels one that read LIVE just before.
+ */
+void rblk_ns_queue_scan(struct rblk_ctrl *ctrl)
+{
+	if (rblk_ctrl_state(ctrl) == RBLK_CTRL_LIVE)
+		queue_work(rblk_wq, &ctrl->scan_work);
+}
+
+/*
+ * The disks as the target has them now, before returning: after a
+ * passthrough command that changed the namespaces (nvme_passthru_end()
+ * queues the scan and flushes it).
+ */
+void rblk_ns_scan_sync(struct rblk_ctrl *ctrl)
+{
+	mutex_lock(&ctrl->scan_lock);
+	if (rblk_ctrl_state(ctrl) == RBLK_CTRL_LIVE)
+		rblk_ns_scan(ctrl);
+	mutex_unlock(&ctrl->scan_lock);
+}
+
+/* The namespace's queues, its head's first: blk-mq counts freezes. */
+static void rblk_ns_format_freeze(struct rblk_ns *ns, bool freeze)
+{
+	struct request_queue *qs[2] = {
+		ns->head ? ns->head->disk->queue : NULL, ns->disk->queue
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(qs); i++) {
+		if (!qs[i])
+			continue;
+		if (freeze)
+			blk_freeze_queue_start(qs[i]);
+		else
+			blk_mq_unfreeze_queue(qs[i]);
+	}
+}
+
+/*
+ * Format NVM changes the LBA format under the namespaces: as
+ * nvme_passthru_start(), no scan runs and no I/O is in flight through the
+ * namespaces or their heads until rblk_ns_format_end(). Apart from
+ * rblk_ns_freeze_start(): recovery's resize may freeze and unfreeze
+ * meanwhile. The wait is bounded (I/O stuck in a recovery), -EBUSY then,
+ * with nothing held; 0 with scan_lock held.
+ */
+int rblk_ns_format_start(struct rblk_ctrl *ctrl)
+{
+	long left = RBLK_IO_TIMEOUT;
+	struct rblk_ns *ns;
+
+	mutex_lock(&ctrl->scan_lock);
+	mutex_lock(&ctrl->ns_lock);
+	list_for_each_entry(ns, &ctrl->namespaces, entry)
+		rblk_ns_format_freeze(ns, true);
+	mutex_unlock(&ctrl->ns_lock);
+	/*
+	 * Without ns_lock, which recovery needs to end what we wait for; the
+	 * list holds still: only a scan or a delete changes it, each under
+	 * scan_lock.
+	 */
+	list_for_each_entry(ns, &ctrl->namespaces, entry) {
+		if (left > 0 && ns->head)
+			left = blk_mq_freeze_queue_wait_timeout(ns->head->disk->queue,
+								left);
+		if (left > 0)
+			left = blk_mq_freeze_queue_wait_timeout(ns->disk->queue,
+								left);
+	}
+	if (left > 0)
+		return 0;
+	dev_warn(ctrl->dev, "Format NVM: namespace I/O did not drain\n");
+	rblk_ns_format_end(ctrl);
+	return -EBUSY;
+}
+
+void rblk_ns_format_end(struct rblk_ctrl *ctrl)
+{
+	struct rblk_ns *ns;
+
+	mutex_lock(&ctrl->ns_lock);
+	list_for_each_entry(ns, &ctrl->namespaces, entry)
+		rblk_ns_format_freeze(ns, false);
+	mutex_unlock(&ctrl->ns_lock);
+	mutex_unlock(&ctrl->scan_lock);
+}
+
 /* After a reconnect: the target may have changed its namespaces. */
 void rblk_ns_scan_work(struct work_struct *work)
 {

@@ -3,10 +3,19 @@
  * rblk: the RDMA transport. One rdma_cm id, RC QP and CQ per NVMe queue.
  * Commands leave as SEND capsules, responses land in posted receive
  * buffers, and data moves by the target's RDMA READ/WRITE on memory that
- * is registered per request (FRWR) and invalidated before the request
- * completes, so the target can never reach a page it no longer owns. A
- * poll queue's CQ raises no interrupt: blk-mq's ->poll and our own drain
- * reap it.
+ * is registered per request (FRWR) and invalidated before a request that
+ * was answered completes, so the target cannot reach a page the host got
+ * back from it. A request ended without its answer (a timeout while
+ * connecting or deleting, the cancel of a recovery or delete) gives its
+ * MR back uninvalidated, once its own QP is drained; the key then stays
+ * valid in the controller's PD until its queue is freed (the MR pool goes
+ * with the QP), and another QP of the association still connected could
+ * use it: the other queues while a timeout's abort_work has not stopped
+ * them yet (rblk_timeout(), rblk_ctrl_error()), the admin queue between a
+ * teardown's cancel of the I/O requests and its freeing of their queues.
+ * nvme-rdma leaves the same windows, wider (its PD is the device's,
+ * shared by every controller on it). A poll queue's CQ raises no
+ * interrupt: blk-mq's ->poll and our own drain reap it.
  *
  * The fast path costs one completion per command where it can: a SEND
  * whose only buffer is its own SQE is posted unsignaled (the response

@@ -66,6 +66,9 @@ void Target::admin(Queue& q, uint32_t slot)
     case kAdminGetLogPage:
         get_log_page(q, slot);
         return;
+    case kAdminFormatNvm:
+        format_nvm(q, slot);
+        return;
     case kAdminSetFeatures:
     case kAdminGetFeatures:
         if (resv_ && resv_features(q, slot))
@@ -126,12 +129,12 @@ void Target::identify_ns(uint32_t nsid, uint8_t* buf)
 {
     if (!ns_bytes(nsid))
         return;  // inactive: all zeroes
-    const uint64_t blocks = ns_bytes(nsid) >> kBlockShift;
+    const uint64_t blocks = ns_bytes(nsid) >> block_shift();
     put<uint64_t>(buf, idn::nsze, blocks);
     put<uint64_t>(buf, idn::ncap, blocks);
     put<uint64_t>(buf, idn::nuse, blocks);
-    buf[idn::nlbaf] = 0;  // one format
-    buf[idn::flbas] = bad_.is(Mode::bad_flbas) ? 5 : 0;
+    buf[idn::nlbaf] = opts_.formats ? 1 : 0;  // formats, 0's based
+    buf[idn::flbas] = bad_.is(Mode::bad_flbas) ? 5 : lbaf_;
     if (resv_ && nsid == kNsid)
         buf[idn::rescap] = resv::rescap(!opts_.resv_state.empty());
     if (opts_.nguid && nsid == kNsid) {
@@ -147,6 +150,31 @@ void Target::identify_ns(uint32_t nsid, uint8_t* buf)
     else if (bad_.is(Mode::tiny_lbaf))
         ds = 3;
     buf[idn::lbaf0 + 2] = ds;
+    if (opts_.formats)
+        buf[idn::lbaf0 + 4 + 2] = 12;
+}
+
+void Target::format_nvm(Queue& q, uint32_t slot)
+{
+    const Sqe& c = q.sqe(slot);
+    const uint8_t lbaf = c.cdw10 & 0xf;
+    if (!opts_.formats) {
+        reply(q, slot, kScInvalidOpcode | kScDnr);
+        return;
+    }
+    if (c.nsid != 0xffffffff && !ns_bytes(c.nsid)) {
+        reply(q, slot, kScInvalidNs | kScDnr);
+        return;
+    }
+    // No metadata, protection or secure erase: those fields must be 0.
+    if (lbaf > 1 || (c.cdw10 & ~0xfu)) {
+        reply(q, slot, kScInvalidFormat | kScDnr);
+        return;
+    }
+    lbaf_ = lbaf;
+    log("format: LBA format " + std::to_string(lbaf) + " (" + std::to_string(1u << block_shift()) +
+        "-byte blocks)");
+    reply(q, slot, kScSuccess);
 }
 
 void Target::identify(Queue& q, uint32_t slot)

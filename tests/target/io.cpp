@@ -61,12 +61,13 @@ void Target::io(Queue& q, uint32_t slot)
         return;
     }
     const uint64_t slba = c.cdw10 | (uint64_t(c.cdw11) << 32);
-    const uint64_t len = uint64_t((c.cdw12 & 0xffff) + 1) << kBlockShift;
-    if (slba > (size >> kBlockShift) || (slba << kBlockShift) + len > size) {
+    const uint32_t shift = block_shift();
+    const uint64_t len = uint64_t((c.cdw12 & 0xffff) + 1) << shift;
+    if (slba > (size >> shift) || (slba << shift) + len > size) {
         reply(q, slot, kScLbaRange | kScDnr);
         return;
     }
-    const uint64_t off = slba << kBlockShift;
+    const uint64_t off = slba << shift;
     const bool in_trap = off < opts_.trap_offset + 4096 && opts_.trap_offset < off + len;
     const Action act = bad_.on_command(in_trap);
     if (act == Action::drop) {

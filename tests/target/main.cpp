@@ -73,6 +73,9 @@ int main(int argc, char** argv)
                    "Active namespaces: 2 adds nsid 2, half the size, on the same memory")
         ->capture_default_str()
         ->check(CLI::Range(1, 2));
+    app.add_flag("--formats", o.formats,
+                 "Two LBA formats, 512 B and 4 KiB (the namespaces start with 512 B); "
+                 "Format NVM switches between them");
     app.add_option("--trigger-file", o.trigger_file,
                    "stale-key-write: once this file exists, write with the held read's key");
     app.add_option("--discovery-nqn", o.disc_nqn,

@@ -36,6 +36,7 @@ struct Options {
     uint32_t reply_delay_ms = 0;     // hold each I/O response this long
     std::string trigger_file;        // stale-key-write: write once this exists
     uint32_t namespaces = 1;         // 2: nsid 2, the first half of nsid 1's memory
+    bool formats = false;            // two LBA formats (512 B, 4 KiB); Format NVM picks one
     // Namespace 1's NGUID and UUID as given (nvmet's device_nguid and
     // device_uuid), and no EUI-64, as nvmet has none: then the namespace
     // is one nvmet also serves, as another path. Unset: from the NQN.
@@ -127,6 +128,11 @@ private:
     void identify_ns(uint32_t nsid, uint8_t* buf);
     // Bytes of namespace @nsid (0: inactive); nsid 2 aliases nsid 1's start.
     uint64_t ns_bytes(uint32_t nsid) const;
+    // --formats: Format NVM switches every namespace to LBA format 0
+    // (512 B) or 1 (4 KiB); the data stays where it is, in bytes.
+    void format_nvm(Queue& q, uint32_t slot);
+    uint32_t block_shift() const { return lbaf_ ? 12 : kBlockShift; }
+    uint8_t lbaf_ = 0;
     // NN 0xfffffffe and every active-list page full (absurd-nn and
     // nsid-list-no-data: a read past the first page is a continuation).
     bool endless_ns_list() const { return bad_.is(Mode::absurd_nn) || bad_.is(Mode::nsid_list_no_data); }

@@ -79,7 +79,7 @@ constexpr uint8_t kOpFabrics = 0x7f;
 constexpr uint8_t kFctPropSet = 0x00, kFctConnect = 0x01, kFctPropGet = 0x04;
 constexpr uint8_t kAdminSetFeatures = 0x09, kAdminGetFeatures = 0x0a, kAdminIdentify = 0x06,
                   kAdminKeepAlive = 0x18, kAdminAsyncEvent = 0x0c,
-                  kAdminGetLogPage = 0x02;
+                  kAdminGetLogPage = 0x02, kAdminFormatNvm = 0x80;
 constexpr uint8_t kIoFlush = 0x00, kIoWrite = 0x01, kIoRead = 0x02;
 constexpr uint8_t kIoResvRegister = 0x0d, kIoResvReport = 0x0e, kIoResvAcquire = 0x11, kIoResvRelease = 0x15;
 constexpr uint8_t kFeatNumQueues = 0x07, kFeatAsyncEventCfg = 0x0b, kFeatKato = 0x0f;
@@ -89,7 +89,8 @@ constexpr uint8_t kCnsNs = 0x00, kCnsCtrl = 0x01, kCnsNsActiveList = 0x02, kCnsN
 
 // Status codes (the 15-bit status field: SC in 7:0, SCT in 10:8, DNR 14).
 constexpr uint16_t kScSuccess = 0x0, kScInvalidOpcode = 0x1, kScInvalidField = 0x2,
-                   kScInternal = 0x6, kScInvalidNs = 0xb, kScCmdSeqError = 0xc, kScSglInvalidType = 0x11,
+                   kScInternal = 0x6, kScInvalidNs = 0xb,
+                   kScInvalidFormat = 0xa, kScCmdSeqError = 0xc, kScSglInvalidType = 0x11,
                    kScLbaRange = 0x80, kScResvConflict = 0x83, kScAsyncLimit = 0x105,
                    kScFeatNotSaveable = 0x10d, kScConnectInvalidParam = 0x182, kScDnr = 0x4000;
 

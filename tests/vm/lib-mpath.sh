@@ -32,6 +32,13 @@
 #                                back, and `nvme disconnect` then hung in D
 #                                state (over 360 s); the cases remove ports
 #                                with mp_port_down instead
+#   mp_mixed NQN [TARGET_ARGS...]
+#                                one 32 MiB namespace of NQN on two targets
+#                                that rblk takes for two paths: nvmet on
+#                                port 1 and the test target (with
+#                                TARGET_ARGS, log /tmp/target.log, pid in
+#                                MP_TGT_PID) on port 2's address, with the
+#                                same NGUID and UUID; each holds its own data
 #   mp_connect NQN PORT [RBLKCTL_CONNECT_ARGS...]
 #                                rblkctl connect to PORT; prints its output
 #                                (the controller, then the head devices)
@@ -99,6 +106,28 @@ mp_port_up() { vm_nvmet_link "$1" "$2"; }
 mp_link_down() { ip link set "${MP_VETH[$1]}" down; }
 
 mp_link_up() { ip link set "${MP_VETH[$1]}" up; }
+
+mp_mixed() {
+	local nqn=$1 tgt_bin=$RBLK_BUILD_DIR/tests/target/rblk_test_target ns
+	local nguid=0123456789abcdef0123456789abcdef uuid=89abcdef-0123-4567-89ab-cdef01234567
+	shift
+	vm_require "$tgt_bin"
+	mp_setup_fabric
+	vm_nvmet_subsys "$nqn" "$(vm_membacked_disk 1 32)"
+	ns=$VM_NVMET/subsystems/$nqn/namespaces/1
+	# nvmet takes new identifiers on a disabled namespace only.
+	echo 0 > "$ns/enable"
+	echo "$uuid" > "$ns/device_uuid"
+	echo "$nguid" > "$ns/device_nguid"
+	echo 1 > "$ns/enable"
+	vm_nvmet_port 1 "${MP_ADDR[1]}" 4420
+	vm_nvmet_link 1 "$nqn"
+	"$tgt_bin" -a "${MP_ADDR[2]}" -p 4420 -n "$nqn" --size-mib 32 --nguid "$nguid" --uuid "$uuid" \
+		"$@" > /tmp/target.log 2>&1 &
+	# shellcheck disable=SC2034 # the case's, to stop the target
+	MP_TGT_PID=$!
+	vm_wait_for 60 grep -q '^listening' /tmp/target.log
+}
 
 mp_connect() {
 	local nqn=$1 port=$2 out

@@ -20,27 +20,12 @@
 # vm-timeout: 400
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 . "$RBLK_SRC_DIR/tests/vm/lib-mpath.sh"
-tgt_bin=$RBLK_BUILD_DIR/tests/target/rblk_test_target
-vm_require "$RBLKCTL" "$tgt_bin"
+vm_require "$RBLKCTL"
 
 nqn=nqn.2024-01.io.rblk:mp-stack
-nguid=0123456789abcdef0123456789abcdef
-uuid=89abcdef-0123-4567-89ab-cdef01234567
-mp_setup_fabric
-vm_nvmet_subsys "$nqn" "$(vm_membacked_disk 1 32)"
-ns=$VM_NVMET/subsystems/$nqn/namespaces/1
-# nvmet takes new identifiers on a disabled namespace only.
-echo 0 > "$ns/enable"
-echo "$uuid" > "$ns/device_uuid"
-echo "$nguid" > "$ns/device_nguid"
-echo 1 > "$ns/enable"
-vm_nvmet_port 1 "${MP_ADDR[1]}" 4420
-vm_nvmet_link 1 "$nqn"
 # 20 ms a reply: requests are in flight on the test target when it dies.
-"$tgt_bin" -a "${MP_ADDR[2]}" -p 4420 -n "$nqn" --size-mib 32 --nguid "$nguid" --uuid "$uuid" \
-	--reply-delay-ms 20 > /tmp/target.log 2>&1 &
-tgt=$!
-vm_wait_for 60 grep -q '^listening' /tmp/target.log
+mp_mixed "$nqn" --reply-delay-ms 20
+tgt=$MP_TGT_PID
 
 vm_rblk_load
 mp_connect "$nqn" 1 --reconnect-delay 1 --ctrl-loss-tmo 60 > /dev/null
