@@ -61,6 +61,7 @@ enum rblk_aen_flag {
 };
 
 struct rblk_rdma_ctrl;
+struct rblk_rdma_queue;
 
 /*
  * One NVMe queue as the core sees it; its connection and state (allocated,
@@ -75,7 +76,27 @@ struct rblk_queue {
 	u16			size;		/* SQ entries = posted receives */
 	u8			map;		/* HCTX_TYPE_* it serves; admin: 0 */
 	atomic_t		nr_active;	/* commands the target holds */
+	/*
+	 * The transport's (rdma.h): its half of the queue, set with the
+	 * array and constant, and its state (enum rblk_rdma_queue_flag,
+	 * atomic bitops, written by rdma.c alone), here so that the data
+	 * path tests it without a call.
+	 */
+	struct rblk_rdma_queue	*xprt;
+	unsigned long		xprt_flags;
 };
+
+/* Started and not stopped since (rdma.h). */
+static inline bool rblk_rdma_queue_live(const struct rblk_queue *queue)
+{
+	return test_bit(RBLK_RDMA_Q_LIVE, &queue->xprt_flags);
+}
+
+/* Allocated: connected, not yet freed; it takes its Fabrics Connect. */
+static inline bool rblk_rdma_queue_allocated(const struct rblk_queue *queue)
+{
+	return test_bit(RBLK_RDMA_Q_ALLOCATED, &queue->xprt_flags);
+}
 
 enum rblk_req_flag {
 	RBLK_REQ_CQE,		/* the CQE for this generation arrived */
@@ -388,7 +409,12 @@ static inline u32 rblk_queue_nr_sqes(const struct rblk_queue *queue)
 extern struct workqueue_struct *rblk_wq;
 bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new);
 void rblk_ctrl_event_aen(struct rblk_ctrl *ctrl, u32 result);
-enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl);
+/* Without ctrl->lock: a snapshot (every path choice reads it). */
+static inline enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl)
+{
+	return READ_ONCE(ctrl->state);
+}
+
 bool rblk_ctrl_deleting(struct rblk_ctrl *ctrl);
 void rblk_ctrl_schedule_delete(struct rblk_ctrl *ctrl);
 void rblk_ctrls_delete_on_device(struct ib_device *ibdev);

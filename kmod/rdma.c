@@ -61,10 +61,12 @@ struct rblk_rdma_recv {
 };
 
 /*
- * A queue's state, ours alone (as nvme-rdma's NVME_RDMA_Q_*): the core
- * asks for it through rdma.h (rblk_rdma_queue_live(), _allocated(),
- * _lost()), makes a queue live with rblk_rdma_start_queue() and hears of
- * a loss through rblk_ctrl_queue_lost(). Atomic bitops.
+ * A queue's state (enum rblk_rdma_queue_flag in rdma.h), ours alone (as
+ * nvme-rdma's NVME_RDMA_Q_*), kept in the core queue's xprt_flags so that
+ * its data path tests it without a call: the core asks for it through
+ * rdma.h (rblk_rdma_queue_live(), _allocated(), _lost()), makes a queue
+ * live with rblk_rdma_start_queue() and hears of a loss through
+ * rblk_ctrl_queue_lost(). Atomic bitops, written here only.
  *
  * Memory ordering, all of it here. A loss must meet what the core does
  * at the same time, so that one side always sees the other:
@@ -78,15 +80,7 @@ struct rblk_rdma_recv {
  * rblk_rdma_queue_lost(), the losing side's the test_and_set_bit() (a
  * value-returning atomic) in rblk_rdma_conn_lost(). ALLOCATED against a
  * poller: poll_lock (rblk_rdma_poll(), rblk_rdma_free_queue()).
- */
-enum rblk_rdma_queue_flag {
-	RBLK_RDMA_Q_ALLOCATED,	/* QP, CQ and buffers exist */
-	RBLK_RDMA_Q_CONNECTED,	/* RC connection up and not yet drained */
-	RBLK_RDMA_Q_LIVE,	/* Fabrics Connect done: all commands allowed */
-	RBLK_RDMA_Q_LOST,	/* peer broke the connection: end commands */
-};
-
-/*
+ *
  * The RDMA side of one NVMe queue: its rdma_cm id, RC QP and CQ and the
  * buffers they use. Locking: ctrl, qid and nq are constant; the
  * association's owner sets up everything else before
@@ -97,7 +91,7 @@ struct rblk_rdma_queue {
 	struct rblk_ctrl	*ctrl;
 	u16			qid;
 	struct rblk_queue	*nq;		/* the core's queue */
-	unsigned long		flags;		/* enum rblk_rdma_queue_flag */
+	unsigned long		*flags;		/* &nq->xprt_flags */
 	struct mutex		stop_lock;	/* serialises stop vs. stop */
 	/* A poll queue's reapers, one at a time, and its CQ's destruction. */
 	spinlock_t		poll_lock;
@@ -201,7 +195,7 @@ struct rblk_rdma_ctrl {
 
 static struct rblk_rdma_queue *rblk_rdma_q(struct rblk_queue *nq)
 {
-	return &nq->ctrl->rdma->queues[nq->qid];
+	return nq->xprt;
 }
 
 /*
@@ -228,8 +222,8 @@ static void rblk_rdma_req_put(struct rblk_rdma_queue *queue,
  */
 static void rblk_rdma_conn_lost(struct rblk_rdma_queue *queue)
 {
-	if (!test_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags) ||
-	    test_and_set_bit(RBLK_RDMA_Q_LOST, &queue->flags)) {
+	if (!test_bit(RBLK_RDMA_Q_CONNECTED, queue->flags) ||
+	    test_and_set_bit(RBLK_RDMA_Q_LOST, queue->flags)) {
 		rblk_ctrl_error(queue->ctrl);
 		return;
 	}
@@ -248,23 +242,13 @@ bool rblk_rdma_queue_lost(struct rblk_queue *nq)
 	 * rblk_rdma_conn_lost() (the ordering rules above).
 	 */
 	smp_mb();
-	return test_bit(RBLK_RDMA_Q_LOST, &rblk_rdma_q(nq)->flags);
-}
-
-bool rblk_rdma_queue_allocated(struct rblk_queue *nq)
-{
-	return test_bit(RBLK_RDMA_Q_ALLOCATED, &rblk_rdma_q(nq)->flags);
-}
-
-bool rblk_rdma_queue_live(struct rblk_queue *nq)
-{
-	return test_bit(RBLK_RDMA_Q_LIVE, &rblk_rdma_q(nq)->flags);
+	return test_bit(RBLK_RDMA_Q_LOST, &nq->xprt_flags);
 }
 
 /* Its Fabrics Connect succeeded: every command may go now. */
 void rblk_rdma_start_queue(struct rblk_queue *nq)
 {
-	set_bit(RBLK_RDMA_Q_LIVE, &rblk_rdma_q(nq)->flags);
+	set_bit(RBLK_RDMA_Q_LIVE, &nq->xprt_flags);
 }
 
 static void rblk_rdma_wr_error(struct ib_cq *cq, struct ib_wc *wc,
@@ -583,7 +567,7 @@ int rblk_rdma_poll(struct rblk_queue *nq, struct io_comp_batch *iob)
 		return 0;
 	spin_lock(&queue->poll_lock);
 	/* Pairs with rblk_rdma_free_queue(): no CQ once ALLOCATED is clear. */
-	if (test_bit(RBLK_RDMA_Q_ALLOCATED, &queue->flags)) {
+	if (test_bit(RBLK_RDMA_Q_ALLOCATED, queue->flags)) {
 		queue->poll_iob = iob;
 		n = rblk_rdma_reap(queue);
 		queue->poll_iob = NULL;
@@ -722,8 +706,8 @@ static void rblk_rdma_wait_port_active(struct rblk_rdma_queue *queue)
 static void __rblk_rdma_stop_queue(struct rblk_rdma_queue *queue)
 {
 	mutex_lock(&queue->stop_lock);
-	clear_bit(RBLK_RDMA_Q_LIVE, &queue->flags);
-	if (test_and_clear_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags)) {
+	clear_bit(RBLK_RDMA_Q_LIVE, queue->flags);
+	if (test_and_clear_bit(RBLK_RDMA_Q_CONNECTED, queue->flags)) {
 		rblk_rdma_wait_port_active(queue);
 		rdma_disconnect(queue->cm_id);
 		rblk_rdma_drain_qp(queue);
@@ -1096,7 +1080,7 @@ static int rblk_rdma_cm_handler(struct rdma_cm_id *cm_id,
 		queue->cm_msg = "cannot start the RDMA connection";
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		set_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags);
+		set_bit(RBLK_RDMA_Q_CONNECTED, queue->flags);
 		err = rblk_rdma_cm_established(queue, ev);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
@@ -1129,7 +1113,7 @@ static int rblk_rdma_cm_handler(struct rdma_cm_id *cm_id,
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		/* Not of our own making (stop clears CONNECTED first)? */
-		if (test_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags)) {
+		if (test_bit(RBLK_RDMA_Q_CONNECTED, queue->flags)) {
 			dev_info(queue->ctrl->dev, "qid %u: %s\n", queue->qid,
 				 rdma_event_msg(ev->event));
 			rblk_rdma_conn_lost(queue);
@@ -1179,7 +1163,7 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 	int ret;
 
 	queue->nq->size = size;
-	queue->flags = 0;
+	*queue->flags = 0;
 	queue->cm_error = -ETIMEDOUT;
 	queue->cm_msg = NULL;
 	queue->inline_bytes = 0;
@@ -1222,7 +1206,7 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 		goto out_release;
 	}
 
-	set_bit(RBLK_RDMA_Q_ALLOCATED, &queue->flags);
+	set_bit(RBLK_RDMA_Q_ALLOCATED, queue->flags);
 	/* Connected: a later loss of the port gets a fresh wait. */
 	WRITE_ONCE(ctrl->rdma->port_wait_end, 0);
 	return 0;
@@ -1230,7 +1214,7 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 out_release:
 	dev_dbg(ctrl->dev, "qid %u: connect failed: %d\n", qid, ret);
 	rblk_rdma_queue_release(queue);
-	clear_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags);
+	clear_bit(RBLK_RDMA_Q_CONNECTED, queue->flags);
 	return ret;
 }
 
@@ -1243,7 +1227,7 @@ void rblk_rdma_free_queue(struct rblk_queue *nq)
 {
 	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 
-	if (!test_and_clear_bit(RBLK_RDMA_Q_ALLOCATED, &queue->flags))
+	if (!test_and_clear_bit(RBLK_RDMA_Q_ALLOCATED, queue->flags))
 		return;
 	/* A reaper that saw ALLOCATED is done before the CQ goes. */
 	spin_lock(&queue->poll_lock);
@@ -1268,6 +1252,8 @@ int rblk_rdma_alloc_ctrl(struct rblk_ctrl *ctrl)
 		rc->queues[i].ctrl = ctrl;
 		rc->queues[i].qid = i;
 		rc->queues[i].nq = &ctrl->queues[i];
+		rc->queues[i].flags = &ctrl->queues[i].xprt_flags;
+		ctrl->queues[i].xprt = &rc->queues[i];
 	}
 	ctrl->rdma = rc;
 	return 0;

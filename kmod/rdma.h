@@ -46,10 +46,19 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 void rblk_rdma_start_queue(struct rblk_queue *queue);
 void rblk_rdma_stop_queue(struct rblk_queue *queue);
 void rblk_rdma_free_queue(struct rblk_queue *queue);
-/* Allocated: connected, not yet freed; it takes its Fabrics Connect. */
-bool rblk_rdma_queue_allocated(struct rblk_queue *queue);
-/* Started and not stopped since. */
-bool rblk_rdma_queue_live(struct rblk_queue *queue);
+
+/*
+ * A queue's state, the transport's alone (rdma.c's ordering rules), in
+ * struct rblk_queue's xprt_flags. Allocated and live are asked inline
+ * (nvme.h: rblk_rdma_queue_allocated(), rblk_rdma_queue_live()).
+ */
+enum rblk_rdma_queue_flag {
+	RBLK_RDMA_Q_ALLOCATED,	/* QP, CQ and buffers exist */
+	RBLK_RDMA_Q_CONNECTED,	/* RC connection up and not yet drained */
+	RBLK_RDMA_Q_LIVE,	/* Fabrics Connect done: all commands allowed */
+	RBLK_RDMA_Q_LOST,	/* peer broke the connection: end commands */
+};
+
 /*
  * The peer broke it (and rblk_ctrl_queue_lost() was called), till it is
  * allocated again. A full barrier orders the caller's stores before the
