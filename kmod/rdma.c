@@ -325,18 +325,24 @@ static bool rblk_rdma_queue_idle(struct rblk_rdma_queue *queue)
  * idle (each queue alone is idle often: a submitter moves between CPUs,
  * and so between queues). The counts are read unlocked: a guess is enough.
  */
-static bool rblk_rdma_tx_inline(struct rblk_rdma_queue *queue)
+static noinline bool rblk_rdma_ctrl_idle(struct rblk_rdma_queue *queue)
 {
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	u32 i, n;
 
-	if (!rblk_rdma_bh_posts || !rblk_rdma_queue_idle(queue))
+	if (!rblk_rdma_queue_idle(queue))
 		return false;
 	n = min_t(u32, READ_ONCE(ctrl->nr_io_queues), ctrl->max_queues - 1);
 	for (i = 1; i <= n; i++)
 		if (!rblk_rdma_queue_idle(&ctrl->rdma->queues[i]))
 			return false;
 	return true;
+}
+
+/* The parameter's test inline: with it off (the default) that is all. */
+static inline bool rblk_rdma_tx_inline(struct rblk_rdma_queue *queue)
+{
+	return unlikely(rblk_rdma_bh_posts) && rblk_rdma_ctrl_idle(queue);
 }
 
 /* sq_lock, with bottom halves off for @bh. Also taken from completions. */
@@ -363,6 +369,33 @@ static void rblk_rdma_sq_unlock(struct rblk_rdma_queue *queue,
 		spin_unlock_irqrestore(&queue->sq_lock, flags);
 }
 
+/* A post failed: the queue is broken, recovery ends what did not go. */
+static void rblk_rdma_sq_broken(struct rblk_rdma_queue *queue, int ret)
+{
+	dev_err_ratelimited(queue->ctrl->dev,
+			    "qid %u: cannot post to the send queue: %d\n",
+			    queue->qid, ret);
+	rblk_ctrl_error(queue->ctrl);
+}
+
+/*
+ * Under sq_lock, with no chain waiting: rings the doorbell for @wr and
+ * those behind it. Returns whether they all got onto the QP (a partial
+ * post leaves the last, a command's SEND, behind).
+ */
+static bool rblk_rdma_sq_post(struct rblk_rdma_queue *queue,
+			      const struct ib_send_wr *wr)
+{
+	int ret;
+
+	queue->nr_doorbells++;
+	ret = ib_post_send(queue->qp, wr, NULL);
+	if (likely(!ret))
+		return true;
+	rblk_rdma_sq_broken(queue, ret);
+	return false;
+}
+
 /*
  * Under sq_lock: rings the doorbell for the chain. Returns whether the
  * caller's WRs, up to @mine (NULL: none), all got onto the QP. A failed
@@ -383,10 +416,7 @@ static bool rblk_rdma_sq_flush(struct rblk_rdma_queue *queue,
 	ret = ib_post_send(queue->qp, chain, &bad);
 	if (likely(!ret))
 		return true;
-	dev_err_ratelimited(queue->ctrl->dev,
-			    "qid %u: cannot post to the send queue: %d\n",
-			    queue->qid, ret);
-	rblk_ctrl_error(queue->ctrl);
+	rblk_rdma_sq_broken(queue, ret);
 	for (wr = chain; wr && wr != bad; wr = wr->next)
 		if (wr == mine)
 			return true;
@@ -1474,7 +1504,8 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq, bool last)
 	signal = rr->num_sge > 1 ||
 		 queue->sq_head + nwr - queue->sq_sig >= queue->sig_every;
 	wr->send_flags = signal ? IB_SEND_SIGNALED : 0;
-	rblk_rdma_sq_append(queue, first, wr, nwr);
+	wr->next = NULL;
+	queue->sq_head += nwr;
 	WRITE_ONCE(queue->nr_cmds, queue->nr_cmds + 1);
 	if (signal) {
 		/* Its completion is one more reference than the response. */
@@ -1483,8 +1514,15 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq, bool last)
 		queue->sq_sig = queue->sq_head;
 		queue->nr_signaled++;
 	}
-	if (last)
-		posted = rblk_rdma_sq_flush(queue, wr);
+	if (likely(last && !queue->batch)) {
+		/* Alone, as every command at QD1: no chain to build. */
+		posted = rblk_rdma_sq_post(queue, first);
+	} else {
+		*queue->batch_tail = first;
+		queue->batch_tail = &wr->next;
+		if (last)
+			posted = rblk_rdma_sq_flush(queue, wr);
+	}
 	rblk_rdma_sq_unlock(queue, flags, bh);
 	return posted ? 0 : -EIO;
 
