@@ -55,8 +55,11 @@ MODULE_PARM_DESC(bh_posts,
 static DECLARE_WAIT_QUEUE_HEAD(rblk_rdma_port_wq);
 static atomic_t rblk_rdma_port_events = ATOMIC_INIT(0);
 
+/* A receive buffer's WR, built once with the QP: reposted as it is. */
 struct rblk_rdma_recv {
 	struct ib_cqe		cqe;
+	struct ib_sge		sge;		/* cqes[idx] */
+	struct ib_recv_wr	wr;
 	u32			idx;
 };
 
@@ -514,18 +517,7 @@ invalid:
 static int rblk_rdma_post_recv(struct rblk_rdma_queue *queue,
 			       struct rblk_rdma_recv *r)
 {
-	struct ib_sge sge = {
-		.addr	= queue->cqes_dma + r->idx * sizeof(struct nvme_completion),
-		.length	= sizeof(struct nvme_completion),
-		.lkey	= queue->ctrl->rdma->pd->local_dma_lkey,
-	};
-	struct ib_recv_wr wr = {
-		.wr_cqe	 = &r->cqe,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
-
-	return ib_post_recv(queue->qp, &wr, NULL);
+	return ib_post_recv(queue->qp, &r->wr, NULL);
 }
 
 static void rblk_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -533,7 +525,7 @@ static void rblk_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rblk_rdma_recv *r = container_of(wc->wr_cqe,
 						struct rblk_rdma_recv, cqe);
 	struct rblk_rdma_queue *queue = cq->cq_context;
-	dma_addr_t dma = queue->cqes_dma + r->idx * sizeof(struct nvme_completion);
+	dma_addr_t dma = r->sge.addr;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		rblk_rdma_wr_error(cq, wc, "RECV");
@@ -557,6 +549,20 @@ static void rblk_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				      DMA_FROM_DEVICE);
 	if (unlikely(rblk_rdma_post_recv(queue, r)))
 		rblk_ctrl_error(queue->ctrl);
+}
+
+static void rblk_rdma_recv_init(struct rblk_rdma_queue *queue,
+				struct rblk_rdma_recv *r, u32 idx)
+{
+	r->idx = idx;
+	r->cqe.done = rblk_rdma_recv_done;
+	r->sge.addr = queue->cqes_dma + idx * sizeof(struct nvme_completion);
+	r->sge.length = sizeof(struct nvme_completion);
+	r->sge.lkey = queue->ctrl->rdma->pd->local_dma_lkey;
+	r->wr.next = NULL;
+	r->wr.wr_cqe = &r->cqe;
+	r->wr.sg_list = &r->sge;
+	r->wr.num_sge = 1;
 }
 
 /* One pass over a poll queue's CQ, bounded by what the queue can hold. */
@@ -963,8 +969,7 @@ static int rblk_rdma_queue_create_ib(struct rblk_rdma_queue *queue)
 	queue->mr_pool = true;
 
 	for (i = 0; i < queue->nq->size; i++) {
-		queue->recvs[i].idx = i;
-		queue->recvs[i].cqe.done = rblk_rdma_recv_done;
+		rblk_rdma_recv_init(queue, &queue->recvs[i], i);
 		ret = rblk_rdma_post_recv(queue, &queue->recvs[i]);
 		if (ret)
 			goto err;
