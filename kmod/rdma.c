@@ -594,22 +594,36 @@ static bool rblk_rdma_drain_wait(struct rblk_rdma_queue *queue,
 	}
 }
 
-int rblk_rdma_poll(struct rblk_queue *nq, struct io_comp_batch *iob)
+/*
+ * A poller spins on this, mostly finding nothing: it keeps to the queue,
+ * @iob and the count, so that an empty reap costs little beyond the lock.
+ */
+static int __rblk_rdma_poll(struct rblk_rdma_queue *queue,
+			    struct io_comp_batch *iob)
 {
-	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 	int n = 0;
 
-	if (!rblk_queue_polled(nq))
-		return 0;
 	spin_lock(&queue->poll_lock);
 	/* Pairs with rblk_rdma_free_queue(): no CQ once ALLOCATED is clear. */
-	if (test_bit(RBLK_RDMA_Q_ALLOCATED, queue->flags)) {
+	if (likely(test_bit(RBLK_RDMA_Q_ALLOCATED, queue->flags))) {
 		queue->poll_iob = iob;
 		n = rblk_rdma_reap(queue);
 		queue->poll_iob = NULL;
 	}
 	spin_unlock(&queue->poll_lock);
 	return n;
+}
+
+int rblk_rdma_poll(struct rblk_queue *nq, struct io_comp_batch *iob)
+{
+	if (!rblk_queue_polled(nq))
+		return 0;
+	return __rblk_rdma_poll(rblk_rdma_q(nq), iob);
+}
+
+int rblk_rdma_poll_hctx(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
+{
+	return rblk_rdma_poll(hctx->driver_data, iob);
 }
 
 static void rblk_rdma_drain_done(struct ib_cq *cq, struct ib_wc *wc)

@@ -17,6 +17,7 @@
 #include <linux/sizes.h>
 #include <linux/types.h>
 
+struct blk_mq_hw_ctx;
 struct ib_device;
 struct io_comp_batch;
 struct rblk_ctrl;
@@ -86,6 +87,8 @@ void rblk_rdma_commit(struct rblk_queue *queue);
  * (may be NULL); 0 on any other queue.
  */
 int rblk_rdma_poll(struct rblk_queue *queue, struct io_comp_batch *iob);
+/* The same as blk-mq's ->poll (polled I/O, Connect on a poll queue). */
+int rblk_rdma_poll_hctx(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob);
 
 /* What a queue's send side did, ever (debugfs). */
 struct rblk_xprt_counts {
