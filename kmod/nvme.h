@@ -505,9 +505,32 @@ int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 /* stats.c */
 int rblk_stats_alloc(struct rblk_ctrl *ctrl);
 void rblk_stats_free(struct rblk_ctrl *ctrl);
-void rblk_stats_start(struct rblk_ctrl *ctrl, struct request *rq);
 void rblk_stats_end(struct rblk_ctrl *ctrl, struct request *rq,
 		    blk_status_t sts, bool failover);
+
+/*
+ * The start point: once per request however often it is sent, and before
+ * the post (its completion can run before ib_post_send() returns, seen on
+ * 6.12's rxe, and must find it counted). Passthrough is never counted.
+ * Inline, as every I/O passes here; the writers' rules are stats.c's
+ * (rblk_stats_add()).
+ */
+static inline void rblk_stats_start(struct rblk_ctrl *ctrl, struct request *rq)
+{
+	struct rblk_req *req = rblk_req(rq);
+	struct rblk_pcpu_stats *s;
+	unsigned long flags;
+
+	if (blk_rq_is_passthrough(rq) || req->in_stats)
+		return;
+	req->in_stats = true;
+	s = get_cpu_ptr(ctrl->stats);
+	flags = u64_stats_update_begin_irqsave(&s->syncp);
+	u64_stats_inc(&s->c[RBLK_STAT_STARTED]);
+	u64_stats_update_end_irqrestore(&s->syncp, flags);
+	put_cpu_ptr(ctrl->stats);
+}
+
 extern const struct attribute_group rblk_stats_attr_group;
 void rblk_stats_sysfs_init(void);
 
