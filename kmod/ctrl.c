@@ -89,11 +89,6 @@ bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new)
 	return ok;
 }
 
-enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl)
-{
-	return READ_ONCE(ctrl->state);
-}
-
 /*
  * Going away: the one test for it. No new association will be set up and
  * waiting I/O fails (RBLK_CTRL_TORN_DOWN then marks the final tear-down's

@@ -67,12 +67,13 @@ void rblk_mpath_xlate_ids(const struct rblk_ns_head *head,
 	memcpy(f->uuid, head->uuid.b, sizeof(f->uuid));
 }
 
-static bool rblk_path_usable(struct rblk_ns *ns)
+/* Every I/O asks this of its path: inline, both flags in one read. */
+static inline bool rblk_path_usable(struct rblk_ns *ns)
 {
 	if (rblk_ctrl_state(ns->ctrl) != RBLK_CTRL_LIVE ||
 	    READ_ONCE(ns->gone) ||
-	    test_bit(RBLK_NS_DETACHING, &ns->ana_flags) ||
-	    test_bit(RBLK_NS_ANA_PENDING, &ns->ana_flags))
+	    (READ_ONCE(ns->ana_flags) &
+	     (BIT(RBLK_NS_DETACHING) | BIT(RBLK_NS_ANA_PENDING))))
 		return false;
 	switch (READ_ONCE(ns->ana_state)) {
 	case RBLK_ANA_OPTIMIZED:

@@ -61,6 +61,7 @@ enum rblk_aen_flag {
 };
 
 struct rblk_rdma_ctrl;
+struct rblk_rdma_queue;
 
 /*
  * One NVMe queue as the core sees it; its connection and state (allocated,
@@ -75,7 +76,27 @@ struct rblk_queue {
 	u16			size;		/* SQ entries = posted receives */
 	u8			map;		/* HCTX_TYPE_* it serves; admin: 0 */
 	atomic_t		nr_active;	/* commands the target holds */
+	/*
+	 * The transport's (rdma.h): its half of the queue, set with the
+	 * array and constant, and its state (enum rblk_rdma_queue_flag,
+	 * atomic bitops, written by rdma.c alone), here so that the data
+	 * path tests it without a call.
+	 */
+	struct rblk_rdma_queue	*xprt;
+	unsigned long		xprt_flags;
 };
+
+/* Started and not stopped since (rdma.h). */
+static inline bool rblk_rdma_queue_live(const struct rblk_queue *queue)
+{
+	return test_bit(RBLK_RDMA_Q_LIVE, &queue->xprt_flags);
+}
+
+/* Allocated: connected, not yet freed; it takes its Fabrics Connect. */
+static inline bool rblk_rdma_queue_allocated(const struct rblk_queue *queue)
+{
+	return test_bit(RBLK_RDMA_Q_ALLOCATED, &queue->xprt_flags);
+}
 
 enum rblk_req_flag {
 	RBLK_REQ_CQE,		/* the CQE for this generation arrived */
@@ -388,7 +409,12 @@ static inline u32 rblk_queue_nr_sqes(const struct rblk_queue *queue)
 extern struct workqueue_struct *rblk_wq;
 bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new);
 void rblk_ctrl_event_aen(struct rblk_ctrl *ctrl, u32 result);
-enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl);
+/* Without ctrl->lock: a snapshot (every path choice reads it). */
+static inline enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl)
+{
+	return READ_ONCE(ctrl->state);
+}
+
 bool rblk_ctrl_deleting(struct rblk_ctrl *ctrl);
 void rblk_ctrl_schedule_delete(struct rblk_ctrl *ctrl);
 void rblk_ctrls_delete_on_device(struct ib_device *ibdev);
@@ -479,9 +505,32 @@ int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 /* stats.c */
 int rblk_stats_alloc(struct rblk_ctrl *ctrl);
 void rblk_stats_free(struct rblk_ctrl *ctrl);
-void rblk_stats_start(struct rblk_ctrl *ctrl, struct request *rq);
 void rblk_stats_end(struct rblk_ctrl *ctrl, struct request *rq,
 		    blk_status_t sts, bool failover);
+
+/*
+ * The start point: once per request however often it is sent, and before
+ * the post (its completion can run before ib_post_send() returns, seen on
+ * 6.12's rxe, and must find it counted). Passthrough is never counted.
+ * Inline, as every I/O passes here; the writers' rules are stats.c's
+ * (rblk_stats_add()).
+ */
+static inline void rblk_stats_start(struct rblk_ctrl *ctrl, struct request *rq)
+{
+	struct rblk_req *req = rblk_req(rq);
+	struct rblk_pcpu_stats *s;
+	unsigned long flags;
+
+	if (blk_rq_is_passthrough(rq) || req->in_stats)
+		return;
+	req->in_stats = true;
+	s = get_cpu_ptr(ctrl->stats);
+	flags = u64_stats_update_begin_irqsave(&s->syncp);
+	u64_stats_inc(&s->c[RBLK_STAT_STARTED]);
+	u64_stats_update_end_irqrestore(&s->syncp, flags);
+	put_cpu_ptr(ctrl->stats);
+}
+
 extern const struct attribute_group rblk_stats_attr_group;
 void rblk_stats_sysfs_init(void);
 

@@ -64,16 +64,21 @@ MODULE_PARM_DESC(bh_posts,
 static DECLARE_WAIT_QUEUE_HEAD(rblk_rdma_port_wq);
 static atomic_t rblk_rdma_port_events = ATOMIC_INIT(0);
 
+/* A receive buffer's WR, built once with the QP: reposted as it is. */
 struct rblk_rdma_recv {
 	struct ib_cqe		cqe;
+	struct ib_sge		sge;		/* cqes[idx] */
+	struct ib_recv_wr	wr;
 	u32			idx;
 };
 
 /*
- * A queue's state, ours alone (as nvme-rdma's NVME_RDMA_Q_*): the core
- * asks for it through rdma.h (rblk_rdma_queue_live(), _allocated(),
- * _lost()), makes a queue live with rblk_rdma_start_queue() and hears of
- * a loss through rblk_ctrl_queue_lost(). Atomic bitops.
+ * A queue's state (enum rblk_rdma_queue_flag in rdma.h), ours alone (as
+ * nvme-rdma's NVME_RDMA_Q_*), kept in the core queue's xprt_flags so that
+ * its data path tests it without a call: the core asks for it through
+ * rdma.h (rblk_rdma_queue_live(), _allocated(), _lost()), makes a queue
+ * live with rblk_rdma_start_queue() and hears of a loss through
+ * rblk_ctrl_queue_lost(). Atomic bitops, written here only.
  *
  * Memory ordering, all of it here. A loss must meet what the core does
  * at the same time, so that one side always sees the other:
@@ -87,15 +92,7 @@ struct rblk_rdma_recv {
  * rblk_rdma_queue_lost(), the losing side's the test_and_set_bit() (a
  * value-returning atomic) in rblk_rdma_conn_lost(). ALLOCATED against a
  * poller: poll_lock (rblk_rdma_poll(), rblk_rdma_free_queue()).
- */
-enum rblk_rdma_queue_flag {
-	RBLK_RDMA_Q_ALLOCATED,	/* QP, CQ and buffers exist */
-	RBLK_RDMA_Q_CONNECTED,	/* RC connection up and not yet drained */
-	RBLK_RDMA_Q_LIVE,	/* Fabrics Connect done: all commands allowed */
-	RBLK_RDMA_Q_LOST,	/* peer broke the connection: end commands */
-};
-
-/*
+ *
  * The RDMA side of one NVMe queue: its rdma_cm id, RC QP and CQ and the
  * buffers they use. Locking: ctrl, qid and nq are constant; the
  * association's owner sets up everything else before
@@ -106,7 +103,7 @@ struct rblk_rdma_queue {
 	struct rblk_ctrl	*ctrl;
 	u16			qid;
 	struct rblk_queue	*nq;		/* the core's queue */
-	unsigned long		flags;		/* enum rblk_rdma_queue_flag */
+	unsigned long		*flags;		/* &nq->xprt_flags */
 	struct mutex		stop_lock;	/* serialises stop vs. stop */
 	/* A poll queue's reapers, one at a time, and its CQ's destruction. */
 	spinlock_t		poll_lock;
@@ -210,7 +207,7 @@ struct rblk_rdma_ctrl {
 
 static struct rblk_rdma_queue *rblk_rdma_q(struct rblk_queue *nq)
 {
-	return &nq->ctrl->rdma->queues[nq->qid];
+	return nq->xprt;
 }
 
 /*
@@ -237,8 +234,8 @@ static void rblk_rdma_req_put(struct rblk_rdma_queue *queue,
  */
 static void rblk_rdma_conn_lost(struct rblk_rdma_queue *queue)
 {
-	if (!test_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags) ||
-	    test_and_set_bit(RBLK_RDMA_Q_LOST, &queue->flags)) {
+	if (!test_bit(RBLK_RDMA_Q_CONNECTED, queue->flags) ||
+	    test_and_set_bit(RBLK_RDMA_Q_LOST, queue->flags)) {
 		rblk_ctrl_error(queue->ctrl);
 		return;
 	}
@@ -257,23 +254,13 @@ bool rblk_rdma_queue_lost(struct rblk_queue *nq)
 	 * rblk_rdma_conn_lost() (the ordering rules above).
 	 */
 	smp_mb();
-	return test_bit(RBLK_RDMA_Q_LOST, &rblk_rdma_q(nq)->flags);
-}
-
-bool rblk_rdma_queue_allocated(struct rblk_queue *nq)
-{
-	return test_bit(RBLK_RDMA_Q_ALLOCATED, &rblk_rdma_q(nq)->flags);
-}
-
-bool rblk_rdma_queue_live(struct rblk_queue *nq)
-{
-	return test_bit(RBLK_RDMA_Q_LIVE, &rblk_rdma_q(nq)->flags);
+	return test_bit(RBLK_RDMA_Q_LOST, &nq->xprt_flags);
 }
 
 /* Its Fabrics Connect succeeded: every command may go now. */
 void rblk_rdma_start_queue(struct rblk_queue *nq)
 {
-	set_bit(RBLK_RDMA_Q_LIVE, &rblk_rdma_q(nq)->flags);
+	set_bit(RBLK_RDMA_Q_LIVE, &nq->xprt_flags);
 }
 
 static void rblk_rdma_wr_error(struct ib_cq *cq, struct ib_wc *wc,
@@ -350,18 +337,24 @@ static bool rblk_rdma_queue_idle(struct rblk_rdma_queue *queue)
  * idle (each queue alone is idle often: a submitter moves between CPUs,
  * and so between queues). The counts are read unlocked: a guess is enough.
  */
-static bool rblk_rdma_tx_inline(struct rblk_rdma_queue *queue)
+static noinline bool rblk_rdma_ctrl_idle(struct rblk_rdma_queue *queue)
 {
 	struct rblk_ctrl *ctrl = queue->ctrl;
 	u32 i, n;
 
-	if (!rblk_rdma_bh_posts || !rblk_rdma_queue_idle(queue))
+	if (!rblk_rdma_queue_idle(queue))
 		return false;
 	n = min_t(u32, READ_ONCE(ctrl->nr_io_queues), ctrl->max_queues - 1);
 	for (i = 1; i <= n; i++)
 		if (!rblk_rdma_queue_idle(&ctrl->rdma->queues[i]))
 			return false;
 	return true;
+}
+
+/* The parameter's test inline: with it off (the default) that is all. */
+static inline bool rblk_rdma_tx_inline(struct rblk_rdma_queue *queue)
+{
+	return unlikely(rblk_rdma_bh_posts) && rblk_rdma_ctrl_idle(queue);
 }
 
 /* sq_lock, with bottom halves off for @bh. Also taken from completions. */
@@ -388,6 +381,33 @@ static void rblk_rdma_sq_unlock(struct rblk_rdma_queue *queue,
 		spin_unlock_irqrestore(&queue->sq_lock, flags);
 }
 
+/* A post failed: the queue is broken, recovery ends what did not go. */
+static void rblk_rdma_sq_broken(struct rblk_rdma_queue *queue, int ret)
+{
+	dev_err_ratelimited(queue->ctrl->dev,
+			    "qid %u: cannot post to the send queue: %d\n",
+			    queue->qid, ret);
+	rblk_ctrl_error(queue->ctrl);
+}
+
+/*
+ * Under sq_lock, with no chain waiting: rings the doorbell for @wr and
+ * those behind it. Returns whether they all got onto the QP (a partial
+ * post leaves the last, a command's SEND, behind).
+ */
+static bool rblk_rdma_sq_post(struct rblk_rdma_queue *queue,
+			      const struct ib_send_wr *wr)
+{
+	int ret;
+
+	queue->nr_doorbells++;
+	ret = ib_post_send(queue->qp, wr, NULL);
+	if (likely(!ret))
+		return true;
+	rblk_rdma_sq_broken(queue, ret);
+	return false;
+}
+
 /*
  * Under sq_lock: rings the doorbell for the chain. Returns whether the
  * caller's WRs, up to @mine (NULL: none), all got onto the QP. A failed
@@ -408,10 +428,7 @@ static bool rblk_rdma_sq_flush(struct rblk_rdma_queue *queue,
 	ret = ib_post_send(queue->qp, chain, &bad);
 	if (likely(!ret))
 		return true;
-	dev_err_ratelimited(queue->ctrl->dev,
-			    "qid %u: cannot post to the send queue: %d\n",
-			    queue->qid, ret);
-	rblk_ctrl_error(queue->ctrl);
+	rblk_rdma_sq_broken(queue, ret);
 	for (wr = chain; wr && wr != bad; wr = wr->next)
 		if (wr == mine)
 			return true;
@@ -509,18 +526,7 @@ invalid:
 static int rblk_rdma_post_recv(struct rblk_rdma_queue *queue,
 			       struct rblk_rdma_recv *r)
 {
-	struct ib_sge sge = {
-		.addr	= queue->cqes_dma + r->idx * sizeof(struct nvme_completion),
-		.length	= sizeof(struct nvme_completion),
-		.lkey	= queue->ctrl->rdma->pd->local_dma_lkey,
-	};
-	struct ib_recv_wr wr = {
-		.wr_cqe	 = &r->cqe,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
-
-	return ib_post_recv(queue->qp, &wr, NULL);
+	return ib_post_recv(queue->qp, &r->wr, NULL);
 }
 
 static void rblk_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -528,7 +534,7 @@ static void rblk_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rblk_rdma_recv *r = container_of(wc->wr_cqe,
 						struct rblk_rdma_recv, cqe);
 	struct rblk_rdma_queue *queue = cq->cq_context;
-	dma_addr_t dma = queue->cqes_dma + r->idx * sizeof(struct nvme_completion);
+	dma_addr_t dma = r->sge.addr;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		rblk_rdma_wr_error(cq, wc, "RECV");
@@ -552,6 +558,20 @@ static void rblk_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				      DMA_FROM_DEVICE);
 	if (unlikely(rblk_rdma_post_recv(queue, r)))
 		rblk_ctrl_error(queue->ctrl);
+}
+
+static void rblk_rdma_recv_init(struct rblk_rdma_queue *queue,
+				struct rblk_rdma_recv *r, u32 idx)
+{
+	r->idx = idx;
+	r->cqe.done = rblk_rdma_recv_done;
+	r->sge.addr = queue->cqes_dma + idx * sizeof(struct nvme_completion);
+	r->sge.length = sizeof(struct nvme_completion);
+	r->sge.lkey = queue->ctrl->rdma->pd->local_dma_lkey;
+	r->wr.next = NULL;
+	r->wr.wr_cqe = &r->cqe;
+	r->wr.sg_list = &r->sge;
+	r->wr.num_sge = 1;
 }
 
 /* One pass over a poll queue's CQ, bounded by what the queue can hold. */
@@ -583,22 +603,36 @@ static bool rblk_rdma_drain_wait(struct rblk_rdma_queue *queue,
 	}
 }
 
-int rblk_rdma_poll(struct rblk_queue *nq, struct io_comp_batch *iob)
+/*
+ * A poller spins on this, mostly finding nothing: it keeps to the queue,
+ * @iob and the count, so that an empty reap costs little beyond the lock.
+ */
+static int __rblk_rdma_poll(struct rblk_rdma_queue *queue,
+			    struct io_comp_batch *iob)
 {
-	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 	int n = 0;
 
-	if (!rblk_queue_polled(nq))
-		return 0;
 	spin_lock(&queue->poll_lock);
 	/* Pairs with rblk_rdma_free_queue(): no CQ once ALLOCATED is clear. */
-	if (test_bit(RBLK_RDMA_Q_ALLOCATED, &queue->flags)) {
+	if (likely(test_bit(RBLK_RDMA_Q_ALLOCATED, queue->flags))) {
 		queue->poll_iob = iob;
 		n = rblk_rdma_reap(queue);
 		queue->poll_iob = NULL;
 	}
 	spin_unlock(&queue->poll_lock);
 	return n;
+}
+
+int rblk_rdma_poll(struct rblk_queue *nq, struct io_comp_batch *iob)
+{
+	if (!rblk_queue_polled(nq))
+		return 0;
+	return __rblk_rdma_poll(rblk_rdma_q(nq), iob);
+}
+
+int rblk_rdma_poll_hctx(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
+{
+	return rblk_rdma_poll(hctx->driver_data, iob);
 }
 
 static void rblk_rdma_drain_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -731,8 +765,8 @@ static void rblk_rdma_wait_port_active(struct rblk_rdma_queue *queue)
 static void __rblk_rdma_stop_queue(struct rblk_rdma_queue *queue)
 {
 	mutex_lock(&queue->stop_lock);
-	clear_bit(RBLK_RDMA_Q_LIVE, &queue->flags);
-	if (test_and_clear_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags)) {
+	clear_bit(RBLK_RDMA_Q_LIVE, queue->flags);
+	if (test_and_clear_bit(RBLK_RDMA_Q_CONNECTED, queue->flags)) {
 		rblk_rdma_wait_port_active(queue);
 		rdma_disconnect(queue->cm_id);
 		rblk_rdma_drain_qp(queue);
@@ -958,8 +992,7 @@ static int rblk_rdma_queue_create_ib(struct rblk_rdma_queue *queue)
 	queue->mr_pool = true;
 
 	for (i = 0; i < queue->nq->size; i++) {
-		queue->recvs[i].idx = i;
-		queue->recvs[i].cqe.done = rblk_rdma_recv_done;
+		rblk_rdma_recv_init(queue, &queue->recvs[i], i);
 		ret = rblk_rdma_post_recv(queue, &queue->recvs[i]);
 		if (ret)
 			goto err;
@@ -1105,7 +1138,7 @@ static int rblk_rdma_cm_handler(struct rdma_cm_id *cm_id,
 		queue->cm_msg = "cannot start the RDMA connection";
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		set_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags);
+		set_bit(RBLK_RDMA_Q_CONNECTED, queue->flags);
 		err = rblk_rdma_cm_established(queue, ev);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
@@ -1138,7 +1171,7 @@ static int rblk_rdma_cm_handler(struct rdma_cm_id *cm_id,
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		/* Not of our own making (stop clears CONNECTED first)? */
-		if (test_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags)) {
+		if (test_bit(RBLK_RDMA_Q_CONNECTED, queue->flags)) {
 			dev_info(queue->ctrl->dev, "qid %u: %s\n", queue->qid,
 				 rdma_event_msg(ev->event));
 			rblk_rdma_conn_lost(queue);
@@ -1188,7 +1221,7 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 	int ret;
 
 	queue->nq->size = size;
-	queue->flags = 0;
+	*queue->flags = 0;
 	queue->cm_error = -ETIMEDOUT;
 	queue->cm_msg = NULL;
 	queue->inline_bytes = 0;
@@ -1231,7 +1264,7 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 		goto out_release;
 	}
 
-	set_bit(RBLK_RDMA_Q_ALLOCATED, &queue->flags);
+	set_bit(RBLK_RDMA_Q_ALLOCATED, queue->flags);
 	/* Connected: a later loss of the port gets a fresh wait. */
 	WRITE_ONCE(ctrl->rdma->port_wait_end, 0);
 	return 0;
@@ -1239,7 +1272,7 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 out_release:
 	dev_dbg(ctrl->dev, "qid %u: connect failed: %d\n", qid, ret);
 	rblk_rdma_queue_release(queue);
-	clear_bit(RBLK_RDMA_Q_CONNECTED, &queue->flags);
+	clear_bit(RBLK_RDMA_Q_CONNECTED, queue->flags);
 	return ret;
 }
 
@@ -1252,7 +1285,7 @@ void rblk_rdma_free_queue(struct rblk_queue *nq)
 {
 	struct rblk_rdma_queue *queue = rblk_rdma_q(nq);
 
-	if (!test_and_clear_bit(RBLK_RDMA_Q_ALLOCATED, &queue->flags))
+	if (!test_and_clear_bit(RBLK_RDMA_Q_ALLOCATED, queue->flags))
 		return;
 	/* A reaper that saw ALLOCATED is done before the CQ goes. */
 	spin_lock(&queue->poll_lock);
@@ -1277,6 +1310,8 @@ int rblk_rdma_alloc_ctrl(struct rblk_ctrl *ctrl)
 		rc->queues[i].ctrl = ctrl;
 		rc->queues[i].qid = i;
 		rc->queues[i].nq = &ctrl->queues[i];
+		rc->queues[i].flags = &ctrl->queues[i].xprt_flags;
+		ctrl->queues[i].xprt = &rc->queues[i];
 	}
 	ctrl->rdma = rc;
 	return 0;
@@ -1497,7 +1532,8 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq, bool last)
 	signal = rr->num_sge > 1 ||
 		 queue->sq_head + nwr - queue->sq_sig >= queue->sig_every;
 	wr->send_flags = signal ? IB_SEND_SIGNALED : 0;
-	rblk_rdma_sq_append(queue, first, wr, nwr);
+	wr->next = NULL;
+	queue->sq_head += nwr;
 	WRITE_ONCE(queue->nr_cmds, queue->nr_cmds + 1);
 	if (signal) {
 		/* Its completion is one more reference than the response. */
@@ -1506,8 +1542,15 @@ int rblk_rdma_post_cmd(struct rblk_queue *nq, struct request *rq, bool last)
 		queue->sq_sig = queue->sq_head;
 		queue->nr_signaled++;
 	}
-	if (last)
-		posted = rblk_rdma_sq_flush(queue, wr);
+	if (likely(last && !queue->batch)) {
+		/* Alone, as every command at QD1: no chain to build. */
+		posted = rblk_rdma_sq_post(queue, first);
+	} else {
+		*queue->batch_tail = first;
+		queue->batch_tail = &wr->next;
+		if (last)
+			posted = rblk_rdma_sq_flush(queue, wr);
+	}
 	rblk_rdma_sq_unlock(queue, flags, bh);
 	return posted ? 0 : -EIO;
 

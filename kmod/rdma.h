@@ -17,6 +17,7 @@
 #include <linux/sizes.h>
 #include <linux/types.h>
 
+struct blk_mq_hw_ctx;
 struct ib_device;
 struct io_comp_batch;
 struct rblk_ctrl;
@@ -46,10 +47,19 @@ int rblk_rdma_alloc_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 void rblk_rdma_start_queue(struct rblk_queue *queue);
 void rblk_rdma_stop_queue(struct rblk_queue *queue);
 void rblk_rdma_free_queue(struct rblk_queue *queue);
-/* Allocated: connected, not yet freed; it takes its Fabrics Connect. */
-bool rblk_rdma_queue_allocated(struct rblk_queue *queue);
-/* Started and not stopped since. */
-bool rblk_rdma_queue_live(struct rblk_queue *queue);
+
+/*
+ * A queue's state, the transport's alone (rdma.c's ordering rules), in
+ * struct rblk_queue's xprt_flags. Allocated and live are asked inline
+ * (nvme.h: rblk_rdma_queue_allocated(), rblk_rdma_queue_live()).
+ */
+enum rblk_rdma_queue_flag {
+	RBLK_RDMA_Q_ALLOCATED,	/* QP, CQ and buffers exist */
+	RBLK_RDMA_Q_CONNECTED,	/* RC connection up and not yet drained */
+	RBLK_RDMA_Q_LIVE,	/* Fabrics Connect done: all commands allowed */
+	RBLK_RDMA_Q_LOST,	/* peer broke the connection: end commands */
+};
+
 /*
  * The peer broke it (and rblk_ctrl_queue_lost() was called), till it is
  * allocated again. A full barrier orders the caller's stores before the
@@ -77,6 +87,8 @@ void rblk_rdma_commit(struct rblk_queue *queue);
  * (may be NULL); 0 on any other queue.
  */
 int rblk_rdma_poll(struct rblk_queue *queue, struct io_comp_batch *iob);
+/* The same as blk-mq's ->poll (polled I/O, Connect on a poll queue). */
+int rblk_rdma_poll_hctx(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob);
 
 /* What a queue's send side did, ever (debugfs). */
 struct rblk_xprt_counts {

@@ -682,12 +682,6 @@ const struct blk_mq_ops rblk_admin_mq_ops = {
 	.timeout	= rblk_timeout,
 };
 
-/* Polled I/O (io_uring IOPOLL) and Connect on a poll queue reap here. */
-static int rblk_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
-{
-	return rblk_rdma_poll(hctx->driver_data, iob);
-}
-
 const struct blk_mq_ops rblk_io_mq_ops = {
 	.queue_rq	= rblk_queue_rq,
 	.commit_rqs	= rblk_commit_rqs,
@@ -696,5 +690,5 @@ const struct blk_mq_ops rblk_io_mq_ops = {
 	.init_hctx	= rblk_init_io_hctx,
 	.timeout	= rblk_timeout,
 	.map_queues	= rblk_tagset_map_queues,
-	.poll		= rblk_poll,
+	.poll		= rblk_rdma_poll_hctx,
 };

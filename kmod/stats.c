@@ -61,27 +61,6 @@ static void rblk_stats_add(struct rblk_pcpu_stats *s, enum rblk_stat i, u64 v)
 }
 
 /*
- * The start point: once per request however often it is sent, and before
- * the post (its completion can run before ib_post_send() returns, seen on
- * 6.12's rxe, and must find it counted). Passthrough is never counted.
- */
-void rblk_stats_start(struct rblk_ctrl *ctrl, struct request *rq)
-{
-	struct rblk_req *req = rblk_req(rq);
-	struct rblk_pcpu_stats *s;
-	unsigned long flags;
-
-	if (blk_rq_is_passthrough(rq) || req->in_stats)
-		return;
-	req->in_stats = true;
-	s = get_cpu_ptr(ctrl->stats);
-	flags = u64_stats_update_begin_irqsave(&s->syncp);
-	rblk_stats_add(s, RBLK_STAT_STARTED, 1);
-	u64_stats_update_end_irqrestore(&s->syncp, flags);
-	put_cpu_ptr(ctrl->stats);
-}
-
-/*
  * The end point: a request ends (request.c's rblk_req_finish(), its batch,
  * or an error queue_rq returns), with its outcome; the end of its start,
  * if it was started. @failover: it handed its bios back to its head.
