@@ -15,7 +15,7 @@
 #   flap_rxe_debug        turn on the rxe debug lines that show a packet
 #                         failing its route and a QP changing state
 #   flap_qps              soft-RoCE QPs (rdma resource show qp)
-#   flap_cm_works         succeeds if an rdma_cm connection over rxe0 can
+#   flap_cm_works         succeeds if an rdma_cm connection over rxe0 (siw0) can
 #                         be made now, by neither rblk nor nvme: perftest's
 #                         ib_send_bw -R, server and client on 10.99.0.1
 #                         (so both on rxe0, as every QP here)
@@ -60,12 +60,12 @@ flap_qps() {
 flap_cm_works() {
 	local srv ok=1 rc=0
 	# -F: TCG's clock fails perftest's CPU frequency check, not the test.
-	timeout 60 ib_send_bw -R -F -d rxe0 -n 5 -p 18515 > /tmp/cm-srv.out 2>&1 &
+	timeout 60 ib_send_bw -R -F -d "${VM_RDMA}0" -n 5 -p 18515 > /tmp/cm-srv.out 2>&1 &
 	srv=$!
 	vm_wait_for 30 flap__listening
 	# A sound fabric connects within a second or two; a dead CM never.
 	# Connected once the peer's QP came over rdma_cm.
-	timeout 30 ib_send_bw -R -F -d rxe0 -n 5 -p 18515 10.99.0.1 \
+	timeout 30 ib_send_bw -R -F -d "${VM_RDMA}0" -n 5 -p 18515 10.99.0.1 \
 		> /tmp/cm-cli.out 2>&1 || rc=$?
 	grep -q 'remote address:' /tmp/cm-cli.out && ok=0
 	kill "$srv" 2> /dev/null || true

@@ -201,7 +201,7 @@ flap_cause() {
 
 # What proves a trap must work on a sound fabric.
 vm_rdma_target "$nqn" 64 > /dev/null
-flap_cm_works || vm_fail "perftest's rdma_cm connection over rxe0 fails on a sound fabric"
+flap_cm_works || vm_fail "perftest's rdma_cm connection over ${VM_RDMA}0 fails on a sound fabric"
 flap_rxe_debug
 vm_rblk_load
 connect_rblk
