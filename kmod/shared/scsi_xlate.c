@@ -1098,23 +1098,6 @@ void rblk_resv_report_cmd(u32 len, u32 *cdw10, u32 *cdw11)
 	*cdw11 = 1;			/* EDS: 128-bit Host IDs */
 }
 
-int rblk_resv_report_parse(const u8 *data, u32 len,
-			   struct rblk_resv_report *r)
-{
-	if (len < RBLK_RESV_HDR_LEN)
-		return -EINVAL;
-	r->gen = get_unaligned_le32(&data[0]);
-	r->rtype = data[4];
-	r->regctl = get_unaligned_le16(&data[5]);
-	r->ptpls = data[9] & 0x01;
-	r->nr = min_t(u32, r->regctl,
-		      (len - RBLK_RESV_HDR_LEN) / RBLK_RESV_ENTRY_LEN);
-	r->entries = &data[RBLK_RESV_HDR_LEN];
-	if (r->rtype && !rblk_resv_type_to_scsi(r->rtype))
-		return -EPROTO;
-	return 0;
-}
-
 static const u8 *xl_resv_entry(const struct rblk_resv_report *r,
 			       unsigned int i)
 {
@@ -1142,6 +1125,35 @@ bool rblk_resv_holder(const struct rblk_resv_report *r, unsigned int i)
 const u8 *rblk_resv_hostid(const struct rblk_resv_report *r, unsigned int i)
 {
 	return &xl_resv_entry(r, i)[16];
+}
+
+int rblk_resv_report_parse(const u8 *data, u32 len,
+			   struct rblk_resv_report *r)
+{
+	u32 n;
+
+	if (len < RBLK_RESV_HDR_LEN)
+		return -EINVAL;
+	r->gen = get_unaligned_le32(&data[0]);
+	r->rtype = data[4];
+	r->regctl = get_unaligned_le16(&data[5]);
+	r->ptpls = data[9] & 0x01;
+	r->entries = &data[RBLK_RESV_HDR_LEN];
+	if (r->rtype && !rblk_resv_type_to_scsi(r->rtype))
+		return -EPROTO;
+	/*
+	 * A registrant has a Host ID (reservations need one): an entry
+	 * without is what the target never wrote (the host cannot tell how
+	 * many bytes an RDMA transfer held; the buffer was zeroed), and the
+	 * report ends there.
+	 */
+	n = min_t(u32, r->regctl,
+		  (len - RBLK_RESV_HDR_LEN) / RBLK_RESV_ENTRY_LEN);
+	for (r->nr = 0; r->nr < n; r->nr++)
+		if (!xl_nonzero(rblk_resv_hostid(r, r->nr),
+				RBLK_RESV_HOSTID_LEN))
+			break;
+	return 0;
 }
 
 u64 rblk_resv_holder_key(const struct rblk_resv_report *r)

@@ -272,7 +272,8 @@ struct rblk_resv_report {
 	u8		rtype;		/* NVMe RTYPE; 0: no reservation */
 	bool		ptpls;
 	u16		regctl;		/* the target's count */
-	u16		nr;		/* entries in the bytes read: <= regctl */
+	/* entries in the bytes read, up to the first without a Host ID */
+	u16		nr;
 	const u8	*entries;
 };
 

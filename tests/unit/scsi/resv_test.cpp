@@ -387,11 +387,23 @@ TEST_F(ResvTest, MalformedReportCountsBoundedByBytesRead)
 	rblk_xlate_complete_data(&out, 0, d.data(), d.size());
 	expect_good(56, 8192 - 56);
 
-	// 4096 bytes read of REGCTL 65535: 63 entries, no more
-	in_cmd(0x00, report(3, 0, {}, false, 0xffff, 4096));
+	// 4096 bytes read of REGCTL 65535, all entries with a Host ID: 63
+	std::vector<Registrant> many(70, { 1, false, 0xe, 0x0e });
+	in_cmd(0x00, report(3, 0, many, false, 0xffff, 4096));
 	EXPECT_EQ(be32(&buf[4]), 63u * 8);
-	in_cmd(0x03, report(3, 0, {}, false, 0xffff, 4096));
+	in_cmd(0x03, report(3, 0, many, false, 0xffff, 4096));
 	EXPECT_EQ(be32(&buf[4]), 63u * 48);
+}
+
+// What the target did not write reads zero: an entry without a Host ID
+// ends the report, though REGCTL says more and the buffer holds more.
+TEST_F(ResvTest, ZeroHostIdEndsTheReport)
+{
+	in_cmd(0x00, report(3, 0, { { 1, false, 0xd, 0x0a } }, false, 0xffff, 4096));
+	expect_good(16, 8192 - 16);
+	EXPECT_EQ(be64(&buf[8]), 0xdu);
+	in_cmd(0x03, report(3, 0, { { 1, false, 0xd, 0x0a } }, false, 0xffff, 4096));
+	expect_good(56, 8192 - 56);
 }
 
 TEST_F(ResvTest, MalformedReportRefused)
@@ -481,6 +493,11 @@ TEST(ResvHelpers, ParseBounds)
 	ASSERT_EQ(rblk_resv_report_parse(d.data(), d.size() - 1, &r), 0);
 	EXPECT_EQ(r.nr, 1);
 	EXPECT_EQ(rblk_resv_holder_key(&r), 0u);
+	// nor one without a Host ID, nor any after it
+	Bytes z = d;
+	memset(&z[64 + 16], 0, 16);
+	ASSERT_EQ(rblk_resv_report_parse(z.data(), z.size(), &r), 0);
+	EXPECT_EQ(r.nr, 0);
 	EXPECT_EQ(rblk_resv_report_parse(d.data(), 63, &r), -EINVAL);
 	d[4] = 7;
 	EXPECT_EQ(rblk_resv_report_parse(d.data(), d.size(), &r), -EPROTO);
