@@ -597,7 +597,7 @@ struct rblk_pr_op {
 	int		verb;		/* enum rblk_resv_verb */
 	u64		key;
 	u64		sa_key;
-	u8		type;		/* SCSI's code, as enum pr_type */
+	u8		type;		/* SCSI's code (1, 3, 5, 6, 7, 8) */
 	void		*report;
 	u32		report_len;
 };

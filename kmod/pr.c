@@ -58,6 +58,29 @@ int rblk_ns_pr(struct rblk_ns *ns, const struct rblk_pr_op *op)
 	return ret;
 }
 
+/*
+ * The shared helpers speak SCSI's type codes (SG_IO's own); the block
+ * layer's enum pr_type has codes of its own (1..6, NVMe's order).
+ */
+static u8 rblk_pr_scsi_type(enum pr_type type)
+{
+	switch (type) {
+	case PR_WRITE_EXCLUSIVE:
+		return 1;
+	case PR_EXCLUSIVE_ACCESS:
+		return 3;
+	case PR_WRITE_EXCLUSIVE_REG_ONLY:
+		return 5;
+	case PR_EXCLUSIVE_ACCESS_REG_ONLY:
+		return 6;
+	case PR_WRITE_EXCLUSIVE_ALL_REGS:
+		return 7;
+	case PR_EXCLUSIVE_ACCESS_ALL_REGS:
+		return 8;
+	}
+	return 0;		/* rblk_resv_build() refuses it: EINVAL */
+}
+
 /* 0, a positive NVMe status or a negative errno. */
 static int rblk_pr_send(struct block_device *bdev, const struct rblk_pr_op *op)
 {
@@ -72,7 +95,8 @@ static int rblk_pr_verb(struct block_device *bdev, int verb, u64 key,
 			u64 sa_key, enum pr_type type)
 {
 	struct rblk_pr_op op = {
-		.verb = verb, .key = key, .sa_key = sa_key, .type = type,
+		.verb = verb, .key = key, .sa_key = sa_key,
+		.type = rblk_pr_scsi_type(type),
 	};
 
 	return rblk_pr_status(rblk_pr_send(bdev, &op));
@@ -183,7 +207,8 @@ static int rblk_pr_read_reservation(struct block_device *bdev,
 	if (ret)
 		goto out;
 	rsv->generation = r.gen;
-	rsv->type = rblk_resv_type_to_scsi(r.rtype);
+	/* NVMe's RTYPE is enum pr_type's code (0: none) */
+	rsv->type = r.rtype;
 	rsv->key = rblk_resv_holder_key(&r);
 out:
 	kvfree(buf);

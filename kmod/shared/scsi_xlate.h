@@ -212,8 +212,8 @@ int rblk_xlate_wwid(const struct rblk_xlate_ns *ns, char *buf, unsigned int len)
 
 /*
  * --- Reservations: what SCSI's PERSISTENT RESERVE and the block layer's
- * pr_ops share (scsi.c and pr.c). The block layer's enum pr_type uses
- * SCSI's type codes, so both speak SCSI types here.
+ * pr_ops share (scsi.c and pr.c). Types are SCSI's codes here; pr.c maps
+ * the block layer's enum pr_type (NVMe's order) to them.
  */
 
 /* Identify Namespace RESCAP bits. */
