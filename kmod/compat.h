@@ -107,4 +107,37 @@ static inline void rblk_rw_set_apptag(struct nvme_rw_command *rw, u16 tag,
 #endif
 }
 
+/*
+ * What a pr_ops verb returns for an NVMe status (> 0): 6.5 gave the
+ * block layer its own enum pr_status, which 6.12's nvme maps to; 6.1's
+ * nvme returns the NVMe status itself, and so does rblk there. Errnos
+ * (< 0) and success pass through.
+ */
+#ifdef RBLK_HAVE_PR_STATUS
+#include <linux/pr.h>
+static inline int rblk_pr_status(int ret)
+{
+	if (ret <= 0)
+		return ret;
+	if ((ret & NVME_SCT_MASK) == NVME_SCT_PATH)
+		return PR_STS_PATH_FAILED;
+	switch (ret & NVME_SCT_SC_MASK) {
+	case NVME_SC_RESERVATION_CONFLICT:
+		return PR_STS_RESERVATION_CONFLICT;
+	case NVME_SC_BAD_ATTRIBUTES:
+	case NVME_SC_INVALID_OPCODE:
+	case NVME_SC_INVALID_FIELD:
+	case NVME_SC_INVALID_NS:
+		return -EINVAL;
+	default:
+		return PR_STS_IOERR;
+	}
+}
+#else
+static inline int rblk_pr_status(int ret)
+{
+	return ret;
+}
+#endif
+
 #endif /* _RBLK_COMPAT_H */

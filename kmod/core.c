@@ -271,6 +271,7 @@ int rblk_identify_ns(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
 	/* Capacity in sectors must not overflow. */
 	if (ns->nsze > (U64_MAX >> ns->lba_shift))
 		return -EINVAL;
+	ns->rescap = id->rescap;
 	memcpy(ns->nguid, id->nguid, sizeof(ns->nguid));
 	memcpy(ns->eui64, id->eui64, sizeof(ns->eui64));
 	return 0;

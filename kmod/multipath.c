@@ -327,6 +327,19 @@ static int rblk_head_ioctl(struct block_device *bdev, rblk_mode_t mode,
 	return ret;
 }
 
+/* As the head's ioctls: one usable path, or fail rather than wait. */
+int rblk_mpath_pr(struct rblk_ns_head *head, const struct rblk_pr_op *op)
+{
+	struct rblk_ns *ns;
+	int idx, ret;
+
+	idx = srcu_read_lock(&head->srcu);
+	ns = rblk_find_path(head);
+	ret = ns ? rblk_ns_pr(ns, op) : -EWOULDBLOCK;
+	srcu_read_unlock(&head->srcu, idx);
+	return ret;
+}
+
 static void rblk_head_free_disk(struct gendisk *disk)
 {
 	struct rblk_ns_head *head = disk->private_data;
@@ -341,6 +354,7 @@ static const struct block_device_operations rblk_head_ops = {
 	.ioctl		= rblk_head_ioctl,
 	.compat_ioctl	= blkdev_compat_ptr_ioctl,
 	.free_disk	= rblk_head_free_disk,
+	.pr_ops		= &rblk_pr_ops,
 };
 
 bool rblk_disk_is_head(struct gendisk *disk)

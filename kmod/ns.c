@@ -85,6 +85,7 @@ static const struct block_device_operations rblk_bdev_ops = {
 	.ioctl		= rblk_ns_ioctl,
 	.compat_ioctl	= blkdev_compat_ptr_ioctl,
 	.free_disk	= rblk_free_disk,
+	.pr_ops		= &rblk_pr_ops,
 };
 
 /* A namespace's disk or a head's: both show the namespace's identity. */

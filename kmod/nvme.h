@@ -40,6 +40,7 @@
 struct cdev;
 struct rblk_ctrl;
 struct rblk_ns_head;
+struct pr_ops;
 struct rblk_subsys;
 struct rblk_qlim;
 struct rblk_xlate_ns;
@@ -219,6 +220,7 @@ struct rblk_ns {
 	unsigned long		ana_flags;	/* enum rblk_ns_ana_flag */
 	u8			lba_shift;
 	u64			nsze;		/* in LBAs */
+	u8			rescap;		/* Identify Namespace RESCAP */
 	u8			nguid[16];
 	u8			eui64[8];
 	uuid_t			uuid;
@@ -501,6 +503,8 @@ int rblk_tagset_admin_limits(struct rblk_ctrl *ctrl);
 int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 		     void *buf, unsigned int len, union nvme_result *result,
 		     bool reserved);
+int rblk_ns_submit_sync(struct rblk_ns *ns, struct nvme_command *cmd,
+			void *buf, unsigned int len);
 
 /* stats.c */
 int rblk_stats_alloc(struct rblk_ctrl *ctrl);
@@ -635,5 +639,26 @@ int rblk_ns_ioctl(struct block_device *bdev, rblk_mode_t mode,
 int rblk_scsi_ioctl(struct block_device *bdev, struct rblk_ns *ns,
 		    rblk_mode_t mode, unsigned int cmd, unsigned long arg);
 extern const struct attribute_group rblk_path_attr_group;
+
+/*
+ * pr.c: the block layer's persistent reservations on a namespace's disk
+ * and a head's (rblk_pr_ops). One verb of enum rblk_resv_verb
+ * (scsi_xlate.h), or with @report an extended Reservation Report of
+ * @report_len bytes.
+ */
+struct rblk_pr_op {
+	int		verb;		/* enum rblk_resv_verb */
+	u64		key;
+	u64		sa_key;
+	u8		type;		/* SCSI's code (1, 3, 5, 6, 7, 8) */
+	void		*report;
+	u32		report_len;
+};
+
+extern const struct pr_ops rblk_pr_ops;
+/* 0, a positive NVMe status or a negative errno. */
+int rblk_ns_pr(struct rblk_ns *ns, const struct rblk_pr_op *op);
+/* multipath.c: rblk_ns_pr() on one usable path of @head. */
+int rblk_mpath_pr(struct rblk_ns_head *head, const struct rblk_pr_op *op);
 
 #endif /* _RBLK_NVME_H */

@@ -31,6 +31,7 @@ struct rblk_sgio {
 	struct iovec		fast_iov[UIO_FASTIOV];
 	struct iovec		*iov;		/* import_iovec()'s, to free */
 	void			*param;		/* data-out the xlate reads */
+	void			*scratch;	/* DATA_DISCARD, DATA_REPORT */
 	struct rblk_xlate_ns	facts;
 	struct rblk_xlate_out	out;
 	u8			buf[RBLK_XLATE_BUF_LEN];
@@ -212,6 +213,8 @@ static void rblk_sgio_facts(struct rblk_sgio *sg, struct block_device *bdev)
 	f->write_zeroes_supported = ctrl->oncs & NVME_CTRL_ONCS_WRITE_ZEROES;
 	f->verify_supported = ctrl->oncs & RBLK_ONCS_VERIFY;
 	f->compare_supported = ctrl->oncs & NVME_CTRL_ONCS_COMPARE;
+	f->resv_supported = ctrl->oncs & NVME_CTRL_ONCS_RESERVATIONS;
+	f->rescap = ns->rescap;
 	/* DLFEAT is not kept: never promise that deallocated LBAs read 0. */
 	f->dealloc_zeroes = false;
 	f->read_only = bdev_read_only(bdev);
@@ -225,7 +228,10 @@ static void rblk_sgio_facts(struct rblk_sgio *sg, struct block_device *bdev)
 	rblk_sgio_pad(f->firmware, info.firmware, sizeof(f->firmware));
 }
 
-/* Data-out the translation reads itself: UNMAP and MODE SELECT lists. */
+/*
+ * Data-out the translation reads itself: the UNMAP, MODE SELECT and
+ * PERSISTENT RESERVE OUT lists.
+ */
 static int rblk_sgio_param(struct rblk_sgio *sg, struct rblk_xlate_req *req)
 {
 	struct iov_iter it = sg->iter;
@@ -274,9 +280,11 @@ static void rblk_sgio_build_cmd(const struct rblk_xlate_nvme *p,
 	cmd->common.cdw15 = cpu_to_le32(p->cdw15);
 }
 
-/* Attaches the data of the plan: the caller's pages, out->buf or scratch. */
-static int rblk_sgio_map(struct rblk_sgio *sg, struct request *rq,
-			 void **scratch)
+/*
+ * Attaches the data of the plan: the caller's pages, out->buf or scratch
+ * (zeroed: what a target leaves unwritten never shows old heap).
+ */
+static int rblk_sgio_map(struct rblk_sgio *sg, struct request *rq)
 {
 	const struct rblk_xlate_nvme *p = &sg->out.nvme;
 	struct iov_iter it = sg->iter;
@@ -289,10 +297,12 @@ static int rblk_sgio_map(struct rblk_sgio *sg, struct request *rq,
 		return blk_rq_map_kern(rq->q, rq, sg->buf, p->data_len,
 				       GFP_KERNEL);
 	case RBLK_XLATE_DATA_DISCARD:
-		*scratch = kvmalloc(p->data_len, GFP_KERNEL);
-		if (!*scratch)
+	case RBLK_XLATE_DATA_REPORT:
+		if (!sg->scratch)
+			sg->scratch = kvzalloc(p->data_len, GFP_KERNEL);
+		if (!sg->scratch)
 			return -ENOMEM;
-		return blk_rq_map_kern(rq->q, rq, *scratch, p->data_len,
+		return blk_rq_map_kern(rq->q, rq, sg->scratch, p->data_len,
 				       GFP_KERNEL);
 	default:
 		return 0;
@@ -309,7 +319,6 @@ static int rblk_sgio_exec_io(struct rblk_sgio *sg, u16 *status)
 	const struct rblk_xlate_nvme *p = &sg->out.nvme;
 	struct request_queue *q = sg->ns->disk->queue;
 	unsigned long start;
-	void *scratch = NULL;
 	struct request *rq;
 	struct bio *bio;
 	blk_status_t sts;
@@ -322,7 +331,7 @@ static int rblk_sgio_exec_io(struct rblk_sgio *sg, u16 *status)
 	rblk_sgio_build_cmd(p, &rblk_req(rq)->cmd);
 	rblk_req(rq)->status = 0;
 	rq->timeout = rblk_sgio_timeout(&sg->hdr);
-	ret = rblk_sgio_map(sg, rq, &scratch);
+	ret = rblk_sgio_map(sg, rq);
 	if (ret)
 		goto out_free;
 	bio = rq->bio;
@@ -343,7 +352,6 @@ static int rblk_sgio_exec_io(struct rblk_sgio *sg, u16 *status)
 	}
 out_free:
 	blk_mq_free_request(rq);
-	kvfree(scratch);
 	return ret;
 }
 
@@ -354,10 +362,13 @@ static int rblk_sgio_execute(struct rblk_sgio *sg)
 	u16 status = 0;
 	int ret;
 
-	ret = rblk_sgio_exec_io(sg, &status);
+	do {
+		ret = rblk_sgio_exec_io(sg, &status);
+	} while (!ret && rblk_xlate_retry(&sg->out, status));
 	switch (ret) {
 	case 0:
-		rblk_xlate_complete(&sg->out, status);
+		rblk_xlate_complete_data(&sg->out, status, sg->scratch,
+					 sg->out.nvme.data_len);
 		return 0;
 	case -ETIMEDOUT:
 		hdr->host_status = DID_TIME_OUT;
@@ -462,6 +473,7 @@ static int rblk_sg_io(struct block_device *bdev, struct rblk_ns *ns,
 		ret = rblk_sgio_put_hdr(&sg->hdr, argp);
 	kfree(sg->iov);		/* NULL, or what import_iovec() allocated */
 	kvfree(sg->param);
+	kvfree(sg->scratch);
 	kfree(sg);
 	return ret;
 }

@@ -239,32 +239,17 @@ int rblk_tagset_resize_io(struct rblk_ctrl *ctrl)
 }
 
 /*
- * Returns 0, a positive NVMe status from the target, or a negative errno
- * when the command never got a response.
+ * Maps @buf into @rq, runs it and frees it. Returns 0, a positive NVMe
+ * status from the target, or a negative errno when the command never got
+ * a response.
  */
-int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
-		     void *buf, unsigned int len, union nvme_result *result,
-		     bool reserved)
+static int rblk_execute_sync(struct request *rq, void *buf, unsigned int len,
+			     union nvme_result *result)
 {
-	blk_opf_t op = nvme_is_write(cmd) ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN;
-	blk_mq_req_flags_t flags = reserved ? BLK_MQ_REQ_RESERVED : 0;
-	struct request *rq;
-	struct rblk_req *req;
+	struct rblk_req *req = rblk_req(rq);
 	blk_status_t sts;
 	int ret;
 
-	if (qid)
-		rq = blk_mq_alloc_request_hctx(ctrl->connect_q, op,
-					       flags | BLK_MQ_REQ_NOWAIT,
-					       qid - 1);
-	else
-		rq = blk_mq_alloc_request(ctrl->admin_q, op, flags);
-	if (IS_ERR(rq))
-		return PTR_ERR(rq);
-
-	req = rblk_req(rq);
-	rblk_req_set_cmd(rq, cmd);
-	rq->timeout = rblk_sync_timeout(ctrl);
 	if (buf && len) {
 		ret = blk_rq_map_kern(rq->q, rq, buf, len, GFP_KERNEL);
 		if (ret)
@@ -287,4 +272,45 @@ int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
 out:
 	blk_mq_free_request(rq);
 	return ret;
+}
+
+/* On the admin queue (@qid 0) or I/O queue @qid: rblk_execute_sync(). */
+int rblk_submit_sync(struct rblk_ctrl *ctrl, u16 qid, struct nvme_command *cmd,
+		     void *buf, unsigned int len, union nvme_result *result,
+		     bool reserved)
+{
+	blk_opf_t op = nvme_is_write(cmd) ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN;
+	blk_mq_req_flags_t flags = reserved ? BLK_MQ_REQ_RESERVED : 0;
+	struct request *rq;
+
+	if (qid)
+		rq = blk_mq_alloc_request_hctx(ctrl->connect_q, op,
+					       flags | BLK_MQ_REQ_NOWAIT,
+					       qid - 1);
+	else
+		rq = blk_mq_alloc_request(ctrl->admin_q, op, flags);
+	if (IS_ERR(rq))
+		return PTR_ERR(rq);
+
+	rblk_req_set_cmd(rq, cmd);
+	rq->timeout = rblk_sync_timeout(ctrl);
+	return rblk_execute_sync(rq, buf, len, result);
+}
+
+/*
+ * On the namespace's own queue, as its I/O (the tag set's timeout, and it
+ * waits out a reconnect as I/O does): rblk_execute_sync().
+ */
+int rblk_ns_submit_sync(struct rblk_ns *ns, struct nvme_command *cmd,
+			void *buf, unsigned int len)
+{
+	blk_opf_t op = nvme_is_write(cmd) ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN;
+	struct request *rq;
+
+	cmd->common.nsid = cpu_to_le32(ns->nsid);
+	rq = blk_mq_alloc_request(ns->disk->queue, op, 0);
+	if (IS_ERR(rq))
+		return PTR_ERR(rq);
+	rblk_req_set_cmd(rq, cmd);
+	return rblk_execute_sync(rq, buf, len, NULL);
 }

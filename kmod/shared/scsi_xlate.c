@@ -34,6 +34,8 @@
 #define XL_VERIFY_16		0x8f
 #define XL_SYNC_CACHE_16	0x91
 #define XL_WRITE_SAME_16	0x93
+#define XL_PR_IN		0x5e
+#define XL_PR_OUT		0x5f
 #define XL_SERVICE_ACTION_IN_16	0x9e
 #define XL_REPORT_LUNS		0xa0
 #define XL_READ_12		0xa8
@@ -60,6 +62,7 @@
 #define XL_ASC_INVALID_PARAM	0x26
 #define XL_ASC_WRITE_PROTECTED	0x27
 #define XL_ASC_SAVING_NOT_SUPP	0x39
+#define XL_ASC_TARGET_FAILURE	0x44
 
 #define XL_NO_BIT		0xff	/* field pointer without a bit */
 
@@ -948,6 +951,433 @@ static int xl_unmap(struct xl_ctx *c)
 	return xl_plan_dsm(c, ranges, plen);
 }
 
+/* --- persistent reservations (SPC-4 6.15, 6.16) --- */
+
+/* PERSISTENT RESERVE OUT service actions and its parameter list. */
+#define XL_PRO_REGISTER		0x00
+#define XL_PRO_RESERVE		0x01
+#define XL_PRO_RELEASE		0x02
+#define XL_PRO_CLEAR		0x03
+#define XL_PRO_PREEMPT		0x04
+#define XL_PRO_PREEMPT_ABORT	0x05
+#define XL_PRO_REGISTER_IGNORE	0x06
+#define XL_PRO_PARAM_LEN	24
+#define XL_PRO_SPEC_I_PT	0x08	/* parameter list byte 20 */
+#define XL_PRO_APTPL		0x01
+
+/* PERSISTENT RESERVE IN service actions. */
+#define XL_PRI_READ_KEYS	0x00
+#define XL_PRI_READ_RESERVATION	0x01
+#define XL_PRI_REPORT_CAPS	0x02
+#define XL_PRI_READ_FULL_STATUS	0x03
+
+/*
+ * The Reservation Report a PERSISTENT RESERVE IN reads: 63 registrants,
+ * whose full status (48 bytes each) fits out->buf.
+ */
+#define XL_PRI_REPORT_LEN	4096
+#define XL_PRI_HDR_LEN		8
+#define XL_PRI_FULL_DESC_LEN	48	/* descriptor and its TransportID */
+#define XL_PRI_TRANSPORT_ID_LEN	24
+#define XL_PRI_SRP_PROTOCOL	0x04	/* SPC-4 protocol identifier: SRP */
+
+/* CDW10 of the three reservation commands (NVMe base spec 7.4-7.7). */
+#define XL_RESV_IEKEY		BIT(3)
+#define XL_RESV_RTYPE(t)	((u32)(t) << 8)
+#define XL_RESV_CPTPL(c)	((u32)(c) << 30)
+#define XL_RREGA_REGISTER	0
+#define XL_RREGA_UNREGISTER	1
+#define XL_RREGA_REPLACE	2
+#define XL_RACQA_ACQUIRE	0
+#define XL_RACQA_PREEMPT	1
+#define XL_RACQA_PREEMPT_ABORT	2
+#define XL_RRELA_RELEASE	0
+#define XL_RRELA_CLEAR		1
+#define XL_RTYPE_WEAR		5	/* Write Exclusive - All Registrants */
+#define XL_RTYPE_EAAR		6	/* Exclusive Access - All Registrants */
+
+/* SCSI's type codes in NVMe RTYPE order (1..6). */
+static const u8 xl_scsi_types[] = { 1, 3, 5, 6, 7, 8 };
+
+u8 rblk_resv_type_to_nvme(u8 scsi_type)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(xl_scsi_types); i++)
+		if (xl_scsi_types[i] == scsi_type)
+			return i + 1;
+	return 0;
+}
+
+u8 rblk_resv_type_to_scsi(u8 rtype)
+{
+	if (!rtype || rtype > ARRAY_SIZE(xl_scsi_types))
+		return 0;
+	return xl_scsi_types[rtype - 1];
+}
+
+/* Reservation Register: the SCSI register verbs' cases. */
+static int xl_resv_register(bool ignore, u64 key, u64 sa_key, u8 cptpl,
+			    struct rblk_resv_cmd *cmd)
+{
+	u32 flags = XL_RESV_CPTPL(cptpl);
+
+	cmd->opcode = nvme_cmd_resv_register;
+	if (!sa_key) {
+		/* key 0 to key 0: an unregistered host stays so (SPC-4) */
+		if (!key && !ignore)
+			return 1;
+		cmd->cdw10 = XL_RREGA_UNREGISTER | flags |
+			     (ignore ? XL_RESV_IEKEY : 0);
+	} else if (ignore) {
+		/*
+		 * NVMe has no "register whatever is registered": Register
+		 * fails for a host registered with another key, Replace for
+		 * one not registered. Register first; on its conflict the
+		 * host is registered, and Replace ignoring the key follows.
+		 */
+		cmd->cdw10 = XL_RREGA_REGISTER | flags;
+		cmd->retry_cdw10 = XL_RREGA_REPLACE | XL_RESV_IEKEY | flags;
+	} else {
+		cmd->cdw10 = (key ? XL_RREGA_REPLACE : XL_RREGA_REGISTER) |
+			     flags;
+	}
+	return 0;
+}
+
+int rblk_resv_build(enum rblk_resv_verb verb, u64 key, u64 sa_key,
+		    u8 scsi_type, u8 cptpl, struct rblk_resv_cmd *cmd)
+{
+	u8 rtype = rblk_resv_type_to_nvme(scsi_type);
+
+	memset(cmd, 0, sizeof(*cmd));
+	put_unaligned_le64(key, &cmd->data[0]);
+	cmd->data_len = 16;
+	switch (verb) {
+	case RBLK_RESV_REGISTER:
+	case RBLK_RESV_REGISTER_IGNORE:
+		put_unaligned_le64(sa_key, &cmd->data[8]);
+		return xl_resv_register(verb == RBLK_RESV_REGISTER_IGNORE,
+					key, sa_key, cptpl, cmd);
+	case RBLK_RESV_CLEAR:
+		cmd->opcode = nvme_cmd_resv_release;
+		cmd->cdw10 = XL_RRELA_CLEAR;
+		cmd->data_len = 8;
+		return 0;
+	default:
+		break;
+	}
+	if (!rtype)
+		return -EINVAL;
+	switch (verb) {
+	case RBLK_RESV_RESERVE:
+		cmd->opcode = nvme_cmd_resv_acquire;
+		cmd->cdw10 = XL_RACQA_ACQUIRE | XL_RESV_RTYPE(rtype);
+		return 0;
+	case RBLK_RESV_RELEASE:
+		cmd->opcode = nvme_cmd_resv_release;
+		cmd->cdw10 = XL_RRELA_RELEASE | XL_RESV_RTYPE(rtype);
+		cmd->data_len = 8;
+		return 0;
+	case RBLK_RESV_PREEMPT:
+	case RBLK_RESV_PREEMPT_ABORT:
+		put_unaligned_le64(sa_key, &cmd->data[8]);
+		cmd->opcode = nvme_cmd_resv_acquire;
+		cmd->cdw10 = XL_RESV_RTYPE(rtype) |
+			     (verb == RBLK_RESV_PREEMPT ? XL_RACQA_PREEMPT :
+							  XL_RACQA_PREEMPT_ABORT);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+void rblk_resv_report_cmd(u32 len, u32 *cdw10, u32 *cdw11)
+{
+	*cdw10 = len / 4 - 1;		/* NUMD, 0's based dwords */
+	*cdw11 = 1;			/* EDS: 128-bit Host IDs */
+}
+
+static const u8 *xl_resv_entry(const struct rblk_resv_report *r,
+			       unsigned int i)
+{
+	return &r->entries[i * RBLK_RESV_ENTRY_LEN];
+}
+
+u64 rblk_resv_key(const struct rblk_resv_report *r, unsigned int i)
+{
+	return get_unaligned_le64(&xl_resv_entry(r, i)[8]);
+}
+
+static bool xl_resv_all_registrants(u8 rtype)
+{
+	return rtype == XL_RTYPE_WEAR || rtype == XL_RTYPE_EAAR;
+}
+
+bool rblk_resv_holder(const struct rblk_resv_report *r, unsigned int i)
+{
+	if (!r->rtype)
+		return false;
+	return xl_resv_all_registrants(r->rtype) ||
+	       (xl_resv_entry(r, i)[2] & 0x01);		/* RCSTS */
+}
+
+const u8 *rblk_resv_hostid(const struct rblk_resv_report *r, unsigned int i)
+{
+	return &xl_resv_entry(r, i)[16];
+}
+
+int rblk_resv_report_parse(const u8 *data, u32 len,
+			   struct rblk_resv_report *r)
+{
+	u32 n;
+
+	if (len < RBLK_RESV_HDR_LEN)
+		return -EINVAL;
+	r->gen = get_unaligned_le32(&data[0]);
+	r->rtype = data[4];
+	r->regctl = get_unaligned_le16(&data[5]);
+	r->ptpls = data[9] & 0x01;
+	r->entries = &data[RBLK_RESV_HDR_LEN];
+	if (r->rtype && !rblk_resv_type_to_scsi(r->rtype))
+		return -EPROTO;
+	/*
+	 * A registrant has a Host ID (reservations need one): an entry
+	 * without is what the target never wrote (the host cannot tell how
+	 * many bytes an RDMA transfer held; the buffer was zeroed), and the
+	 * report ends there.
+	 */
+	n = min_t(u32, r->regctl,
+		  (len - RBLK_RESV_HDR_LEN) / RBLK_RESV_ENTRY_LEN);
+	for (r->nr = 0; r->nr < n; r->nr++)
+		if (!xl_nonzero(rblk_resv_hostid(r, r->nr),
+				RBLK_RESV_HOSTID_LEN))
+			break;
+	return 0;
+}
+
+u64 rblk_resv_holder_key(const struct rblk_resv_report *r)
+{
+	unsigned int i;
+
+	if (!r->rtype || xl_resv_all_registrants(r->rtype))
+		return 0;
+	for (i = 0; i < r->nr; i++)
+		if (rblk_resv_holder(r, i))
+			return rblk_resv_key(r, i);
+	return 0;
+}
+
+static bool xl_pr_out_registers(u8 sa)
+{
+	return sa == XL_PRO_REGISTER || sa == XL_PRO_REGISTER_IGNORE;
+}
+
+/* PERSISTENT RESERVE OUT service action -> verb; false: not supported. */
+static bool xl_pr_out_verb(u8 sa, enum rblk_resv_verb *verb)
+{
+	static const enum rblk_resv_verb verbs[] = {
+		[XL_PRO_REGISTER]	= RBLK_RESV_REGISTER,
+		[XL_PRO_RESERVE]	= RBLK_RESV_RESERVE,
+		[XL_PRO_RELEASE]	= RBLK_RESV_RELEASE,
+		[XL_PRO_CLEAR]		= RBLK_RESV_CLEAR,
+		[XL_PRO_PREEMPT]	= RBLK_RESV_PREEMPT,
+		[XL_PRO_PREEMPT_ABORT]	= RBLK_RESV_PREEMPT_ABORT,
+		[XL_PRO_REGISTER_IGNORE] = RBLK_RESV_REGISTER_IGNORE,
+	};
+
+	/* REGISTER AND MOVE and REPLACE LOST RESERVATION have no NVMe verb */
+	if (sa >= ARRAY_SIZE(verbs))
+		return false;
+	*verb = verbs[sa];
+	return true;
+}
+
+/*
+ * APTPL as CPTPL: only the register verbs carry it; without PTPL in
+ * RESCAP there is no state to set, and APTPL 1 cannot be honoured.
+ */
+static int xl_pr_out_cptpl(struct xl_ctx *c, u8 sa, u8 *cptpl)
+{
+	bool capable = c->ns->rescap & RBLK_RESCAP_PTPL;
+	bool aptpl = c->req->param[20] & XL_PRO_APTPL;
+
+	*cptpl = RBLK_CPTPL_KEEP;
+	if (!xl_pr_out_registers(sa))
+		return 0;
+	if (aptpl && !capable)
+		return xl_bad_param(c, 20, 0);
+	if (capable)
+		*cptpl = aptpl ? RBLK_CPTPL_ON : RBLK_CPTPL_OFF;
+	return 0;
+}
+
+static int xl_pr_out(struct xl_ctx *c)
+{
+	const u8 *cdb = c->cdb, *p = c->req->param;
+	u8 sa = cdb[1] & 0x1f, scope = cdb[2] >> 4, type = cdb[2] & 0x0f;
+	u32 plen = get_unaligned_be32(&cdb[5]);
+	struct rblk_xlate_nvme *cmd;
+	enum rblk_resv_verb verb;
+	struct rblk_resv_cmd rc;
+	u8 cptpl;
+	int ret;
+
+	if (!c->ns->resv_supported)
+		return xl_bad_opcode(c);
+	if (xl_want_dir(c, RBLK_XLATE_DIR_TO_DEV))
+		return -EINVAL;
+	if (!xl_pr_out_verb(sa, &verb))
+		return xl_bad_cdb(c, 1, 4);
+	/* the type and scope of RESERVE, RELEASE and the PREEMPTs */
+	if (!xl_pr_out_registers(sa) && sa != XL_PRO_CLEAR) {
+		if (scope)			/* LU_SCOPE only */
+			return xl_bad_cdb(c, 2, 7);
+		if (!rblk_resv_type_to_nvme(type))
+			return xl_bad_cdb(c, 2, 3);
+	}
+	if (plen > c->req->dxfer_len)
+		return xl_bad_cdb(c, 5, XL_NO_BIT);
+	if (plen != XL_PRO_PARAM_LEN || c->req->param_len < plen)
+		return xl_param_len_error(c);
+	/*
+	 * ALL_TG_PT is accepted either way: an NVMe registration is the
+	 * host's, on every controller (target port) of the subsystem.
+	 */
+	if (p[20] & XL_PRO_SPEC_I_PT)
+		return xl_bad_param(c, 20, 3);
+	ret = xl_pr_out_cptpl(c, sa, &cptpl);
+	if (ret)
+		return ret;
+	ret = rblk_resv_build(verb, get_unaligned_be64(&p[0]),
+			      get_unaligned_be64(&p[8]), type, cptpl, &rc);
+	if (ret < 0)
+		return xl_bad_cdb(c, 2, 3);
+	if (ret > 0)
+		return xl_good(c, plen);
+	memcpy(c->out->buf, rc.data, rc.data_len);
+	cmd = xl_plan(c, rc.opcode, RBLK_XLATE_DATA_BUF, rc.data_len, plen);
+	cmd->write = true;
+	cmd->cdw10 = rc.cdw10;
+	c->out->retry_cdw10 = rc.retry_cdw10;
+	return 0;
+}
+
+static int xl_pr_in(struct xl_ctx *c)
+{
+	const struct rblk_xlate_ns *ns = c->ns;
+	struct rblk_xlate_out *out = c->out;
+	struct rblk_xlate_nvme *cmd;
+	u8 sa = c->cdb[1] & 0x1f;
+	u32 len = XL_PRI_REPORT_LEN;
+
+	if (!ns->resv_supported)
+		return xl_bad_opcode(c);
+	if (xl_want_dir(c, RBLK_XLATE_DIR_FROM_DEV))
+		return -EINVAL;
+	if (sa > XL_PRI_READ_FULL_STATUS)
+		return xl_bad_cdb(c, 1, 4);
+	/* The capabilities need the header only (PTPLS). */
+	if (sa == XL_PRI_REPORT_CAPS)
+		len = RBLK_RESV_HDR_LEN;
+	/* Fewer registrants rather than a transfer the queue refuses. */
+	if (ns->max_xfer_bytes && ns->max_xfer_bytes < len)
+		len = max_t(u32, RBLK_RESV_HDR_LEN, ns->max_xfer_bytes -
+			    ns->max_xfer_bytes % RBLK_RESV_ENTRY_LEN);
+	cmd = xl_plan(c, nvme_cmd_resv_report, RBLK_XLATE_DATA_REPORT, len,
+		      0);
+	rblk_resv_report_cmd(len, &cmd->cdw10, &cmd->cdw11);
+	out->pr_in_sa = sa;
+	out->alloc_len = get_unaligned_be16(&c->cdb[7]);
+	out->rescap = ns->rescap;
+	return 0;
+}
+
+/* The PRgeneration and ADDITIONAL LENGTH header; returns the answer's size. */
+static u32 xl_pri_header(u8 *d, const struct rblk_resv_report *r, u32 len)
+{
+	put_unaligned_be32(r->gen, &d[0]);
+	put_unaligned_be32(len, &d[4]);
+	return XL_PRI_HDR_LEN + len;
+}
+
+/* How many of the entries read fit out->buf at @size bytes each. */
+static u32 xl_pri_count(const struct rblk_resv_report *r, u32 size)
+{
+	return min_t(u32, r->nr,
+		     (RBLK_XLATE_BUF_LEN - XL_PRI_HDR_LEN) / size);
+}
+
+static u32 xl_pri_read_keys(u8 *d, const struct rblk_resv_report *r)
+{
+	u32 i, n = xl_pri_count(r, 8);
+
+	for (i = 0; i < n; i++)
+		put_unaligned_be64(rblk_resv_key(r, i),
+				   &d[XL_PRI_HDR_LEN + i * 8]);
+	return xl_pri_header(d, r, n * 8);
+}
+
+static u32 xl_pri_read_reservation(u8 *d, const struct rblk_resv_report *r)
+{
+	u8 *rsv = &d[XL_PRI_HDR_LEN];
+
+	if (!r->rtype)
+		return xl_pri_header(d, r, 0);
+	memset(rsv, 0, 16);
+	put_unaligned_be64(rblk_resv_holder_key(r), &rsv[0]);
+	rsv[13] = rblk_resv_type_to_scsi(r->rtype);	/* LU_SCOPE */
+	return xl_pri_header(d, r, 16);
+}
+
+/* The capabilities are the namespace's RESCAP, and PTPLS as PTPL_A. */
+static u32 xl_pri_report_caps(u8 *d, const struct rblk_resv_report *r,
+			      u8 rescap)
+{
+	/* type mask bits of RESCAP bits 1..6: WE, EA, WERO, EARO, WEAR */
+	static const u8 mask4[] = { 0x02, 0x08, 0x20, 0x40, 0x80 };
+	unsigned int i;
+
+	memset(d, 0, 8);
+	put_unaligned_be16(8, &d[0]);
+	d[2] = 0x04;					/* ATP_C */
+	if (rescap & RBLK_RESCAP_PTPL)
+		d[2] |= 0x01;				/* PTPL_C */
+	d[3] = 0x80 | (r->ptpls ? 0x01 : 0);		/* TMV, PTPL_A */
+	for (i = 0; i < ARRAY_SIZE(mask4); i++)
+		if (rescap & BIT(i + 1))
+			d[4] |= mask4[i];
+	if (rescap & BIT(6))
+		d[5] = 0x01;				/* EX_AC_AR */
+	return 8;
+}
+
+/*
+ * Each registrant with an SRP TransportID (SPC-4 7.6.4.5), whose 16-byte
+ * initiator port identifier holds the 128-bit Host ID exactly: an NVMe
+ * host has no SCSI port name, and SRP is SCSI's RDMA transport.
+ */
+static u32 xl_pri_full_status(u8 *d, const struct rblk_resv_report *r)
+{
+	u32 i, n = xl_pri_count(r, XL_PRI_FULL_DESC_LEN);
+
+	for (i = 0; i < n; i++) {
+		u8 *e = &d[XL_PRI_HDR_LEN + i * XL_PRI_FULL_DESC_LEN];
+
+		memset(e, 0, XL_PRI_FULL_DESC_LEN);
+		put_unaligned_be64(rblk_resv_key(r, i), &e[0]);
+		e[12] = 0x02;				/* ALL_TG_PT */
+		if (rblk_resv_holder(r, i)) {
+			e[12] |= 0x01;			/* R_HOLDER */
+			e[13] = rblk_resv_type_to_scsi(r->rtype);
+		}
+		put_unaligned_be32(XL_PRI_TRANSPORT_ID_LEN, &e[20]);
+		e[24] = XL_PRI_SRP_PROTOCOL;
+		memcpy(&e[32], rblk_resv_hostid(r, i), RBLK_RESV_HOSTID_LEN);
+	}
+	return xl_pri_header(d, r, n * XL_PRI_FULL_DESC_LEN);
+}
+
 /* --- mode pages --- */
 
 enum xl_pc { XL_PC_CURRENT, XL_PC_CHANGEABLE, XL_PC_DEFAULT, XL_PC_SAVED };
@@ -1174,6 +1604,8 @@ static const struct xl_op xl_ops[] = {
 	{ XL_UNMAP,		xl_unmap },
 	{ XL_MODE_SELECT_10,	xl_mode_select },
 	{ XL_MODE_SENSE_10,	xl_mode_sense },
+	{ XL_PR_IN,		xl_pr_in },
+	{ XL_PR_OUT,		xl_pr_out },
 	{ XL_READ_16,		xl_read_write },
 	{ XL_WRITE_16,		xl_read_write },
 	{ XL_VERIFY_16,		xl_verify },
@@ -1232,6 +1664,7 @@ int rblk_xlate_cmd(const struct rblk_xlate_ns *ns,
 	out->dxfer_len = req->dxfer_len;
 	out->d_sense = ns->d_sense;
 	out->effects = 0;
+	out->retry_cdw10 = 0;
 	out->kind = RBLK_XLATE_DONE;
 	size = xl_cdb_size(req->cdb[0]);
 	if (size > req->cdb_len)
@@ -1262,6 +1695,9 @@ u32 rblk_xlate_param_len(const struct rblk_xlate_ns *ns, const u8 *cdb,
 	case XL_MODE_SELECT_6:
 	case XL_MODE_SELECT_10:
 		return xl_param_list_len(cdb, &off);
+	case XL_PR_OUT:
+		return min_t(u32, get_unaligned_be32(&cdb[5]),
+			     XL_PRO_PARAM_LEN);
 	case XL_UNMAP:
 		/* descriptors past the DSM limit are refused unread */
 		return min_t(u32, xl_param_list_len(cdb, &off),
@@ -1417,6 +1853,48 @@ void rblk_xlate_complete(struct rblk_xlate_out *out, u16 nvme_status)
 	}
 	out->status = RBLK_SAM_GOOD;
 	out->sense_len = 0;
+}
+
+bool rblk_xlate_retry(struct rblk_xlate_out *out, u16 nvme_status)
+{
+	if (!out->retry_cdw10 || (nvme_status & NVME_SCT_SC_MASK) !=
+				 NVME_SC_RESERVATION_CONFLICT)
+		return false;
+	out->nvme.cdw10 = out->retry_cdw10;
+	out->retry_cdw10 = 0;
+	return true;
+}
+
+void rblk_xlate_complete_data(struct rblk_xlate_out *out, u16 nvme_status,
+			      const u8 *data, u32 len)
+{
+	struct xl_ctx c = { .out = out };
+	struct rblk_resv_report r;
+	u32 n;
+
+	rblk_xlate_complete(out, nvme_status);
+	if (out->status != RBLK_SAM_GOOD ||
+	    out->nvme.data != RBLK_XLATE_DATA_REPORT)
+		return;
+	if (!data || rblk_resv_report_parse(data, len, &r)) {
+		xl_check(&c, XL_SK_HARDWARE_ERROR, XL_ASC_TARGET_FAILURE, 0);
+		return;
+	}
+	switch (out->pr_in_sa) {
+	case XL_PRI_READ_KEYS:
+		n = xl_pri_read_keys(out->buf, &r);
+		break;
+	case XL_PRI_READ_RESERVATION:
+		n = xl_pri_read_reservation(out->buf, &r);
+		break;
+	case XL_PRI_REPORT_CAPS:
+		n = xl_pri_report_caps(out->buf, &r, out->rescap);
+		break;
+	default:
+		n = xl_pri_full_status(out->buf, &r);
+		break;
+	}
+	xl_data(&c, n, out->alloc_len);
 }
 
 /* --- world wide identifier --- */

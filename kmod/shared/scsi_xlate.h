@@ -68,6 +68,8 @@ struct rblk_xlate_ns {
 	bool	write_zeroes_supported;	/* ONCS bit 3 */
 	bool	verify_supported;	/* ONCS bit 7 */
 	bool	compare_supported;	/* ONCS bit 0 */
+	bool	resv_supported;		/* ONCS bit 5: reservations */
+	u8	rescap;			/* Identify Namespace RESCAP */
 	bool	dealloc_zeroes;		/* DLFEAT: deallocated LBAs read 0 */
 	bool	read_only;		/* write protected */
 	bool	offline;		/* controller not live: TUR NOT READY */
@@ -109,6 +111,11 @@ enum rblk_xlate_data {
 	RBLK_XLATE_DATA_USER,		/* the SG_IO buffer, data_len bytes */
 	RBLK_XLATE_DATA_BUF,		/* out->buf (DSM ranges) */
 	RBLK_XLATE_DATA_DISCARD,	/* read into scratch, then dropped */
+	/*
+	 * Read into a scratch buffer of data_len bytes, which the caller
+	 * hands to rblk_xlate_complete_data(): the answer is built from it.
+	 */
+	RBLK_XLATE_DATA_REPORT,
 };
 
 struct rblk_xlate_nvme {
@@ -137,6 +144,10 @@ struct rblk_xlate_out {
 	/* private to the translation */
 	u32			dxfer_len;
 	bool			d_sense;
+	u32			retry_cdw10;	/* see rblk_xlate_retry() */
+	u8			pr_in_sa;	/* PERSISTENT RESERVE IN */
+	u8			rescap;
+	u32			alloc_len;
 };
 
 /* Who may send a CDB through SG_IO, as scsi_cmd_allowed() decides. */
@@ -169,6 +180,23 @@ int rblk_xlate_cmd(const struct rblk_xlate_ns *ns,
  */
 void rblk_xlate_complete(struct rblk_xlate_out *out, u16 nvme_status);
 
+/*
+ * As rblk_xlate_complete(), for a plan whose data is RBLK_XLATE_DATA_REPORT:
+ * @data holds the @len bytes the command read into the scratch buffer.
+ * What the target wrote there is untrusted: every count in it is bounded
+ * by @len, and a malformed report ends in CHECK CONDITION, not an answer.
+ */
+void rblk_xlate_complete_data(struct rblk_xlate_out *out, u16 nvme_status,
+			      const u8 *data, u32 len);
+
+/*
+ * Some SCSI verbs take two NVMe commands when the first one conflicts
+ * (REGISTER AND IGNORE EXISTING KEY: Register if not yet registered, else
+ * Replace). After an RBLK_XLATE_NVME plan ends with @nvme_status, true
+ * means: out->nvme has been changed, run it again (at most once).
+ */
+bool rblk_xlate_retry(struct rblk_xlate_out *out, u16 nvme_status);
+
 /* Fills out with CHECK CONDITION for an NVMe status (also used above). */
 void rblk_xlate_nvme_status(struct rblk_xlate_out *out, u16 nvme_status);
 
@@ -181,5 +209,88 @@ void rblk_xlate_nvme_status(struct rblk_xlate_out *out, u16 nvme_status);
  * below RBLK_XLATE_WWID_LEN.
  */
 int rblk_xlate_wwid(const struct rblk_xlate_ns *ns, char *buf, unsigned int len);
+
+/*
+ * --- Reservations: what SCSI's PERSISTENT RESERVE and the block layer's
+ * pr_ops share (scsi.c and pr.c). Types are SCSI's codes here; pr.c maps
+ * the block layer's enum pr_type (NVMe's order) to them.
+ */
+
+/* Identify Namespace RESCAP bits. */
+#define RBLK_RESCAP_PTPL	BIT(0)	/* persist through power loss */
+
+/* The extended Reservation Report (128-bit Host IDs, as Fabrics has). */
+#define RBLK_RESV_HDR_LEN	64
+#define RBLK_RESV_ENTRY_LEN	64
+#define RBLK_RESV_HOSTID_LEN	16
+
+/* SCSI type code (1, 3, 5, 6, 7, 8) -> NVMe RTYPE (1..6); 0: none. */
+u8 rblk_resv_type_to_nvme(u8 scsi_type);
+/* NVMe RTYPE -> SCSI type code; 0: none (0 or not a type). */
+u8 rblk_resv_type_to_scsi(u8 rtype);
+
+enum rblk_resv_verb {
+	RBLK_RESV_REGISTER,		/* key: current (0: none), sa_key: new */
+	RBLK_RESV_REGISTER_IGNORE,	/* as REGISTER, whatever is registered */
+	RBLK_RESV_RESERVE,
+	RBLK_RESV_RELEASE,
+	RBLK_RESV_CLEAR,
+	RBLK_RESV_PREEMPT,		/* sa_key: the key preempted */
+	RBLK_RESV_PREEMPT_ABORT,
+};
+
+/* CPTPL of Reservation Register: leave PTPL alone, clear it, set it. */
+#define RBLK_CPTPL_KEEP		0
+#define RBLK_CPTPL_OFF		2
+#define RBLK_CPTPL_ON		3
+
+/* One NVMe reservation command, without the namespace. */
+struct rblk_resv_cmd {
+	u8	opcode;
+	u32	cdw10;
+	/* != 0: if the command conflicts, send it again with this CDW10 */
+	u32	retry_cdw10;
+	u32	data_len;		/* 8 or 16 */
+	u8	data[16];		/* CRKEY, then NRKEY or PRKEY (LE) */
+};
+
+/*
+ * The command for one verb: 0 with *cmd filled; 1 when nothing is to be
+ * sent and the verb succeeds (registering key 0 from key 0); -EINVAL for
+ * a type that is none of the six where the verb needs one. @cptpl only
+ * matters to the register verbs.
+ */
+int rblk_resv_build(enum rblk_resv_verb verb, u64 key, u64 sa_key,
+		    u8 scsi_type, u8 cptpl, struct rblk_resv_cmd *cmd);
+
+/* CDW10 and CDW11 of an extended Reservation Report of @len bytes. */
+void rblk_resv_report_cmd(u32 len, u32 *cdw10, u32 *cdw11);
+
+/* An extended Reservation Report as read: every count within the bytes. */
+struct rblk_resv_report {
+	u32		gen;
+	u8		rtype;		/* NVMe RTYPE; 0: no reservation */
+	bool		ptpls;
+	u16		regctl;		/* the target's count */
+	/* entries in the bytes read, up to the first without a Host ID */
+	u16		nr;
+	const u8	*entries;
+};
+
+/*
+ * Parses @len bytes of a report: -EINVAL when @len is short of the header,
+ * -EPROTO when its RTYPE is none of the six.
+ */
+int rblk_resv_report_parse(const u8 *data, u32 len,
+			   struct rblk_resv_report *r);
+u64 rblk_resv_key(const struct rblk_resv_report *r, unsigned int i);
+bool rblk_resv_holder(const struct rblk_resv_report *r, unsigned int i);
+const u8 *rblk_resv_hostid(const struct rblk_resv_report *r, unsigned int i);
+/*
+ * The reservation's key as SCSI's READ RESERVATION reports it: 0 for the
+ * all-registrants types (every registrant holds it) and when the holder
+ * is not among the entries read.
+ */
+u64 rblk_resv_holder_key(const struct rblk_resv_report *r);
 
 #endif /* _RBLK_SCSI_XLATE_H */

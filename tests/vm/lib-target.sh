@@ -21,6 +21,11 @@
 #   tgt_connect_fails MODE MESSAGE [MAX_S]   rblkctl connect must fail with
 #                                 MESSAGE (within MAX_S seconds), nothing left
 #   tgt_read_trap DEV             sha256 of the 4 KiB at TGT_TRAP_OFF, O_DIRECT
+#   TGT_HOST_A, TGT_ID_A, TGT_HOST_B, TGT_ID_B
+#                                 two hosts' NQN and Host ID (the reservation
+#                                 cases: the target tells them apart)
+#   tgt_connect_hosts             connect as host A (rblk0, /dev/rblk0n1),
+#                                 then as host B (rblk1, /dev/rblk1n1)
 TGT_BIN=$RBLK_BUILD_DIR/tests/target/rblk_test_target
 vm_require "$RBLKCTL" "$TGT_BIN"
 TGT_NQN=nqn.2024-01.io.rblk:badtarget
@@ -67,6 +72,21 @@ tgt_clean_slate() {
 	vm_assert_not_exists /sys/module/rblk
 	vm_modprobe rblk
 	vm_dmesg_clean
+}
+
+TGT_HOST_A=nqn.2014-08.org.nvmexpress:uuid:0a0a0a0a-0000-4000-8000-00000000000a
+TGT_HOST_B=nqn.2014-08.org.nvmexpress:uuid:0b0b0b0b-0000-4000-8000-00000000000b
+TGT_ID_A=0a0a0a0a-0000-4000-8000-00000000000a
+TGT_ID_B=0b0b0b0b-0000-4000-8000-00000000000b
+
+tgt_connect_hosts() {
+	local out
+	out=$(timeout 120 "$RBLKCTL" connect -a 10.99.0.1 -n "$TGT_NQN" -q "$TGT_HOST_A" -I "$TGT_ID_A" 2>&1) ||
+		vm_fail "connect as A: $out"
+	vm_assert_eq $'rblk0\n/dev/rblk0n1' "$out" "connect as A"
+	out=$(timeout 120 "$RBLKCTL" connect -a 10.99.0.1 -n "$TGT_NQN" -q "$TGT_HOST_B" -I "$TGT_ID_B" 2>&1) ||
+		vm_fail "connect as B: $out"
+	vm_assert_eq $'rblk1\n/dev/rblk1n1' "$out" "connect as B"
 }
 
 tgt_connect_ok() {

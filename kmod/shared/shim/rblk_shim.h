@@ -89,6 +89,27 @@ static inline void put_unaligned_be64(u64 v, void *p)
 	put_unaligned_be32((u32)v, (u8 *)p + 4);
 }
 
+static inline u16 get_unaligned_le16(const void *p)
+{
+	const u8 *b = (const u8 *)p;
+
+	return (u16)(b[0] | b[1] << 8);
+}
+
+static inline u32 get_unaligned_le32(const void *p)
+{
+	const u8 *b = (const u8 *)p;
+
+	return (u32)b[0] | (u32)b[1] << 8 | (u32)b[2] << 16 | (u32)b[3] << 24;
+}
+
+static inline u64 get_unaligned_le64(const void *p)
+{
+	const u8 *b = (const u8 *)p;
+
+	return (u64)get_unaligned_le32(b + 4) << 32 | get_unaligned_le32(b);
+}
+
 static inline void put_unaligned_le32(u32 v, void *p)
 {
 	u8 *b = (u8 *)p;

@@ -23,18 +23,8 @@
 # shellcheck source=SCRIPTDIR/../lib-target.sh
 . "$RBLK_SRC_DIR/tests/vm/lib-target.sh"
 
-HOST_A=nqn.2014-08.org.nvmexpress:uuid:0a0a0a0a-0000-4000-8000-00000000000a
-HOST_B=nqn.2014-08.org.nvmexpress:uuid:0b0b0b0b-0000-4000-8000-00000000000b
-ID_A=0a0a0a0a-0000-4000-8000-00000000000a
-ID_B=0b0b0b0b-0000-4000-8000-00000000000b
-
 tgt_start none --reservations
-out=$(timeout 120 "$RBLKCTL" connect -a 10.99.0.1 -n "$TGT_NQN" -q "$HOST_A" -I "$ID_A" 2>&1) ||
-	vm_fail "connect as A: $out"
-vm_assert_eq $'rblk0\n/dev/rblk0n1' "$out" "connect as A"
-out=$(timeout 120 "$RBLKCTL" connect -a 10.99.0.1 -n "$TGT_NQN" -q "$HOST_B" -I "$ID_B" 2>&1) ||
-	vm_fail "connect as B: $out"
-vm_assert_eq $'rblk1\n/dev/rblk1n1' "$out" "connect as B"
+tgt_connect_hosts
 A=/dev/rblk0n1 B=/dev/rblk1n1
 
 oncs=$(nvme id-ctrl /dev/rblk0 -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["oncs"])')
