@@ -300,13 +300,7 @@ static void rblk_head_kick(struct rblk_ns_head *head)
 
 /*
  * NVMe and SCSI ioctls on the head go to one usable path, as nvme's head
- * ioctls do; with none, they fail rather than wait. The command runs
- * outside the head's SRCU: it may wait as long as its timeout says (an
- * SG_IO's can be days), and a path's removal waits for every reader
- * (rblk_mpath_detach()). The path's disk is referenced instead, which
- * keeps the namespace and its controller (as nvme_ns_head_ctrl_ioctl()
- * keeps the controller); should the path go meanwhile, its queue refuses
- * the command.
+ * ioctls do; with none, they fail rather than wait.
  */
 static int rblk_head_ioctl(struct block_device *bdev, rblk_mode_t mode,
 			   unsigned int cmd, unsigned long arg)
@@ -317,13 +311,8 @@ static int rblk_head_ioctl(struct block_device *bdev, rblk_mode_t mode,
 
 	idx = srcu_read_lock(&head->srcu);
 	ns = rblk_find_path(head);
-	if (ns)
-		get_device(disk_to_dev(ns->disk));
+	ret = ns ? rblk_ns_ioctl_path(ns, bdev, mode, cmd, arg) : -EWOULDBLOCK;
 	srcu_read_unlock(&head->srcu, idx);
-	if (!ns)
-		return -EWOULDBLOCK;
-	ret = rblk_ns_ioctl_path(ns, bdev, mode, cmd, arg);
-	put_device(disk_to_dev(ns->disk));
 	return ret;
 }
 
