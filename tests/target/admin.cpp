@@ -171,6 +171,11 @@ void Target::format_nvm(Queue& q, uint32_t slot)
         reply(q, slot, kScInvalidFormat | kScDnr);
         return;
     }
+    // Held: the command stays the host's until its controller goes.
+    if (bad_.on_format()) {
+        log("misbehave: hold-format: holding cid " + std::to_string(c.cid) + " (#" + std::to_string(bad_.hits()) + ")");
+        return;
+    }
     lbaf_ = lbaf;
     log("format: LBA format " + std::to_string(lbaf) + " (" + std::to_string(1u << block_shift()) +
         "-byte blocks)");

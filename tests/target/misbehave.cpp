@@ -9,7 +9,7 @@ namespace rt {
 
 namespace {
 
-constexpr std::array<std::pair<Mode, std::string_view>, 24> kModes{{
+constexpr std::array<std::pair<Mode, std::string_view>, 25> kModes{{
     {Mode::none, "none"},
     {Mode::unknown_cid, "unknown-cid"},
     {Mode::stale_cid, "stale-cid"},
@@ -33,6 +33,7 @@ constexpr std::array<std::pair<Mode, std::string_view>, 24> kModes{{
     {Mode::disc_genctr_churn, "disc-genctr-churn"},
     {Mode::disc_referral_loop, "disc-referral-loop"},
     {Mode::disc_bad_values, "disc-bad-values"},
+    {Mode::hold_format, "hold-format"},
     {Mode::resv_regctl_huge, "resv-regctl-huge"},
 }};
 
@@ -116,6 +117,11 @@ bool Misbehaviour::on_nsid_list()
 bool Misbehaviour::on_ns_id()
 {
     return mode_ == Mode::ns_id_no_data && take();
+}
+
+bool Misbehaviour::on_format()
+{
+    return mode_ == Mode::hold_format && take();
 }
 
 bool Misbehaviour::on_disc_log()

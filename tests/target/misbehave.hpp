@@ -35,6 +35,7 @@ enum class Mode {
     disc_genctr_churn,     // genctr one more on every read, forever
     disc_referral_loop,    // plus a referral to this very discovery controller
     disc_bad_values,       // first an entry with trtype 77, adrfam 9, subtype 200
+    hold_format,           // a Format NVM (--formats) held unanswered
     // Reservation Report (--reservations):
     resv_regctl_huge,      // REGCTL FFFFh whatever the registrants: past the data, zeroes
 };
@@ -67,6 +68,8 @@ public:
     // An Identify Namespace of the last namespace (ns-id-no-data):
     // whether this one transfers nothing.
     bool on_ns_id();
+    // A Format NVM (hold-format): whether this one stays unanswered.
+    bool on_format();
     // A read of the discovery log (the disc-* modes): whether this one
     // serves the broken log.
     bool on_disc_log();
