@@ -425,7 +425,7 @@ static long rblk_ioctl_ctrl(struct rblk_ctrl *ctrl, unsigned int cmd,
 	}
 }
 
-static bool rblk_ioctl_is_ctrl(unsigned int cmd)
+bool rblk_ioctl_is_ctrl(unsigned int cmd)
 {
 	switch (cmd) {
 	case NVME_IOCTL_ADMIN_CMD:

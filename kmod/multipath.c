@@ -301,18 +301,36 @@ static void rblk_head_kick(struct rblk_ns_head *head)
 /*
  * NVMe and SCSI ioctls on the head go to one usable path, as nvme's head
  * ioctls do; with none, they fail rather than wait.
+ *
+ * A controller's command runs outside the head's SRCU, on a path whose
+ * disk is referenced (which keeps the namespace and its controller), as
+ * nvme_ns_head_ctrl_ioctl() does: a Format NVM or a namespace management
+ * command may take as long as its timeout, and the synchronous scan after
+ * it may remove a path of this very head, whose rblk_mpath_detach() waits
+ * for every SRCU reader. A namespace's command holds the SRCU, as nvme's
+ * do: it ends when the target answers, or when its controller's recovery
+ * or delete ends it.
  */
 static int rblk_head_ioctl(struct block_device *bdev, rblk_mode_t mode,
 			   unsigned int cmd, unsigned long arg)
 {
 	struct rblk_ns_head *head = bdev->bd_disk->private_data;
+	struct device *path;
 	struct rblk_ns *ns;
 	int idx, ret;
 
 	idx = srcu_read_lock(&head->srcu);
 	ns = rblk_find_path(head);
-	ret = ns ? rblk_ns_ioctl_path(ns, bdev, mode, cmd, arg) : -EWOULDBLOCK;
+	if (!ns || !rblk_ioctl_is_ctrl(cmd)) {
+		ret = ns ? rblk_ns_ioctl_path(ns, bdev, mode, cmd, arg) :
+			   -EWOULDBLOCK;
+		srcu_read_unlock(&head->srcu, idx);
+		return ret;
+	}
+	path = get_device(disk_to_dev(ns->disk));
 	srcu_read_unlock(&head->srcu, idx);
+	ret = rblk_ns_ioctl_path(ns, bdev, mode, cmd, arg);
+	put_device(path);
 	return ret;
 }
 

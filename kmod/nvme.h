@@ -624,6 +624,8 @@ const char *rblk_ana_state_name(u8 state);
 /* ioctl.c: a namespace's ioctls, also reached through its head */
 int rblk_ns_ioctl_path(struct rblk_ns *ns, struct block_device *bdev,
 		       rblk_mode_t mode, unsigned int cmd, unsigned long arg);
+/* ioctl.c: an NVMe ioctl that the controller carries, not a namespace */
+bool rblk_ioctl_is_ctrl(unsigned int cmd);
 /*
  * ioctl.c: the namespace disks' .ioctl: the NVMe ioctls (type 'N'), the
  * rest to rblk_scsi_ioctl().
