@@ -66,7 +66,10 @@ public:
     // throws Error with the module's wording for each failure.
     void connect(ibv_pd* pd);
     // Disconnects the RDMA connection (the command side is done before).
-    void disconnect();
+    // Best effort, never throws: what could go wrong (the CM channel
+    // unreadable) only hides the target's DISCONNECTED, and destroying the
+    // QP and cm_id ends the connection either way.
+    void disconnect() noexcept;
 
     const QueueConfig& config() const { return cfg_; }
     std::uint16_t depth() const { return table_.depth(); }
