@@ -1,5 +1,6 @@
 // A Queue's host-side logic against fake_rdma (no RDMA device): its
-// teardown when the CM channel fails.
+// teardown when the CM channel fails, and its failure as another thread
+// reads it.
 #include "fake_rdma.hpp"
 
 #include <rblk/bypass/queue.hpp>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
 
 namespace rblk::bypass {
 namespace {
@@ -64,6 +66,23 @@ TEST(QueueTeardown, DestroyedWhenTheCmChannelFailsDoesNotTerminate)
             std::exit(fake_rdma::disconnects() == 1 ? 0 : 3);
         },
         testing::ExitedWithCode(0), "");
+}
+
+// The ublk server's main thread reads failed() and failure() while the
+// queue's thread fails it: once failed() says so, failure() is the whole
+// reason. (Under ThreadSanitizer, a plain bool and string are a reported
+// race here.)
+TEST(QueueFailure, ReadByAnotherThreadWhileTheOwnerFailsIt)
+{
+    auto q = connected_queue();
+    std::thread owner([&q] { q->fail("the target hung up"); });
+    while (!q->failed())
+        std::this_thread::yield();
+    EXPECT_EQ(q->failure(), "qid 1: the target hung up");
+    owner.join();
+    EXPECT_EQ(q->failure(), "qid 1: the target hung up");  // the first reason stays
+    q->fail("a second reason");
+    EXPECT_EQ(q->failure(), "qid 1: the target hung up");
 }
 
 }  // namespace
