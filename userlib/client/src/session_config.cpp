@@ -338,23 +338,35 @@ std::optional<std::string> raw_string(const RawPort& p, const char* key)
     return v ? jsonc_string(*v) : std::nullopt;
 }
 
+// Whether libnvme took host h from the file's entry r: the same hostnqn,
+// and the same hostid unless r has none (libnvme's lookup takes it for any).
+bool is_raw_host(const RawHost& r, nvme_host_t h)
+{
+    const char* hostid = nvme_host_get_hostid(h);
+    return r.hostnqn == nvme_host_get_hostnqn(h) && (!r.hostid || (hostid && *r.hostid == hostid));
+}
+
 // The ports of the file that libnvme folded into controller c, file order.
+// libnvme resolves a host_traddr that is a host name: when that is why
+// none compares equal, the ports are matched without it.
 std::vector<const RawPort*> raw_ports_of(const RawFile& raw, nvme_host_t h, nvme_subsystem_t s,
                                          nvme_ctrl_t c)
 {
     std::vector<const RawPort*> out;
-    const char* hostid = nvme_host_get_hostid(h);
-    for (const RawPort& p : raw.ports) {
-        if (p.host->hostnqn != nvme_host_get_hostnqn(h) ||
-            (p.host->hostid && (!hostid || *p.host->hostid != hostid)) ||
-            p.subnqn != nvme_subsystem_get_nqn(s) ||
-            raw_string(p, "transport") != nvme_ctrl_get_transport(c) ||
-            !lookup_match(nvme_ctrl_get_traddr(c), raw_string(p, "traddr"), true) ||
-            !lookup_match(nvme_ctrl_get_host_traddr(c), raw_string(p, "host_traddr")) ||
-            !lookup_match(nvme_ctrl_get_host_iface(c), raw_string(p, "host_iface")) ||
-            !lookup_match(nvme_ctrl_get_trsvcid(c), raw_string(p, "trsvcid")))
-            continue;
-        out.push_back(&p);
+    for (const bool by_host_traddr : {true, false}) {
+        for (const RawPort& p : raw.ports) {
+            if (!is_raw_host(*p.host, h) || p.subnqn != nvme_subsystem_get_nqn(s) ||
+                raw_string(p, "transport") != nvme_ctrl_get_transport(c) ||
+                !lookup_match(nvme_ctrl_get_traddr(c), raw_string(p, "traddr"), true) ||
+                (by_host_traddr &&
+                 !lookup_match(nvme_ctrl_get_host_traddr(c), raw_string(p, "host_traddr"))) ||
+                !lookup_match(nvme_ctrl_get_host_iface(c), raw_string(p, "host_iface")) ||
+                !lookup_match(nvme_ctrl_get_trsvcid(c), raw_string(p, "trsvcid")))
+                continue;
+            out.push_back(&p);
+        }
+        if (!out.empty())
+            break;
     }
     return out;
 }
@@ -362,9 +374,8 @@ std::vector<const RawPort*> raw_ports_of(const RawFile& raw, nvme_host_t h, nvme
 // Where libnvme's host h is in the file: the first entry it took h from.
 Said raw_host_of(const RawFile& raw, nvme_host_t h)
 {
-    const char* hostid = nvme_host_get_hostid(h);
     for (const RawHost& r : raw.hosts)
-        if (r.hostnqn == nvme_host_get_hostnqn(h) && (!r.hostid || (hostid && *r.hostid == hostid)))
+        if (is_raw_host(r, h))
             return {r.order, r.path};
     return {SIZE_MAX, std::string("host ") + nvme_host_get_hostnqn(h)};
 }
