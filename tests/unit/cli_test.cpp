@@ -295,7 +295,7 @@ TEST(CliSession, ApplyAndSaveDefaultToTheSystemFile)
     EXPECT_EQ(parse({"save", "-"})->request().file, "-");
 }
 
-TEST(CliSession, FormatLibnvmeDefaultsToNvmesConfigJson)
+TEST(CliSession, FormatLibnvmeReadsNvmesConfigJsonAndWritesOnlyANamedFile)
 {
     EXPECT_EQ(parse({"apply"})->request().format, rblk::SessionFormat::Rblk);
     auto apply = parse({"apply", "--format", "libnvme"});
@@ -304,7 +304,12 @@ TEST(CliSession, FormatLibnvmeDefaultsToNvmesConfigJson)
     EXPECT_EQ(apply->request().file, "/etc/nvme/config.json");
     EXPECT_EQ(parse({"apply", "-f", "libnvme", "my.json"})->request().file, "my.json");
 
-    auto save = parse({"save", "--format", "libnvme"});
+    // nvme-cli's file is written only when named: never by default.
+    EXPECT_EQ(parse_error({"save", "--format", "libnvme"}),
+              "save --format libnvme needs a FILE: /etc/nvme/config.json is nvme-cli's "
+              "(connect-all connects from it with nvme-rdma); name it to merge into it, or '-' "
+              "to print");
+    auto save = parse({"save", "--format", "libnvme", "/etc/nvme/config.json"});
     EXPECT_EQ(save->request().command, Command::Save);
     EXPECT_EQ(save->request().format, rblk::SessionFormat::Libnvme);
     EXPECT_EQ(save->request().file, "/etc/nvme/config.json");
