@@ -5,7 +5,7 @@
 #  1. SCSI through SG_IO with sg_persist, as SCSI cluster fencing does:
 #     REPORT CAPABILITIES from RESCAP; A registers and reserves Write
 #     Exclusive - Registrants Only; B, unregistered, reads (dd, SCSI READ)
-#     but its writes fail (dd: EIO; SCSI WRITE: RESERVATION CONFLICT
+#     but its writes fail (dd: EBADE; SCSI WRITE: RESERVATION CONFLICT
 #     status); B registers (REGISTER AND IGNORE EXISTING KEY, unregistered
 #     then registered: Register, then Replace) and writes; A preempts and
 #     aborts B: B's writes conflict again and B gets a reservation notice;
@@ -112,6 +112,11 @@ state "gen=1 keys=0xa resv=5/0xa" "A registered and holds WE-RO"
 may_write "$A" || vm_fail "A (holder) cannot write"
 may_read "$B" || vm_fail "B (unregistered) cannot read under WE-RO"
 may_write "$B" && vm_fail "B (unregistered) could write under WE-RO"
+# As nvme's: a conflict is EBADE (BLK_STS_RESV_CONFLICT), not EIO, so that
+# a fenced application can tell it from a failing disk.
+err=$(head -c 4096 /dev/zero | dd of="$B" bs=4k seek=256 oflag=direct conv=notrunc status=none 2>&1) &&
+	vm_fail "B (unregistered) could write under WE-RO"
+vm_assert_contains "$err" "Invalid exchange" "B's write error under WE-RO (EBADE)"
 vm_assert_eq "SCSI Status: Good" "$(scsi_rw "$B" 28)" "B's SCSI READ(10)"
 vm_assert_contains "$(scsi_rw "$B" 2a)" "Reservation Conflict" "B's SCSI WRITE(10)"
 vm_assert_eq 24 "$(prout "$B" --reserve --param-rk=0xb --prout-type=5)" "B (unregistered): RESERVE"
