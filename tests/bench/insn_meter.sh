@@ -38,7 +38,7 @@ set -euo pipefail
 export RBLK_VM_MEMCHECK=${RBLK_VM_MEMCHECK:-0}
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=tests/bench/lib-host.sh
+# shellcheck source=SCRIPTDIR/lib-host.sh
 . "$here/lib-host.sh"
 
 job_table=(
