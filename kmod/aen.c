@@ -173,22 +173,32 @@ static void rblk_aen_resv(struct rblk_ctrl *ctrl)
  * Every reservation-capable namespace's notices unmasked (Set Features
  * 82h with no bit set). Their default is unmasked, but a controller's
  * mask is not ours to assume, and without notices a fenced host learns
- * of it from its first failed write only. From the scan, which follows
- * every connect and reconnect, under scan_lock: the list holds still.
+ * of it from its first failed write only. Once per namespace and
+ * association: a mask lives in the target's controller, which a
+ * reconnect replaces, and a rescan changes nothing of it. From the scan,
+ * which follows every connect and reconnect, under scan_lock: the list
+ * holds still.
  */
 void rblk_aen_resv_unmask(struct rblk_ctrl *ctrl)
 {
+	bool again = test_and_clear_bit(RBLK_AEN_RESV_UNMASK, &ctrl->aen_flags);
 	struct rblk_ns *ns;
 	int ret;
 
 	if (!(ctrl->oncs & NVME_CTRL_ONCS_RESERVATIONS))
 		return;
 	list_for_each_entry(ns, &ctrl->namespaces, entry) {
-		if (!ns->rescap || rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE)
+		if (again)
+			ns->resv_unmasked = false;
+		if (!ns->rescap || ns->resv_unmasked ||
+		    rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE)
 			continue;
 		ret = rblk_set_features_ns(ctrl, NVME_FEAT_RESV_MASK, ns->nsid,
 					   0, NULL);
-		/* Not a lost association's (that one reconnects): a refusal. */
+		/* A lost association: the reconnect's scan sends it again. */
+		if (ret < 0)
+			continue;
+		ns->resv_unmasked = true;
 		if (ret > 0 &&
 		    !test_and_set_bit(RBLK_AEN_RESV_MASK_WARNED, &ctrl->aen_flags))
 			dev_warn(ctrl->dev, "nsid %u: target refused to unmask reservation notices (status %#x): it may send none\n",
@@ -367,6 +377,8 @@ void rblk_aen_init(struct rblk_ctrl *ctrl)
 void rblk_aen_start(struct rblk_ctrl *ctrl)
 {
 	set_bit(RBLK_AEN_CONFIG, &ctrl->aen_flags);
+	/* Before the scan that follows: it is the one that unmasks. */
+	set_bit(RBLK_AEN_RESV_UNMASK, &ctrl->aen_flags);
 	queue_delayed_work(rblk_wq, &ctrl->aen_work, 0);
 }
 

@@ -61,6 +61,7 @@ enum rblk_aen_flag {
 	RBLK_AEN_CONFIG,	/* new association: enable the events */
 	RBLK_AEN_RESV_MASK_WARNED,	/* said once: 82h refused */
 	RBLK_AEN_RESV_CAPPED,	/* said once: the log never emptied */
+	RBLK_AEN_RESV_UNMASK,	/* new association: unmask every ns again */
 };
 
 struct rblk_rdma_ctrl;
@@ -204,7 +205,8 @@ enum rblk_ns_ana_flag {
  * A namespace and its disk. Locking: the identity (nsid, lba_shift, the
  * ids) is set before the disk is added and never changes (a namespace
  * that changes it is replaced); entry, added and frozen are under
- * ctrl->ns_lock; scan_entry and nsze belong to the scan (ctrl->scan_lock).
+ * ctrl->ns_lock; scan_entry, nsze and resv_unmasked belong to the scan
+ * (ctrl->scan_lock).
  * With multipath the disk is this path's, hidden, under head: siblings
  * under rblk_subsys_lock (read under head->srcu); ana_state and anagrpid
  * are written by the ANA log's reader (ONCE).
@@ -223,6 +225,7 @@ struct rblk_ns {
 	u8			lba_shift;
 	u64			nsze;		/* in LBAs */
 	u8			rescap;		/* Identify Namespace RESCAP */
+	bool			resv_unmasked;	/* 82h sent this association */
 	u8			nguid[16];
 	u8			eui64[8];
 	uuid_t			uuid;

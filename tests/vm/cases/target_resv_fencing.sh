@@ -17,7 +17,9 @@
 #     `rblkctl monitor --json` and udev see it: registration-preempted (the
 #     preempt and abort), reservation-released (A's release while B was
 #     registered), reservation-preempted (the clear); the kernel logs each
-#     and nothing ignored or lost.
+#     and nothing ignored or lost. The notices' mask (Set Features 82h)
+#     goes out once per namespace and association: none per rescan, one
+#     again after a reset.
 #  2. The same through the block layer's PR ioctls (tests/tools/rblk_pr):
 #     pr_ops on rblk's disks.
 #  3. With an NGUID the target reports a multi-controller subsystem: the
@@ -220,6 +222,27 @@ vm_assert_contains "$out" "Check Condition" "PR OUT with a 16-byte list"
 vm_assert_contains "$out" "Parameter list length error" "PR OUT with a 16-byte list: sense"
 vm_assert_eq 5 "$(prout "$A" --reserve --param-rk=0xa --prout-type=2)" "RESERVE of type 2 (obsolete)"
 echo "RESULT: sg_persist: malformed PR OUT refused with sense"
+
+# The notices' mask (Set Features 82h): once per namespace and association.
+# Three rescans of each controller, one after the other (a rescan while a
+# scan is queued adds none), send none: each round waits for its scans'
+# list reads, so when the third round's are read, the first two rounds'
+# scans are over. A reset (a new association, a new controller on the
+# target) sends it again, once.
+masks() { grep -c "^resv: cntlid [0-9]* set-mask nsid 0x1 mask 0 status 0$" "$TGT_LOG" || true; }
+scans() { grep -c "^identify-active-list: " "$TGT_LOG" || true; }
+vm_assert_eq 2 "$(masks)" "notice masks set by two connects"
+s0=$(scans)
+for r in 1 2 3; do
+	for c in rblk0 rblk1; do nvme ns-rescan "/dev/$c" || vm_fail "nvme ns-rescan /dev/$c failed"; done
+	vm_wait_for 60 bash -c "[ \$(grep -c '^identify-active-list: ' '$TGT_LOG') -ge $((s0 + 2 * r)) ]"
+done
+vm_assert_eq 2 "$(masks)" "notice masks set after 3 rescans of each host"
+nvme reset /dev/rblk1 || vm_fail "nvme reset /dev/rblk1 failed"
+vm_wait_for 60 bash -c "[ \$(grep -c '^resv: cntlid [0-9]* set-mask' '$TGT_LOG') -ge 3 ]"
+vm_sleep 2
+vm_assert_eq 3 "$(masks)" "notice masks set after a reset of B"
+echo "RESULT: notice mask: one Set Features 82h per namespace and association, none per rescan"
 
 # --- 2. the block layer's PR ioctls -------------------------------------------
 pr() { "$PR" "$@" 2>&1 || true; }
