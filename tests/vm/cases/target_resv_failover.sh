@@ -1,0 +1,86 @@
+#!/bin/bash
+# A reservation held across a failover (issue 33): host A reaches the test
+# target's reservation-capable namespace (rblk_test_target --reservations
+# --nguid, listening on every address) over two paths, 10.99.0.1 (rblk0)
+# and 10.98.0.1 (rblk1), one multipath head; host B over the second path
+# only, a disk of its own. A registers and reserves Write Exclusive -
+# Registrants Only through its head (sg_persist: SG_IO down a path). Under
+# fio randrw with crc32c verify on A's head, the first path is removed
+# (disconnected): the I/O moves to the other path without an error, and
+# the reservation holds, because both of A's controllers carry A's Host
+# ID: READ RESERVATION through the head names A's key, B's writes still
+# conflict, the target saw one acquire. The path comes back as a new
+# controller (a new association) and carries I/O (round-robin), and it all
+# still holds.
+# vm-kernels: newest (the head's SG_IO and PR path runs on both kernels in
+# target_resv_fencing; this adds a failover under it)
+# vm-timeout: 480
+. "$RBLK_SRC_DIR/tests/vm/lib.sh"
+# shellcheck source=SCRIPTDIR/../lib-target.sh
+. "$RBLK_SRC_DIR/tests/vm/lib-target.sh"
+# shellcheck source=SCRIPTDIR/../lib-mpath.sh
+. "$RBLK_SRC_DIR/tests/vm/lib-mpath.sh"
+
+command -v sg_persist > /dev/null || vm_fail "sg_persist (sg3-utils) missing"
+mp_setup_fabric
+TGT_ADDR=0.0.0.0 tgt_start none --reservations --size-mib 64 \
+	--nguid 0123456789abcdef0123456789abcdef --uuid 01234567-89ab-cdef-0123-456789abcdef
+
+# connect PORT HOSTNQN HOSTID: prints what connect printed, "CTRL DISK".
+connect() {
+	local out
+	out=$(timeout 120 "$RBLKCTL" connect -a "${MP_ADDR[$1]}" -n "$TGT_NQN" -q "$2" -I "$3" \
+		--reconnect-delay 1 --ctrl-loss-tmo 300 2>&1) ||
+		vm_fail "connect to ${MP_ADDR[$1]} as $2: $out"
+	echo "${out//$'\n'/ }"
+}
+vm_assert_eq "rblk0 /dev/rblk0n1" "$(connect 1 "$TGT_HOST_A" "$TGT_ID_A")" "A over path 1"
+vm_assert_eq "rblk1 /dev/rblk0n1" "$(connect 2 "$TGT_HOST_A" "$TGT_ID_A")" "A over path 2"
+read -r _ B < <(connect 2 "$TGT_HOST_B" "$TGT_ID_B")
+A=/dev/rblk0n1
+vm_assert_ne "$A" "$B" "B's disk"
+# Round-robin: a path that comes back carries I/O at once.
+"$RBLKCTL" set-iopolicy "$TGT_NQN" round-robin || vm_fail "set-iopolicy round-robin failed"
+vm_assert_exists /sys/block/rblk0c0n1
+vm_assert_exists /sys/block/rblk0c1n1
+
+sg() { sg_persist -n "$@" > /tmp/sg.out 2>&1 || vm_fail "sg_persist $*: $(cat /tmp/sg.out)"; }
+sg --out --register-ignore --param-sark=0xa "$A"
+sg --out --reserve --param-rk=0xa --prout-type=5 "$A"
+# held: A's head reports A's WE-RO reservation, B's writes conflict.
+held() {
+	sg -r "$A"
+	vm_assert_contains "$(cat /tmp/sg.out)" "Key=0xa" "$1: READ RESERVATION through A's head"
+	vm_assert_contains "$(cat /tmp/sg.out)" "Write Exclusive, registrants only" "$1: the type"
+	local err
+	err=$(head -c 4096 /dev/zero | dd of="$B" bs=4k seek=8192 oflag=direct conv=notrunc status=none 2>&1) &&
+		vm_fail "$1: B could write"
+	vm_assert_contains "$err" "Invalid exchange" "$1: B's write"
+}
+held "before the failover"
+
+runtime=40
+mp_fio_start /tmp/failover.json "$A" "$runtime"
+moved() { [ "$(mp_ctrl_io "$1")" -ge "$2" ]; }
+vm_wait_for 60 moved rblk0 $(($(mp_ctrl_io rblk0) + 200))
+t0=$(vm_now_ms)
+"$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"
+vm_wait_for 60 moved rblk1 $(($(mp_ctrl_io rblk1) + 500))
+echo "RESULT: path 1 removed under fio: A's I/O on path 2 after $(vm_ms_since "$t0") ms"
+vm_assert_not_exists /sys/block/rblk0c0n1
+held "path 1 removed"
+# The path comes back as a new controller, a new association with A's
+# Host ID: the target must take it for the same registrant.
+read -r c1 disk < <(connect 1 "$TGT_HOST_A" "$TGT_ID_A")
+vm_assert_eq "$A" "$disk" "A's head over the returning path ($c1)"
+vm_wait_for 60 moved "$c1" $(($(mp_ctrl_io "$c1") + 200))
+held "path 1 back ($c1)"
+mp_fio_wait /tmp/failover.json
+held "after fio"
+vm_assert_eq 1 "$(grep -c '^resv: cntlid [0-9]* acquire .* status 0 ' "$TGT_LOG" || true)" "acquires the target saw"
+echo "RESULT: the reservation held across the path's removal and return ($c1); A's fio verify clean"
+
+# Nothing left: A releases, both unregister.
+sg --out --release --param-rk=0xa --prout-type=5 "$A"
+sg --out --register --param-rk=0xa --param-sark=0 "$A"
+tgt_clean_slate reservations
