@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Build and install the debug-kernel lane's kernel: Debian's own 6.12
-# source (linux-source-6.12) configured as `make allnoconfig` plus
+# source (linux-source-6.12) with tests/vm/debug-kernel-patches/*.patch
+# applied in order (each says why), configured as `make allnoconfig` plus
 # tests/vm/debug-kernel.config (what the VM harness needs, lockdep, KASAN,
 # kmemleak, UBSAN, ...). Cached under RBLK_DEBUG_KERNEL_CACHE (default
 # /var/tmp/rblk-debug-kernel) by the hash of the source package's version,
-# the fragment and the recipe's version below: a second run with none of
-# them changed only (re)installs. Installed as release <version>-rblk-debug:
+# the fragment, the patches and the recipe's version below: a second run
+# with none of them changed only (re)installs. A new patch on top of a
+# cached build starts from a copy of that tree, so only what it touches is
+# rebuilt. Installed as release <version>-rblk-debug:
 #   /boot/vmlinuz-<release>, /lib/modules/<release>/ (rblk-debug-build ->
 #   the cached tree, which the module build uses as it does Debian's
 #   headers, /lib/modules/<release>/build)
@@ -22,6 +25,8 @@ set -euo pipefail
 
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 fragment=$src/tests/vm/debug-kernel.config
+patches=("$src"/tests/vm/debug-kernel-patches/*.patch)
+[ -e "${patches[0]}" ] || patches=()
 cache=${RBLK_DEBUG_KERNEL_CACHE:-/var/tmp/rblk-debug-kernel}
 pkg=linux-source-6.12
 tarball=/usr/src/$pkg.tar.xz
@@ -37,12 +42,16 @@ if ! dpkg-query -W -f='${Status}' "$pkg" 2> /dev/null | grep -q 'install ok inst
 	[ "${1:-}" != --print-release ] || exit 1
 	log "installing $pkg and the build's tools"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		"$pkg" libelf-dev libssl-dev bc flex bison xz-utils >&2
+		"$pkg" libelf-dev libssl-dev bc flex bison xz-utils patch >&2
 fi
 version=$(dpkg-query -W -f='${Version}' "$pkg")
 # The recipe's version: bump it when a change below alters what is built.
 recipe=1
-key=$( { echo "$pkg $version recipe $recipe"; cat "$fragment"; } | sha256sum | cut -c1-16)
+key=$( {
+	echo "$pkg $version recipe $recipe"
+	cat "$fragment"
+	for p in "${patches[@]}"; do echo "patch ${p##*/}"; cat "$p"; done
+} | sha256sum | cut -c1-16)
 dir=$cache/$key
 tree=$dir/linux
 
@@ -85,15 +94,62 @@ check_fragment() {
 	[ "$bad" -eq 0 ] || die "options of $fragment did not survive olddefconfig (above)"
 }
 
+# apply_patches FIRST: the patches from index FIRST on, into $tree, each
+# recorded in $dir/patches as it lands.
+apply_patches() {
+	local i
+	for ((i = $1; i < ${#patches[@]}; i++)); do
+		log "applying ${patches[i]##*/}"
+		patch -d "$tree" -p1 -s -N < "${patches[i]}" >&2 ||
+			die "${patches[i]} does not apply to $pkg $version"
+		echo "${patches[i]##*/}" >> "$dir/patches"
+	done
+}
+
+# seed: a complete build of the same source and fragment whose patches are
+# the first of ours, to start from (its directory on stdout).
+seed() {
+	local d n i ok
+	for d in "$cache"/*/; do
+		d=${d%/}
+		if [ "$d" = "$dir" ] || [ ! -s "$d/release" ] || [ ! -d "$d/linux" ]; then
+			continue
+		fi
+		[ "$(cat "$d/source" 2> /dev/null)" = "$pkg $version" ] || continue
+		cmp -s "$d/fragment.config" "$fragment" || continue
+		mapfile -t n < <(cat "$d/patches" 2> /dev/null)
+		[ "${#n[@]}" -le "${#patches[@]}" ] || continue
+		ok=1
+		for ((i = 0; i < ${#n[@]}; i++)); do
+			[ "${n[i]}" = "${patches[i]##*/}" ] || ok=0
+		done
+		[ "$ok" = 1 ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
+
 if [ ! -s "$dir/release" ]; then
 	# A build cut short (killed, the machine stopped) resumes: make picks
 	# up where it was. Only a tree never configured is unpacked again.
-	if [ ! -s "$dir/configured" ]; then
+	if [ ! -s "$dir/configured" ] && from=$(seed); then
+		rm -rf -- "$dir"
+		mkdir -p "$dir"
+		log "starting from $from's build: copying its tree"
+		cp -a --reflink=auto "$from/linux" "$tree"
+		cp "$from/fragment.config" "$from/source" "$dir/"
+		if [ -s "$from/patches" ]; then cp "$from/patches" "$dir/"; else : > "$dir/patches"; fi
+		apply_patches "$(wc -l < "$dir/patches")"
+		check_fragment
+		date +%s > "$dir/configured"
+	elif [ ! -s "$dir/configured" ]; then
 		rm -rf -- "$dir"
 		mkdir -p "$dir"
 		log "unpacking $tarball ($version) into $dir"
 		tar -C "$dir" -xJf "$tarball"
 		mv "$dir/$pkg" "$tree"
+		echo "$pkg $version" > "$dir/source"
+		: > "$dir/patches"
+		apply_patches 0
 		log "configuring: allnoconfig + $fragment"
 		cp "$fragment" "$dir/fragment.config"
 		make -C "$tree" -s KCONFIG_ALLCONFIG="$dir/fragment.config" allnoconfig >&2
