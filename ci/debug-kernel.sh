@@ -139,6 +139,11 @@ if [ ! -s "$dir/release" ]; then
 		cp "$from/fragment.config" "$from/source" "$dir/"
 		if [ -s "$from/patches" ]; then cp "$from/patches" "$dir/"; else : > "$dir/patches"; fi
 		apply_patches "$(wc -l < "$dir/patches")"
+		# objtool's own build records absolute paths, so the copy builds
+		# it again, and every object depends on it: its sources are the
+		# same, so it keeps the old one's time and the objects stay.
+		make -C "$tree" -s tools/objtool >&2
+		find "$tree/tools/objtool" -exec touch -h -r "$from/linux/tools/objtool/objtool" {} +
 		check_fragment
 		date +%s > "$dir/configured"
 	elif [ ! -s "$dir/configured" ]; then
