@@ -41,13 +41,21 @@ tgt_start none --reservations
 tgt_connect_hosts
 vm_assert_not_exists /sys/block/rblk0c0n1
 
-# target DEV: "gen=G keys=K1,K2 resv=TYPE/KEY" from the target's extended
-# Reservation Report through rblk's NVMe ioctl; TYPE in SCSI's code (0:
-# none), KEY the holder's (0 for the all-registrants types).
-target() {
+# views DEV...: one line per view, "gen=G keys=K1,K2 resv=TYPE/KEY": first
+# the target's, from its extended Reservation Report through rblk's NVMe
+# ioctl on the first DEV; then each DEV's through SG_IO, from sg_persist's
+# READ KEYS and READ RESERVATION. TYPE in SCSI's code (0: none), KEY the
+# holder's (0 for the all-registrants types). One python3 for all: each
+# start costs more than a second under TCG.
+views() {
+	local dev args=()
 	nvme resv-report "$1" -n 1 -e -d 1023 -b > /tmp/report || vm_fail "resv-report on $1 failed"
-	python3 - /tmp/report <<'PY'
-import struct, sys
+	for dev in "$@"; do
+		args+=("$(sg_persist -n -k "$dev" 2>&1)") || vm_fail "sg_persist -k $dev: ${args[-1]}"
+		args+=("$(sg_persist -n -r "$dev" 2>&1)") || vm_fail "sg_persist -r $dev: ${args[-1]}"
+	done
+	python3 - /tmp/report "${args[@]}" <<'PY'
+import re, struct, sys
 d = open(sys.argv[1], "rb").read()
 gen, rtype, regctl = struct.unpack_from("<IBH", d, 0)
 ents = [d[64 + 64 * i: 128 + 64 * i] for i in range(regctl)]
@@ -57,33 +65,26 @@ holder = 0
 if rtype and rtype < 5:
     holder = next(k for e, k in zip(ents, keys) if e[2] & 1)
 print(f"gen={gen} keys={','.join(hex(k) for k in keys)} resv={scsi}/{holder:#x}")
-PY
-}
-# scsi DEV: the same line from sg_persist's READ KEYS and READ RESERVATION.
-scsi() {
-	local k r
-	k=$(sg_persist -n -k "$1" 2>&1) || vm_fail "sg_persist -k $1: $k"
-	r=$(sg_persist -n -r "$1" 2>&1) || vm_fail "sg_persist -r $1: $r"
-	python3 - "$k" "$r" <<'PY'
-import re, sys
-k, r = sys.argv[1], sys.argv[2]
-gen = int(re.search(r"PR generation=(0x[0-9a-f]+)", k).group(1), 16)
-rgen = int(re.search(r"PR generation=(0x[0-9a-f]+)", r).group(1), 16)
-assert gen == rgen, (k, r)
-keys = re.findall(r"^\s+(0x[0-9a-f]+)\s*$", k, re.M)
 types = {"Write Exclusive": 1, "Exclusive Access": 3,
          "Write Exclusive, registrants only": 5, "Exclusive Access, registrants only": 6,
          "Write Exclusive, all registrants": 7, "Exclusive Access, all registrants": 8}
-m = re.search(r"Key=(0x[0-9a-f]+)\s+scope: LU_SCOPE,\s+type: (.*)", r)
-resv = f"{types[m.group(2).strip()]}/{int(m.group(1), 16):#x}" if m else "0/0x0"
-print(f"gen={gen} keys={','.join(hex(int(x, 16)) for x in keys)} resv={resv}")
+for k, r in zip(sys.argv[2::2], sys.argv[3::2]):
+    gen = int(re.search(r"PR generation=(0x[0-9a-f]+)", k).group(1), 16)
+    rgen = int(re.search(r"PR generation=(0x[0-9a-f]+)", r).group(1), 16)
+    assert gen == rgen, (k, r)
+    keys = re.findall(r"^\s+(0x[0-9a-f]+)\s*$", k, re.M)
+    m = re.search(r"Key=(0x[0-9a-f]+)\s+scope: LU_SCOPE,\s+type: (.*)", r)
+    resv = f"{types[m.group(2).strip()]}/{int(m.group(1), 16):#x}" if m else "0/0x0"
+    print(f"gen={gen} keys={','.join(hex(int(x, 16)) for x in keys)} resv={resv}")
 PY
 }
 # state WANT WHAT: the target and SG_IO on both hosts say WANT.
 state() {
-	vm_assert_eq "$1" "$(target "$A")" "target's report: $2"
-	vm_assert_eq "$1" "$(scsi "$A")" "sg_persist on A: $2"
-	vm_assert_eq "$1" "$(scsi "$B")" "sg_persist on B: $2"
+	local v
+	mapfile -t v < <(views "$A" "$B")
+	vm_assert_eq "$1" "${v[0]:-}" "target's report: $2"
+	vm_assert_eq "$1" "${v[1]:-}" "sg_persist on A: $2"
+	vm_assert_eq "$1" "${v[2]:-}" "sg_persist on B: $2"
 }
 # prout DEV ARGS...: sg_persist --out; prints its exit code (24: conflict).
 prout() {
