@@ -406,11 +406,14 @@ static bool rblk_ns_listed(const u32 *ids, int n, u32 nsid)
 
 /*
  * Resubmits what vanished hardware queues handed back: those bios must
- * not outlive their disk.
+ * not outlive their disk. On kblockd, as every requeue of ours: the scan
+ * that flushes it runs on rblk_wq, whose rescuer, under memory pressure
+ * the one worker left, would wait for itself (lockdep's report on the
+ * debug kernel).
  */
 static void rblk_ns_flush_requeue(struct rblk_ctrl *ctrl)
 {
-	queue_work(rblk_wq, &ctrl->requeue_work);
+	kblockd_schedule_work(&ctrl->requeue_work);
 	flush_work(&ctrl->requeue_work);
 }
 

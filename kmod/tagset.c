@@ -234,7 +234,7 @@ int rblk_tagset_resize_io(struct rblk_ctrl *ctrl)
 	else
 		blk_mq_update_nr_hw_queues(&ctrl->io_set, ctrl->nr_io_queues);
 	rblk_ns_unfreeze(ctrl);
-	queue_work(rblk_wq, &ctrl->requeue_work);
+	kblockd_schedule_work(&ctrl->requeue_work);	/* as ns.c's flush */
 	return ret;
 }
 
