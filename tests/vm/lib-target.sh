@@ -27,6 +27,8 @@
 #                                 cases: the target tells them apart)
 #   tgt_connect_hosts             connect as host A (rblk0, /dev/rblk0n1),
 #                                 then as host B (rblk1, /dev/rblk1n1)
+#   tgt_sg ARGS...                sg_persist -n ARGS, which must succeed; its
+#                                 output in /tmp/sg.out
 TGT_BIN=$RBLK_BUILD_DIR/tests/target/rblk_test_target
 vm_require "$RBLKCTL" "$TGT_BIN"
 TGT_NQN=nqn.2024-01.io.rblk:badtarget
@@ -116,3 +118,5 @@ tgt_read_trap() {
 	dd if="$1" bs=4k count=1 skip=$((TGT_TRAP_OFF / 4096)) iflag=direct status=none |
 		sha256sum | cut -d' ' -f1
 }
+
+tgt_sg() { sg_persist -n "$@" > /tmp/sg.out 2>&1 || vm_fail "sg_persist $*: $(cat /tmp/sg.out)"; }

@@ -44,12 +44,11 @@ vm_assert_ne "$A" "$B" "B's disk"
 vm_assert_exists /sys/block/rblk0c0n1
 vm_assert_exists /sys/block/rblk0c1n1
 
-sg() { sg_persist -n "$@" > /tmp/sg.out 2>&1 || vm_fail "sg_persist $*: $(cat /tmp/sg.out)"; }
-sg --out --register-ignore --param-sark=0xa "$A"
-sg --out --reserve --param-rk=0xa --prout-type=5 "$A"
+tgt_sg --out --register-ignore --param-sark=0xa "$A"
+tgt_sg --out --reserve --param-rk=0xa --prout-type=5 "$A"
 # held: A's head reports A's WE-RO reservation, B's writes conflict.
 held() {
-	sg -r "$A"
+	tgt_sg -r "$A"
 	vm_assert_contains "$(cat /tmp/sg.out)" "Key=0xa" "$1: READ RESERVATION through A's head"
 	vm_assert_contains "$(cat /tmp/sg.out)" "Write Exclusive, registrants only" "$1: the type"
 	local err
@@ -90,6 +89,6 @@ vm_assert_eq 1 "$(grep -c '^resv: cntlid [0-9]* acquire .* status 0 ' "$TGT_LOG"
 echo "RESULT: the reservation held across the path's removal and return ($c1); A's fio verify clean"
 
 # Nothing left: A releases, both unregister.
-sg --out --release --param-rk=0xa --prout-type=5 "$A"
-sg --out --register --param-rk=0xa --param-sark=0 "$A"
+tgt_sg --out --release --param-rk=0xa --prout-type=5 "$A"
+tgt_sg --out --register --param-rk=0xa --param-sark=0 "$A"
 tgt_clean_slate reservations

@@ -16,11 +16,10 @@ A=/dev/rblk0n1 B=/dev/rblk1n1
 tgt_start none --reservations
 tgt_connect_hosts
 
-sg() { sg_persist -n "$@" > /tmp/sg.out 2>&1 || vm_fail "sg_persist $*: $(cat /tmp/sg.out)"; }
-sg --out --register-ignore --param-sark=0xa "$A"
-sg --out --register-ignore --param-sark=0xb "$B"
-sg --out --reserve --param-rk=0xa --prout-type=5 "$A"
-sg -k "$B"
+tgt_sg --out --register-ignore --param-sark=0xa "$A"
+tgt_sg --out --register-ignore --param-sark=0xb "$B"
+tgt_sg --out --reserve --param-rk=0xa --prout-type=5 "$A"
+tgt_sg -k "$B"
 vm_assert_contains "$(cat /tmp/sg.out)" "2 registered reservation keys follow:" "both nodes registered"
 
 # B writes its own 8 MiB until it is fenced (time_based: the fence ends it).
@@ -32,7 +31,7 @@ fenced=$!
 w0=$(awk '{ print $5 }' /sys/block/rblk1n1/stat)
 vm_wait_for 30 bash -c "[ \$(awk '{ print \$5 }' /sys/block/rblk1n1/stat) -gt $((w0 + 100)) ]"
 
-sg --out --preempt-abort --param-rk=0xa --param-sark=0xb --prout-type=5 "$A"
+tgt_sg --out --preempt-abort --param-rk=0xa --param-sark=0xb --prout-type=5 "$A"
 rc=0
 timeout 60 tail --pid="$fenced" -f /dev/null || vm_fail "B's fio still runs 60 s after the fence"
 wait "$fenced" || rc=$?
@@ -48,7 +47,7 @@ echo "RESULT: fenced: B's fio ended with a reservation conflict (exit $rc), B's 
 vm_fio /tmp/survivor.json --name=survivor --filename="$A" --direct=1 --ioengine=libaio \
 	--rw=randwrite --bs=4k --iodepth=8 --offset=16m --size=8m --verify=crc32c \
 	--do_verify=1 --verify_fatal=1
-sg -k "$A"
+tgt_sg -k "$A"
 vm_assert_contains "$(cat /tmp/sg.out)" "1 registered reservation key follows:" "keys after the fence"
 vm_assert_contains "$(cat /tmp/sg.out)" "0xa" "A's key after the fence"
 echo "RESULT: survivor: A's fio with verify clean; A alone registered"
