@@ -134,7 +134,7 @@ disc::Log Target::disc_log(const Queue& q, bool misbehave)
     disc::Log l;
     disc::Entry own;
     own.subnqn = opts_.subnqn;
-    own.traddr = local_addr(q.id(), opts_.addr);
+    own.traddr = local_addr(q.id(), opts_.addrs.front());
     own.trsvcid = std::to_string(opts_.port);
     l.entries.push_back(own);
     l.entries.insert(l.entries.end(), opts_.disc_entries.begin(), opts_.disc_entries.end());

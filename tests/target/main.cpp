@@ -50,7 +50,8 @@ int main(int argc, char** argv)
     rt::Options o;
     std::string mode = "none";
     CLI::App app{"NVMe-oF/RDMA test target that misbehaves on command"};
-    app.add_option("-a,--addr", o.addr, "IPv4 address to listen on")->capture_default_str();
+    app.add_option("-a,--addr", o.addrs, "IPv4 address to listen on, a port each (repeatable)")
+        ->capture_default_str();
     app.add_option("-p,--port", o.port, "Port")->capture_default_str();
     app.add_option("-n,--nqn", o.subnqn, "Subsystem NQN")->capture_default_str();
     app.add_option("--size-mib", o.size_mib, "Namespace size, MiB")->capture_default_str()->check(CLI::Range(1, 1024));
@@ -76,6 +77,9 @@ int main(int argc, char** argv)
     app.add_flag("--formats", o.formats,
                  "Two LBA formats, 512 B and 4 KiB (the namespaces start with 512 B); "
                  "Format NVM switches between them");
+    app.add_option("--ports-down-file", o.ports_down_file,
+                   "While this file lists a port's address (a line each), the port is removed: "
+                   "its listener closed, its queues disconnected; restored when the line goes");
     app.add_option("--trigger-file", o.trigger_file,
                    "stale-key-write: once this file exists, write with the held read's key");
     app.add_option("--discovery-nqn", o.disc_nqn,

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <set>
 
 namespace rt {
 
@@ -57,21 +59,76 @@ Target::Target(const Options& opts)
     const int fl = fcntl(channel_->fd, F_GETFL);
     check_rc(fcntl(channel_->fd, F_SETFL, fl | O_NONBLOCK) < 0, "fcntl(O_NONBLOCK)");
 
+    for (const auto& a : opts_.addrs) {
+        ports_.push_back({a, nullptr});
+        port_listen(ports_.back());
+    }
+    if (opts_.reservations)
+        resv_init();
+    std::string where;
+    for (const auto& p : ports_)
+        where += p.addr + ":" + std::to_string(opts_.port) + " ";
+    log("listening on " + where + "subnqn " + opts_.subnqn + " misbehave " +
+        std::string(mode_name(opts_.mode)) + (opts_.reservations ? " reservations" : ""));
+}
+
+void Target::port_listen(Port& p)
+{
     rdma_cm_id* id = nullptr;
     check_rc(rdma_create_id(channel_.get(), &id, nullptr, RDMA_PS_TCP), "rdma_create_id");
-    listener_.reset(id);
+    CmId listener(id);
 
     sockaddr_in sin{};
     sin.sin_family = AF_INET;
     sin.sin_port = htons(opts_.port);
-    if (inet_pton(AF_INET, opts_.addr.c_str(), &sin.sin_addr) != 1)
-        throw std::runtime_error("not an IPv4 address: " + opts_.addr);
-    check_rc(rdma_bind_addr(id, reinterpret_cast<sockaddr*>(&sin)), "rdma_bind_addr " + opts_.addr);
+    if (inet_pton(AF_INET, p.addr.c_str(), &sin.sin_addr) != 1)
+        throw std::runtime_error("not an IPv4 address: " + p.addr);
+    check_rc(rdma_bind_addr(id, reinterpret_cast<sockaddr*>(&sin)), "rdma_bind_addr " + p.addr);
     check_rc(rdma_listen(id, 16), "rdma_listen");
-    if (opts_.reservations)
-        resv_init();
-    log("listening on " + opts_.addr + ":" + std::to_string(opts_.port) + " subnqn " + opts_.subnqn +
-        " misbehave " + std::string(mode_name(opts_.mode)) + (opts_.reservations ? " reservations" : ""));
+    p.listener = std::move(listener);
+}
+
+// As nvmet's removal of a port's last subsystem link: no new connections,
+// and the hosts connected through it lose their queues (and so their
+// associations); the controllers' state (reservations) stays.
+void Target::port_remove(size_t i)
+{
+    ports_[i].listener.reset();
+    std::vector<rdma_cm_id*> ids;
+    for (const auto& [id, port] : port_of_)
+        if (port == i)
+            ids.push_back(id);
+    for (rdma_cm_id* id : ids) {
+        rdma_disconnect(id);
+        drop_queue(id);
+    }
+    log("port " + ports_[i].addr + ":" + std::to_string(opts_.port) + " removed: " +
+        std::to_string(ids.size()) + " queues disconnected");
+}
+
+// The ports --ports-down-file names are removed, the others listen; read
+// at most every 100 ms, since the loop turns once per completion batch.
+void Target::ports_apply()
+{
+    if (opts_.ports_down_file.empty())
+        return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - ports_checked_ < std::chrono::milliseconds(100))
+        return;
+    ports_checked_ = now;
+    std::set<std::string> down;
+    std::ifstream f(opts_.ports_down_file);
+    for (std::string line; std::getline(f, line);)
+        down.insert(line);
+    for (size_t i = 0; i < ports_.size(); i++) {
+        Port& p = ports_[i];
+        if (down.count(p.addr) && p.listener) {
+            port_remove(i);
+        } else if (!down.count(p.addr) && !p.listener) {
+            port_listen(p);
+            log("port " + p.addr + ":" + std::to_string(opts_.port) + " restored");
+        }
+    }
 }
 
 void Target::log(const std::string& line)
@@ -172,6 +229,7 @@ void Target::report_inflight()
 void Target::drop_queue(rdma_cm_id* id)
 {
     hang_up_.erase(id);
+    port_of_.erase(id);
     auto it = queues_.find(id);
     if (it != queues_.end()) {
         const Queue* q = it->second.get();
@@ -198,8 +256,13 @@ void Target::on_cm_event(rdma_cm_event& ev)
         rdma_cm_id* id = ev.id;
         // Seen from this side: the RDMA READs the host lets us have.
         const uint8_t rd_depth = ev.param.conn.initiator_depth;
+        size_t port = 0;
+        while (port + 1 < ports_.size() && ports_[port].listener.get() != ev.listen_id)
+            port++;
         rdma_ack_cm_event(&ev);
         on_connect_request(id, priv, len, rd_depth);
+        if (queues_.count(id))
+            port_of_[id] = port;
         return;
     }
     case RDMA_CM_EVENT_DISCONNECTED:
@@ -284,6 +347,7 @@ void Target::run(const volatile bool& stop)
         rdma_cm_event* ev = nullptr;
         while (rdma_get_cm_event(channel_.get(), &ev) == 0)
             on_cm_event(*ev);
+        ports_apply();
         if (stale_ && !stale_fired_ && !opts_.trigger_file.empty() && access(opts_.trigger_file.c_str(), F_OK) == 0)
             stale_fire();
     }

@@ -24,8 +24,13 @@
 namespace rt {
 
 struct Options {
-    std::string addr = "0.0.0.0";
+    // One port (an rdma_cm listener) per address, all on @port.
+    std::vector<std::string> addrs{"0.0.0.0"};
     uint16_t port = 4420;
+    // While this file lists a port's address (one per line), that port is
+    // removed as nvmet removes one: its listener closed, every queue that
+    // came through it disconnected. It is back once its line is gone.
+    std::string ports_down_file;
     std::string subnqn = "nqn.2024-01.io.rblk:badtarget";
     uint32_t size_mib = 16;
     uint64_t trap_offset = 8 << 20;  // byte offset of the trap block
@@ -206,11 +211,22 @@ private:
     std::map<uint16_t, std::pair<uint32_t, uint16_t>> max_inflight_;
     uint64_t overflows_ = 0;
 
-    // Tear-down runs bottom up: queues, devices, listener, channel.
+    // A port and its listener, null while the port is removed.
+    struct Port {
+        std::string addr;
+        CmId listener;
+    };
+    void port_listen(Port& p);
+    void port_remove(size_t i);
+    void ports_apply();
+    std::chrono::steady_clock::time_point ports_checked_{};
+
+    // Tear-down runs bottom up: queues, devices, listeners, channel.
     EventChannel channel_;
-    CmId listener_;
+    std::vector<Port> ports_;
     std::map<ibv_context*, std::unique_ptr<Device>> devices_;
     std::map<rdma_cm_id*, std::unique_ptr<Queue>> queues_;
+    std::map<rdma_cm_id*, size_t> port_of_;  // the index in ports_ a queue came through
     // Joined before devices_ go: the queues it holds use their PDs.
     QueueReaper reaper_;
     // Queues whose Connect is answered by a disconnect (by the cm_id).

@@ -8,9 +8,10 @@
 #                                 modes answer wrongly
 #   TGT_COPTS                     rblkctl connect options (an array; a case
 #                                 may set it for the modes that follow)
-#   tgt_start MODE [ARGS...]      start the target with --misbehave MODE on
-#                                 TGT_ADDR (default 10.99.0.1; 0.0.0.0: every
-#                                 address), wait until it listens
+#   tgt_start MODE [ARGS...]      start the target with --misbehave MODE, a
+#                                 port on each address of TGT_ADDR (default
+#                                 10.99.0.1; 0.0.0.0: every address), wait
+#                                 until it listens
 #   tgt_stop                      stop it; it must not have died
 #   tgt_hits MODE                 how often the target misbehaved in MODE
 #   tgt_s_since T0_MS             seconds since T0_MS (a vm_now_ms), one decimal
@@ -46,8 +47,12 @@ trap '[ -s "$TGT_LOG" ] && { echo "--- target log:"; tail -n 30 "$TGT_LOG"; } >&
 tgt_s_since() { awk -v ms="$(vm_ms_since "$1")" 'BEGIN { printf "%.1f", ms / 1000 }'; }
 
 tgt_start() {
+	local a addrs=()
+	for a in ${TGT_ADDR:-10.99.0.1}; do
+		addrs+=(-a "$a")
+	done
 	: > "$TGT_LOG"
-	"$TGT_BIN" -a "${TGT_ADDR:-10.99.0.1}" -p 4420 -n "$TGT_NQN" --misbehave "$@" > "$TGT_LOG" 2>&1 &
+	"$TGT_BIN" "${addrs[@]}" -p 4420 -n "$TGT_NQN" --misbehave "$@" > "$TGT_LOG" 2>&1 &
 	TGT_PID=$!
 	vm_wait_for 60 grep -q '^listening' "$TGT_LOG"
 }

@@ -1,17 +1,19 @@
 #!/bin/bash
 # A reservation held across a failover (issue 33): host A reaches the test
 # target's reservation-capable namespace (rblk_test_target --reservations
-# --nguid, listening on every address) over two paths, 10.99.0.1 (rblk0)
-# and 10.98.0.1 (rblk1), one multipath head; host B over the second path
-# only, a disk of its own. A registers and reserves Write Exclusive -
-# Registrants Only through its head (sg_persist: SG_IO down a path). Under
-# fio randrw with crc32c verify on A's head, the first path is removed
-# (disconnected): the I/O moves to the other path without an error, and
+# --nguid, a port on 10.99.0.1 and one on 10.98.0.1) over two paths, rblk0
+# through the first port and rblk1 through the second, one multipath
+# head; host B through the second port only, a disk of its own. A
+# registers and reserves Write Exclusive - Registrants Only through its
+# head (sg_persist: SG_IO down a path). Under fio randrw with crc32c
+# verify on A's head, the target removes the first port (as nvmet does
+# when its subsystem link goes: the listener closed, the path's queues
+# disconnected): the I/O moves to the other path without an error, and
 # the reservation holds, because both of A's controllers carry A's Host
 # ID: READ RESERVATION through the head names A's key, B's writes still
-# conflict, the target saw one acquire. The path comes back as a new
-# controller (a new association) and carries A's writes as the holder's
-# (round-robin), and it all still holds.
+# conflict, the target saw one acquire. rblk0 keeps trying; once the port
+# is restored it reconnects (a new association with A's Host ID), carries
+# A's writes as the holder's (round-robin), and it all still holds.
 # vm-kernels: newest (the head's SG_IO and PR path runs on both kernels in
 # target_resv_fencing; this adds a failover under it)
 # vm-timeout: 480
@@ -23,8 +25,10 @@
 
 command -v sg_persist > /dev/null || vm_fail "sg_persist (sg3-utils) missing"
 mp_setup_fabric
-TGT_ADDR=0.0.0.0 tgt_start none --reservations --size-mib 64 \
-	--nguid 0123456789abcdef0123456789abcdef --uuid 01234567-89ab-cdef-0123-456789abcdef
+down=/tmp/ports-down
+TGT_ADDR="${MP_ADDR[1]} ${MP_ADDR[2]}" tgt_start none --reservations --size-mib 64 \
+	--nguid 0123456789abcdef0123456789abcdef --uuid 01234567-89ab-cdef-0123-456789abcdef \
+	--ports-down-file "$down"
 
 # connect PORT HOSTNQN HOSTID: prints what connect printed, "CTRL DISK".
 connect() {
@@ -63,30 +67,36 @@ mp_fio_start /tmp/failover.json "$A" "$runtime"
 moved() { [ "$(mp_ctrl_io "$1")" -ge "$2" ]; }
 vm_wait_for 60 moved rblk0 $(($(mp_ctrl_io rblk0) + 200))
 t0=$(vm_now_ms)
-"$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"
+echo "${MP_ADDR[1]}" > "$down"
 vm_wait_for 60 moved rblk1 $(($(mp_ctrl_io rblk1) + 500))
-echo "RESULT: path 1 removed under fio: A's I/O on path 2 after $(vm_ms_since "$t0") ms"
-vm_assert_not_exists /sys/block/rblk0c0n1
-held "path 1 removed"
-# The path comes back as a new controller, a new association with A's
-# Host ID: the target must take it for the same registrant.
-read -r c1 disk < <(connect 1 "$TGT_HOST_A" "$TGT_ID_A")
-vm_assert_eq "$A" "$disk" "A's head over the returning path ($c1)"
-# Its own writes (beyond fio's 16 MiB), not fio's, which may be over on a
-# slow kernel: round-robin gives the returning path every other one.
+echo "RESULT: port 1 removed under fio: A's I/O on path 2 after $(vm_ms_since "$t0") ms"
+vm_assert_match "^port ${MP_ADDR[1]}:4420 removed: [1-9][0-9]* queues disconnected$" \
+	"$(grep '^port .* removed' "$TGT_LOG")" "the target's port removal"
+vm_assert_ne live "$(cat /sys/class/rblk/rblk0/state)" "rblk0 with its port removed"
+held "port 1 removed"
+# rblk0 reconnects once the port is back: a new association with A's Host
+# ID, which the target must take for the same registrant.
+admins=$(grep -c '^connect: qid 0 cntlid' "$TGT_LOG")
+t1=$(vm_now_ms)
+rm "$down"
+live() { [ "$(cat /sys/class/rblk/rblk0/state)" = live ]; }
+vm_wait_for 60 live
+echo "RESULT: port 1 restored: rblk0 live again after $(vm_ms_since "$t1") ms"
+vm_assert_eq $((admins + 1)) "$(grep -c '^connect: qid 0 cntlid' "$TGT_LOG")" "admin Connects after the port's return"
+c1=rblk0
 read -r w0 < "/sys/class/rblk/$c1/writes"
 head -c 256K /dev/urandom > /tmp/blk
 dd if=/tmp/blk of="$A" bs=4k seek=4096 oflag=direct conv=notrunc status=none ||
-	vm_fail "A's writes with $c1 back failed"
+	vm_fail "A's writes with port 1 restored failed"
 read -r w1 < "/sys/class/rblk/$c1/writes"
 [ $((w1 - w0)) -ge 16 ] || vm_fail "$c1 carried $((w1 - w0)) of 64 writes"
 cmp /tmp/blk <(dd if="$A" bs=4k skip=4096 count=64 iflag=direct status=none) ||
 	vm_fail "A read back other data than it wrote"
-held "path 1 back ($c1)"
+held "port 1 restored"
 mp_fio_wait /tmp/failover.json
 held "after fio"
 vm_assert_eq 1 "$(grep -c '^resv: cntlid [0-9]* acquire .* status 0 ' "$TGT_LOG" || true)" "acquires the target saw"
-echo "RESULT: the reservation held across the path's removal and return ($c1); A's fio verify clean"
+echo "RESULT: the reservation held across the port's removal and return; A's fio verify clean"
 
 # Nothing left: A releases, both unregister.
 tgt_sg --out --release --param-rk=0xa --prout-type=5 "$A"
