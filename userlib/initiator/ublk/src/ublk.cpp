@@ -239,6 +239,10 @@ int UblkControl::add_dev(ublksrv_ctrl_dev_info& info)
 {
     if (encode_)
         info.flags |= UBLK_F_CMD_IOCTL_ENCODE;
+    // Without _REISSUE the requests a dying server held would fail; with
+    // it they go to the next server: a read or write sent twice is no harm.
+    if (recovery())
+        info.flags |= UBLK_F_USER_RECOVERY | UBLK_F_USER_RECOVERY_REISSUE;
     return command(UBLK_CMD_ADD_DEV, info.dev_id, &info, sizeof(info), 0);
 }
 
@@ -260,6 +264,16 @@ int UblkControl::del_dev(std::uint32_t dev_id) { return command(UBLK_CMD_DEL_DEV
 int UblkControl::get_dev_info(std::uint32_t dev_id, ublksrv_ctrl_dev_info& info)
 {
     return command(UBLK_CMD_GET_DEV_INFO, dev_id, &info, sizeof(info), 0);
+}
+
+int UblkControl::start_recovery(std::uint32_t dev_id)
+{
+    return command(UBLK_CMD_START_USER_RECOVERY, dev_id, nullptr, 0, 0);
+}
+
+int UblkControl::end_recovery(std::uint32_t dev_id, int server_pid)
+{
+    return command(UBLK_CMD_END_USER_RECOVERY, dev_id, nullptr, 0, static_cast<std::uint64_t>(server_pid));
 }
 
 UblkQueue::UblkQueue(io_uring* ring, int char_fd, std::uint16_t qid, std::uint16_t depth, bool ioctl_encode,

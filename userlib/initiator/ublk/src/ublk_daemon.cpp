@@ -30,6 +30,7 @@
 #include <cstring>
 #include <ctime>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -140,26 +141,87 @@ UniqueFd stop_signalfd(const sigset_t& stop)
     return sfd;
 }
 
-// The server's name (its state file claimed) and, detached, its log file
-// as stderr.
-void claim_name(BypassState& st, const ControllerOptions& co, bool detached)
+// A dead server of the same controller (address, subsystem, host, the
+// namespaces asked) whose devices wait for a new one: its record.
+std::optional<BypassState> dead_twin(const BypassState& st)
+{
+    for (const BypassState& d : load_bypass_states())
+        if (d.state == "dead" && !d.namespaces.empty() && d.traddr == st.traddr && d.trsvcid == st.trsvcid &&
+            d.subnqn == st.subnqn && d.hostnqn == st.hostnqn && d.nsid == st.nsid)
+            return d;
+    return std::nullopt;
+}
+
+// The server's name (its state file claimed: a dead twin's, whose devices
+// it takes back, else a new one) and, detached, its log file as stderr.
+// Returns the twin's record.
+std::optional<BypassState> claim_name(BypassState& st, const ControllerOptions& co, bool detached)
 {
     st.traddr = co.connect.traddr;
     st.hostnqn = co.connect.hostnqn.value_or("");
-    reserve_bypass_name(st);
+    std::optional<BypassState> twin = dead_twin(st);
+    if (twin) {
+        st.name = twin->name;
+        save_bypass_state(st);
+    } else {
+        reserve_bypass_name(st);
+    }
     if (!detached)
-        return;
+        return twin;
     st.log = std::string(kBypassRunDir) + "/" + st.name + ".log";
     const int lfd = ::open(st.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (lfd >= 0) {
         ::dup2(lfd, STDERR_FILENO);
         ::close(lfd);
     }
+    return twin;
 }
 
-UblkServer::Options server_options(const DaemonOptions& o, const ControllerOptions& co)
+// The devices of a dead twin to take back, once the controller says its
+// namespaces are still what they were.
+std::vector<std::uint32_t> devices_to_adopt(const BypassState& twin, const Controller& ctrl)
+{
+    std::vector<std::uint32_t> ids;
+    const auto& nss = ctrl.namespaces();
+    for (std::size_t i = 0; i < twin.namespaces.size(); ++i) {
+        const BypassNamespace& was = twin.namespaces[i];
+        const std::string dev = was.device() + " of " + twin.name;
+        if (i >= nss.size() || nss[i].nsid != was.nsid)
+            throw std::runtime_error("cannot take back " + dev + ": namespace " + std::to_string(was.nsid) +
+                                     " is no longer served (rblkctl disconnect " + twin.name + " deletes it)");
+        if (nss[i].size_bytes() != was.size_bytes || nss[i].lba_size() != was.lba_size)
+            throw std::runtime_error("cannot take back " + dev + ": namespace " + std::to_string(was.nsid) +
+                                     " changed size or block size (rblkctl disconnect " + twin.name +
+                                     " deletes it)");
+        ids.push_back(was.ublk_id);
+    }
+    if (nss.size() != ids.size())
+        throw std::runtime_error("cannot take back the devices of " + twin.name + ": the controller now has " +
+                                 std::to_string(nss.size()) + " namespace(s), the devices " +
+                                 std::to_string(ids.size()) + " (rblkctl disconnect " + twin.name +
+                                 " deletes them)");
+    return ids;
+}
+
+// A server that fails gives up its name: a new one's file goes; a dead
+// twin's record comes back, for the next server or for disconnect.
+void give_up_name(const BypassState& st, const std::optional<BypassState>& twin)
+{
+    try {
+        if (twin)
+            save_bypass_state(*twin);
+        else
+            remove_bypass_state(st.name);
+    } catch (const std::exception& e) {
+        log_line(st.name, e.what());
+    }
+}
+
+UblkServer::Options server_options(const DaemonOptions& o, const ControllerOptions& co,
+                                   std::vector<std::uint32_t> adopt)
 {
     UblkServer::Options so;
+    so.adopt = std::move(adopt);
     so.busy_poll = o.busy_poll;
     so.reconnect_delay =
         std::chrono::seconds(co.connect.reconnect_delay.value_or(RBLK_DEFAULT_RECONNECT_DELAY));
@@ -229,19 +291,26 @@ int serve(const DaemonOptions& o, ReadyPipe& ready, bool detached)
 {
     BypassState st = initial_state(o);
     bool reserved = false;
+    std::optional<BypassState> twin;
     const sigset_t stop = block_stop_signals(detached);
     try {
         if (const std::string why = ublk_missing(); !why.empty())
             throw std::runtime_error(why);
         const UniqueFd sfd = stop_signalfd(stop);
         const ControllerOptions co = o.resolve(o.controller);
-        claim_name(st, co, detached);
+        twin = claim_name(st, co, detached);
         reserved = true;
         UblkControl control;
         Controller ctrl(co);
         for (const std::string& note : ctrl.notes())
             log_line(st.name, note);
-        UblkServer server(ctrl, control, server_options(o, co));
+        std::vector<std::uint32_t> adopt;
+        if (twin) {
+            adopt = devices_to_adopt(*twin, ctrl);
+            log_line(st.name, "taking back " + twin->devices() + " from its server (pid " +
+                                  std::to_string(twin->pid) + "), which died");
+        }
+        UblkServer server(ctrl, control, server_options(o, co, std::move(adopt)));
         const Served served = record_devices(st, ctrl, server);
         save_bypass_state(st);
         server.start();
@@ -255,7 +324,7 @@ int serve(const DaemonOptions& o, ReadyPipe& ready, bool detached)
         return wind_down(ctrl, st, kept);
     } catch (const std::exception& e) {
         if (reserved)
-            remove_bypass_state(st.name);
+            give_up_name(st, twin);
         if (!ready.attached())
             throw;
         log_line(st.name, e.what());

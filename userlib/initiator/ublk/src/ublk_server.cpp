@@ -150,10 +150,17 @@ UblkServer::UblkServer(Controller& ctrl, UblkControl& control, const Options& op
                     std::to_string(depth) + ", " + std::to_string(max_io) + " bytes per request)");
     depth_ = static_cast<std::uint16_t>(depth);
     max_io_ = static_cast<std::uint32_t>(max_io);
+    if (!opts_.adopt.empty() && opts_.adopt.size() != ndev)
+        throw Error("the controller now has " + std::to_string(ndev) +
+                    " namespace(s) to serve, the devices to take back " + std::to_string(opts_.adopt.size()));
     // A destructor does not run for a constructor that throws: the devices go here.
     try {
-        for (std::size_t k = 0; k < ndev; ++k)
-            add_device(k);
+        for (std::size_t k = 0; k < ndev; ++k) {
+            if (opts_.adopt.empty())
+                add_device(k);
+            else
+                adopt_device(opts_.adopt[k]);
+        }
         make_queues();
     } catch (...) {
         delete_devices();
@@ -179,6 +186,49 @@ void UblkServer::add_device(std::size_t ns)
     if (const int r = control_.set_params(d.id, p); r < 0)
         throw Error("cannot set the parameters of ublk device " + std::to_string(d.id) + ": " + errno_text(r));
     const std::string cdev = "/dev/ublkc" + std::to_string(d.id);
+    d.char_fd = UniqueFd(::open(cdev.c_str(), O_RDWR | O_CLOEXEC));
+    if (!d.char_fd)
+        throw Error("cannot open " + cdev + ": " + std::strerror(errno));
+}
+
+// The device keeps what its first server set: its queues, depth and
+// largest request. This controller must serve as many queues, each of
+// that depth and size; its parameters (the namespace's size and block
+// size) the caller has compared.
+void UblkServer::adopt_device(std::uint32_t id)
+{
+    const std::string name = "/dev/ublkb" + std::to_string(id);
+    ublksrv_ctrl_dev_info info{};
+    if (const int r = control_.get_dev_info(id, info); r < 0)
+        throw Error("cannot take back " + name + ": " + errno_text(r));
+    if (!(info.flags & UBLK_F_USER_RECOVERY))
+        throw Error("cannot take back " + name + ": it was added without user recovery");
+    if (info.nr_hw_queues != ctrl_.nr_io_queues() || info.queue_depth > depth_ || info.max_io_buf_bytes > max_io_)
+        throw Error("cannot take back " + name + ": it has " + std::to_string(info.nr_hw_queues) +
+                    " queue(s) of depth " + std::to_string(info.queue_depth) + " and " +
+                    std::to_string(info.max_io_buf_bytes) + "-byte requests; this controller serves " +
+                    std::to_string(ctrl_.nr_io_queues()) + " of depth " + std::to_string(depth_) + " and " +
+                    std::to_string(max_io_));
+    if (!devices_.empty() && info.queue_depth != depth_)
+        throw Error("cannot take back " + name + ": its depth " + std::to_string(info.queue_depth) +
+                    " differs from the other devices' " + std::to_string(depth_));
+    depth_ = info.queue_depth;
+    max_io_ = info.max_io_buf_bytes;
+    // The driver quiesces a dead server's device from a work item once
+    // its file is released: a moment after the process is gone.
+    int r = 0;
+    for (int tries = 0; tries < 100; ++tries) {
+        if ((r = control_.start_recovery(id)) != -EBUSY)
+            break;
+        ::usleep(100 * 1000);
+    }
+    if (r < 0)
+        throw Error("cannot take back " + name + ": START_USER_RECOVERY: " + errno_text(r) +
+                    (r == -EBUSY ? " (its server still holds it)" : ""));
+    Device& d = devices_.emplace_back();
+    d.id = id;
+    d.adopted = true;
+    const std::string cdev = "/dev/ublkc" + std::to_string(id);
     d.char_fd = UniqueFd(::open(cdev.c_str(), O_RDWR | O_CLOEXEC));
     if (!d.char_fd)
         throw Error("cannot open " + cdev + ": " + std::strerror(errno));
@@ -240,9 +290,16 @@ void UblkServer::start()
             throw Error(setup_error_);
     }
     started_ = true;
-    for (const Device& d : devices_)
-        if (const int r = control_.start_dev(d.id, ::getpid()); r < 0)
+    for (Device& d : devices_) {
+        if (d.adopted) {
+            if (const int r = control_.end_recovery(d.id, ::getpid()); r < 0)
+                throw Error("cannot take back /dev/ublkb" + std::to_string(d.id) +
+                            ": END_USER_RECOVERY: " + errno_text(r));
+            d.added = true;
+        } else if (const int r = control_.start_dev(d.id, ::getpid()); r < 0) {
             throw Error("cannot start ublk device " + std::to_string(d.id) + ": " + errno_text(r));
+        }
+    }
 }
 
 void UblkServer::set_phase(Phase p)
@@ -271,7 +328,8 @@ void UblkServer::stop_device()
         set_phase(Phase::Stopping);
     if (started_)
         for (const Device& d : devices_)
-            (void)control_.stop_dev(d.id);  // one never started refuses: nothing to stop
+            if (d.added)
+                (void)control_.stop_dev(d.id);  // one never started refuses: nothing to stop
     quit_.store(true);
     kick_all();
     threads_.clear();  // joins

@@ -22,9 +22,13 @@
 // No UBLK_F_USER_COPY and no zero copy: the driver copies each request's
 // data to or from the buffer given with FETCH_REQ, which the server takes
 // from the I/O queue's registered pool, so the RDMA side moves it with no
-// further copy. Without UBLK_F_USER_RECOVERY a server that dies has its
-// queues aborted by the driver: I/O on the device then fails (EIO) until
-// someone deletes it.
+// further copy.
+//
+// Devices are added with UBLK_F_USER_RECOVERY and _REISSUE where the
+// driver has them (Linux 6.0 on): a server that dies leaves its devices
+// quiesced, their I/O held (what it had been handed requeued), until a new
+// server takes them back (START_USER_RECOVERY, every tag fetched again,
+// END_USER_RECOVERY) or someone stops them (STOP_DEV fails what is held).
 #pragma once
 
 #include "rblk/bypass/io_queue.hpp"
@@ -118,6 +122,13 @@ public:
     int stop_dev(std::uint32_t dev_id);
     int del_dev(std::uint32_t dev_id);
     int get_dev_info(std::uint32_t dev_id, ublksrv_ctrl_dev_info& info);
+    // Whether add_dev() asks for user recovery (the driver has it).
+    bool recovery() const { return (features_ & UBLK_F_USER_RECOVERY) != 0; }
+    // A dead server's device made ready for a new one: -EBUSY until the
+    // driver has quiesced it (its old server's file released).
+    int start_recovery(std::uint32_t dev_id);
+    // Returns once every queue has fetched again; the held I/O goes.
+    int end_recovery(std::uint32_t dev_id, int server_pid);
 
 private:
     int command(std::uint32_t nr, std::uint32_t dev_id, void* buf, std::uint16_t len,

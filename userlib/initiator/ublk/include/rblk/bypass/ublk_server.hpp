@@ -54,9 +54,15 @@ public:
         // The controller's reconnect_delay: how often the main thread
         // tries again once fast_io_fail_tmo has passed.
         std::chrono::seconds reconnect_delay{RBLK_DEFAULT_RECONNECT_DELAY};
+        // A dead server's devices to take back, one per namespace in
+        // order, instead of adding new ones (ublk.hpp: user recovery).
+        std::vector<std::uint32_t> adopt;
     };
 
-    // Adds a device (ADD_DEV, SET_PARAMS) for each of `ctrl`'s namespaces(). Throws Error.
+    // Adds a device (ADD_DEV, SET_PARAMS) for each of `ctrl`'s
+    // namespaces(), or starts the recovery of each device in
+    // Options::adopt, which must have the queues and the depth this
+    // controller can serve. Throws Error.
     UblkServer(Controller& ctrl, UblkControl& control, const Options& opts);
     UblkServer(const UblkServer&) = delete;
     UblkServer& operator=(const UblkServer&) = delete;
@@ -71,7 +77,8 @@ public:
     std::uint32_t max_io_bytes() const { return max_io_; }
 
     // Starts the queue threads, then the devices (START_DEV: the disks
-    // appear). Throws Error.
+    // appear; END_USER_RECOVERY for adopted ones: their held I/O goes).
+    // Throws Error.
     void start();
     // Serves until `stop_fd` (a signalfd or eventfd) is readable, or the
     // controller is lost; `on_phase` is told each change. Then stops and
@@ -82,10 +89,14 @@ private:
     struct QueueState;
     struct Device {
         std::uint32_t id = UINT32_MAX;
+        // Ours to delete: added, or adopted and recovered (one whose
+        // recovery failed stays for the next server, or for disconnect).
         bool added = false;
+        bool adopted = false;
         UniqueFd char_fd;  // /dev/ublkcN
     };
     void add_device(std::size_t ns);  // ADD_DEV, SET_PARAMS, /dev/ublkcN
+    void adopt_device(std::uint32_t id);  // START_USER_RECOVERY, /dev/ublkcN
     void make_queues();               // the tags' buffers
     void delete_devices();
     void release_buffers();
