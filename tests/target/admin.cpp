@@ -209,8 +209,11 @@ void Target::identify(Queue& q, uint32_t slot)
         identify_ns(c.nsid, buf);
         break;
     case kCnsNsActiveList: {
-        // A host's scan starts here: cases count scans by this line.
-        log("identify-active-list: cntlid " + std::to_string(q.cntlid) + " from nsid " + std::to_string(c.nsid));
+        // A host's scan starts here, with the page from nsid 0: cases
+        // count scans by this line (once a scan: the endless list has
+        // pages without end).
+        if (c.nsid == 0)
+            log("identify-active-list: cntlid " + std::to_string(q.cntlid) + " from nsid 0");
         uint32_t n = 0;
         if (endless_ns_list()) {
             // Ascending ids without end: every page is full.
