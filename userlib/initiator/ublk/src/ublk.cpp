@@ -266,6 +266,12 @@ int UblkControl::get_dev_info(std::uint32_t dev_id, ublksrv_ctrl_dev_info& info)
     return command(UBLK_CMD_GET_DEV_INFO, dev_id, &info, sizeof(info), 0);
 }
 
+int UblkControl::get_queue_affinity(std::uint32_t dev_id, std::uint16_t qid, cpu_set_t& cpus)
+{
+    CPU_ZERO(&cpus);
+    return command(UBLK_CMD_GET_QUEUE_AFFINITY, dev_id, &cpus, sizeof(cpus), qid);
+}
+
 int UblkControl::start_recovery(std::uint32_t dev_id)
 {
     return command(UBLK_CMD_START_USER_RECOVERY, dev_id, nullptr, 0, 0);

@@ -2,6 +2,8 @@
 #include "rblk/bypass/ublk_server.hpp"
 
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <fcntl.h>
 #include <cstdio>
@@ -90,6 +92,11 @@ struct UblkServer::QueueState {
     // Reserved for every tag once: no allocation in the loop.
     std::vector<std::pair<std::uint32_t, int>> uncommitted;
     UniqueFd kick;                                // main thread -> this thread
+    // The CPUs whose requests this queue gets (the driver's map), where the
+    // thread runs so that a request and its commit stay on them; unset
+    // when the driver would not say.
+    cpu_set_t cpus{};
+    bool pin = false;
 
     std::size_t index = 0;
     IoQueue* q = nullptr;              // the controller's I/O queue `index`, again after a recovery
@@ -241,6 +248,9 @@ void UblkServer::make_queues()
         s->kick = make_eventfd();
         IoQueue& q = ctrl_.io_queue(i);
         s->bufs.resize(devices_.size());
+        // The devices' queues share one map: the first device's says it.
+        s->pin = control_.get_queue_affinity(devices_.front().id, static_cast<std::uint16_t>(i), s->cpus) == 0 &&
+                 CPU_COUNT(&s->cpus) > 0;
         queues_.push_back(std::move(s));
         for (auto& dev_bufs : queues_.back()->bufs)
             for (std::uint16_t t = 0; t < depth_; ++t)
@@ -446,6 +456,10 @@ void UblkServer::queue_loop(std::size_t index)
 // either way; false when the thread cannot serve.
 bool UblkServer::start_queue(QueueState& s, std::size_t index)
 {
+    // Best effort: a cpuset that excludes those CPUs leaves the thread
+    // where the scheduler puts it, which still serves.
+    if (s.pin)
+        (void)::pthread_setaffinity_np(::pthread_self(), sizeof(s.cpus), &s.cpus);
     try {
         open_ublk_queues(s, index);
     } catch (const Error& e) {
@@ -468,8 +482,19 @@ bool UblkServer::start_queue(QueueState& s, std::size_t index)
 
 void UblkServer::open_ublk_queues(QueueState& s, std::size_t index)
 {
-    // Room for a commit per tag, the two polls and a poll removal.
-    s.ring = std::make_unique<Ring>(static_cast<unsigned>(devices_.size() * depth_ + 8), 0, "a ublk queue");
+    // Room for a commit per tag, the two polls and a poll removal. The
+    // driver hands each request over by task work: with COOP_TASKRUN it
+    // runs when this thread enters the ring anyway, not by an interrupt
+    // of whatever it is doing; TASKRUN_FLAG makes liburing enter for it
+    // when it only peeks (busy polling). This thread alone submits.
+    const auto entries = static_cast<unsigned>(devices_.size() * depth_ + 8);
+    try {
+        s.ring = std::make_unique<Ring>(
+            entries, IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_SINGLE_ISSUER,
+            "a ublk queue");
+    } catch (const Error&) {  // a kernel before 6.0: without them
+        s.ring = std::make_unique<Ring>(entries, 0, "a ublk queue");
+    }
     for (std::size_t d = 0; d < devices_.size(); ++d)
         s.uqs.push_back(std::make_unique<UblkQueue>(s.uring(), devices_[d].char_fd.get(),
                                                     static_cast<std::uint16_t>(index), depth_,

@@ -37,6 +37,7 @@
 
 #include <linux/ublk_cmd.h>
 #include <liburing.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 
 #include <cstddef>
@@ -122,6 +123,8 @@ public:
     int stop_dev(std::uint32_t dev_id);
     int del_dev(std::uint32_t dev_id);
     int get_dev_info(std::uint32_t dev_id, ublksrv_ctrl_dev_info& info);
+    // The CPUs whose requests go to queue `qid` (blk-mq's map).
+    int get_queue_affinity(std::uint32_t dev_id, std::uint16_t qid, cpu_set_t& cpus);
     // Whether add_dev() asks for user recovery (the driver has it).
     bool recovery() const { return (features_ & UBLK_F_USER_RECOVERY) != 0; }
     // A dead server's device made ready for a new one: -EBUSY until the
