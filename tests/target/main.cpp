@@ -71,9 +71,9 @@ int main(int argc, char** argv)
         ->capture_default_str()
         ->check(CLI::Range(0, 10000));
     app.add_option("--namespaces", o.namespaces,
-                   "Active namespaces: 2 adds nsid 2, half the size, on the same memory")
+                   "Active namespaces: each one past nsid 1 half its size, on the same memory")
         ->capture_default_str()
-        ->check(CLI::Range(1, 2));
+        ->check(CLI::Range(1, 1024));
     app.add_flag("--formats", o.formats,
                  "Two LBA formats, 512 B and 4 KiB (the namespaces start with 512 B); "
                  "Format NVM switches between them");

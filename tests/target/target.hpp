@@ -40,7 +40,7 @@ struct Options {
     uint16_t max_queue_size = 128;  // CAP.MQES + 1 and MAXCMD
     uint32_t reply_delay_ms = 0;     // hold each I/O response this long
     std::string trigger_file;        // stale-key-write: write once this exists
-    uint32_t namespaces = 1;         // 2: nsid 2, the first half of nsid 1's memory
+    uint32_t namespaces = 1;         // nsid 2 on: each the first half of nsid 1's memory
     bool formats = false;            // two LBA formats (512 B, 4 KiB); Format NVM picks one
     // Namespace 1's NGUID and UUID as given (nvmet's device_nguid and
     // device_uuid), and no EUI-64, as nvmet has none: then the namespace

@@ -26,6 +26,8 @@
 #   TGT_HOST_A, TGT_ID_A, TGT_HOST_B, TGT_ID_B
 #                                 two hosts' NQN and Host ID (the reservation
 #                                 cases: the target tells them apart)
+#   tgt_connect_as ADDR HOSTNQN HOSTID [ARGS...]   connect as that host,
+#                                 which must succeed; prints "CTRL DISK"
 #   tgt_connect_hosts             connect as host A (rblk0, /dev/rblk0n1),
 #                                 then as host B (rblk1, /dev/rblk1n1)
 #   tgt_sg ARGS...                sg_persist -n ARGS, which must succeed; its
@@ -87,14 +89,19 @@ TGT_HOST_B=nqn.2014-08.org.nvmexpress:uuid:0b0b0b0b-0000-4000-8000-00000000000b
 TGT_ID_A=0a0a0a0a-0000-4000-8000-00000000000a
 TGT_ID_B=0b0b0b0b-0000-4000-8000-00000000000b
 
+# tgt_connect_as ADDR HOSTNQN HOSTID [ARGS...]: connect as that host;
+# prints what connect printed, on one line ("rblk0 /dev/rblk0n1").
+tgt_connect_as() {
+	local addr=$1 host=$2 id=$3 out
+	shift 3
+	out=$(timeout 120 "$RBLKCTL" connect -a "$addr" -n "$TGT_NQN" -q "$host" -I "$id" "$@" 2>&1) ||
+		vm_fail "connect to $addr as $host: $out"
+	echo "${out//$'\n'/ }"
+}
+
 tgt_connect_hosts() {
-	local out
-	out=$(timeout 120 "$RBLKCTL" connect -a 10.99.0.1 -n "$TGT_NQN" -q "$TGT_HOST_A" -I "$TGT_ID_A" 2>&1) ||
-		vm_fail "connect as A: $out"
-	vm_assert_eq $'rblk0\n/dev/rblk0n1' "$out" "connect as A"
-	out=$(timeout 120 "$RBLKCTL" connect -a 10.99.0.1 -n "$TGT_NQN" -q "$TGT_HOST_B" -I "$TGT_ID_B" 2>&1) ||
-		vm_fail "connect as B: $out"
-	vm_assert_eq $'rblk1\n/dev/rblk1n1' "$out" "connect as B"
+	vm_assert_eq "rblk0 /dev/rblk0n1" "$(tgt_connect_as 10.99.0.1 "$TGT_HOST_A" "$TGT_ID_A")" "connect as A"
+	vm_assert_eq "rblk1 /dev/rblk1n1" "$(tgt_connect_as 10.99.0.1 "$TGT_HOST_B" "$TGT_ID_B")" "connect as B"
 }
 
 tgt_connect_ok() {

@@ -30,14 +30,9 @@ TGT_ADDR="${MP_ADDR[1]} ${MP_ADDR[2]}" tgt_start none --reservations --size-mib 
 	--nguid 0123456789abcdef0123456789abcdef --uuid 01234567-89ab-cdef-0123-456789abcdef \
 	--ports-down-file "$down"
 
-# connect PORT HOSTNQN HOSTID: prints what connect printed, "CTRL DISK".
-connect() {
-	local out
-	out=$(timeout 120 "$RBLKCTL" connect -a "${MP_ADDR[$1]}" -n "$TGT_NQN" -q "$2" -I "$3" \
-		--reconnect-delay 1 --ctrl-loss-tmo 300 2>&1) ||
-		vm_fail "connect to ${MP_ADDR[$1]} as $2: $out"
-	echo "${out//$'\n'/ }"
-}
+# connect PORT HOSTNQN HOSTID: tgt_connect_as through that port, reconnecting
+# every second for 5 minutes.
+connect() { tgt_connect_as "${MP_ADDR[$1]}" "$2" "$3" --reconnect-delay 1 --ctrl-loss-tmo 300; }
 vm_assert_eq "rblk0 /dev/rblk0n1" "$(connect 1 "$TGT_HOST_A" "$TGT_ID_A")" "A over path 1"
 vm_assert_eq "rblk1 /dev/rblk0n1" "$(connect 2 "$TGT_HOST_A" "$TGT_ID_A")" "A over path 2"
 read -r _ B < <(connect 2 "$TGT_HOST_B" "$TGT_ID_B")
