@@ -4,7 +4,10 @@
  * admin queue while the controller is live; a Namespace Attribute Changed
  * notice reads the Changed Namespace List (which clears the event on the
  * target) and rescans the namespaces, without a reconnect; an ANA Change
- * notice reads the ANA log (multipath.c). A discovery
+ * notice reads the ANA log (multipath.c); a Reservation Log Page
+ * Available notice reads the Reservation Notification log to its end and
+ * raises each notice to userspace (RBLK_CMD_RESV_NOTICE, and a uevent
+ * RBLK_EVENT=reservation). A discovery
  * controller's Discovery Log Change notice goes to userspace as a netlink
  * event (RBLK_CMD_AEN) and a uevent (RBLK_EVENT=discovery): the tool that
  * reads the log again is what clears it, as nvme-cli does after nvme's.
@@ -31,6 +34,16 @@
 #define RBLK_AEN_INFO(r)	(((r) >> 8) & 0xff)
 #define RBLK_AEN_LID(r)		(((r) >> 16) & 0xff)
 #define RBLK_AEN_CHANGED_LEN	(NVME_MAX_CHANGED_NAMESPACES * sizeof(__le32))
+/* Type I/O Command Set specific (NVME_AER_CSS), info 0: log page 80h. */
+#define RBLK_AER_RESV_LOG	0x00
+/*
+ * Pages read for one Reservation Log Page Available event at most: the
+ * log holds few (the spec's count saturates at 255), and a target that
+ * never says "empty" must not keep aen_work reading. The last read (RAE
+ * clear) re-arms the event, so what is left comes with the next one,
+ * under the storm limit below.
+ */
+#define RBLK_RESV_LOG_READS	32
 /*
  * A target answering every AER at once gets RBLK_AEN_BURST events handled
  * at full speed per RBLK_AEN_WINDOW, then one per RBLK_AEN_STORM_DELAY.
@@ -90,6 +103,109 @@ static void rblk_aen_ns_changed(struct rblk_ctrl *ctrl, const __le32 *list)
 	rblk_ns_queue_scan(ctrl);
 }
 
+/* One page of the Reservation Notification log; nothing in it trusted. */
+static void rblk_aen_resv_notice(struct rblk_ctrl *ctrl,
+				 const struct rblk_resv_log *log)
+{
+	const char *kind = rblk_resv_notice_name(log->type);
+	u64 lost = rblk_resv_log_lost(ctrl->resv_log_count, log->count);
+	char disk[DISK_NAME_LEN];
+
+	ctrl->resv_log_count = log->count;
+	if (lost)
+		dev_warn_ratelimited(ctrl->dev, "reservation notification log: %llu notices lost (the target's log overflowed)\n",
+				     lost);
+	if (!kind) {
+		dev_warn_ratelimited(ctrl->dev, "reservation notice of unknown type %u ignored\n",
+				     log->type);
+		return;
+	}
+	if (!rblk_ns_disk_name(ctrl, log->nsid, disk, sizeof(disk))) {
+		dev_warn_ratelimited(ctrl->dev, "reservation notice %s for unknown nsid %u ignored\n",
+				     kind, log->nsid);
+		return;
+	}
+	dev_info_ratelimited(ctrl->dev, "reservation notice for nsid %u (%s): %s\n",
+			     log->nsid, disk, kind);
+	rblk_ctrl_event_resv(ctrl, log->nsid, disk, log->type);
+}
+
+/*
+ * Reservation Log Page Available: the log holds one notice a page, each
+ * read (RAE clear) consuming the oldest, until an empty page (type 0) or
+ * one after which none is left.
+ */
+static void rblk_aen_resv(struct rblk_ctrl *ctrl)
+{
+	struct rblk_resv_log log;
+	unsigned int i;
+	u8 *buf;
+	int ret;
+
+	buf = kmalloc(RBLK_RESV_LOG_LEN, GFP_KERNEL);
+	if (!buf)
+		return;		/* the notices wait for the next association */
+	for (i = 0; i < RBLK_RESV_LOG_READS; i++) {
+		/* What a target leaves unwritten reads as an empty page. */
+		memset(buf, 0, RBLK_RESV_LOG_LEN);
+		ret = rblk_get_log_page(ctrl, NVME_LOG_RESERVATION, buf,
+					RBLK_RESV_LOG_LEN);
+		if (ret) {
+			dev_warn_ratelimited(ctrl->dev, "reservation notification log unreadable: %d\n",
+					     ret);
+			break;
+		}
+		rblk_resv_log_parse(buf, &log);
+		if (!log.type)
+			break;
+		rblk_aen_resv_notice(ctrl, &log);
+		if (!log.nr_avail)
+			break;
+	}
+	if (i == RBLK_RESV_LOG_READS &&
+	    !test_and_set_bit(RBLK_AEN_RESV_CAPPED, &ctrl->aen_flags))
+		dev_warn(ctrl->dev, "reservation notification log not empty after %u pages: the rest with its next event\n",
+			 RBLK_RESV_LOG_READS);
+	kfree(buf);
+}
+
+/*
+ * Every reservation-capable namespace's notices unmasked (Set Features
+ * 82h with no bit set). Their default is unmasked, but a controller's
+ * mask is not ours to assume, and without notices a fenced host learns
+ * of it from its first failed write only. Once per namespace and
+ * association: a mask lives in the target's controller, which a
+ * reconnect replaces, and a rescan changes nothing of it. From the scan,
+ * which follows every connect and reconnect, under scan_lock: the list
+ * holds still.
+ */
+void rblk_aen_resv_unmask(struct rblk_ctrl *ctrl)
+{
+	bool again = test_and_clear_bit(RBLK_AEN_RESV_UNMASK, &ctrl->aen_flags);
+	struct rblk_ns *ns;
+	int ret;
+
+	if (!(ctrl->oncs & NVME_CTRL_ONCS_RESERVATIONS))
+		return;
+	list_for_each_entry(ns, &ctrl->namespaces, entry) {
+		if (again)
+			ns->resv_unmasked = false;
+		if (!ns->rescap || ns->resv_unmasked ||
+		    rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE)
+			continue;
+		ret = rblk_set_features_ns(ctrl, NVME_FEAT_RESV_MASK, ns->nsid,
+					   0, NULL);
+		/* A lost association: the reconnect's scan sends it again. */
+		if (ret < 0)
+			continue;
+		ns->resv_unmasked = true;
+		if (ret > 0 &&
+		    !test_and_set_bit(RBLK_AEN_RESV_MASK_WARNED, &ctrl->aen_flags))
+			dev_warn(ctrl->dev, "nsid %u: target refused to unmask reservation notices (status %#x): it may send none\n",
+				 ns->nsid, ret);
+	}
+}
+
 static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
 {
 	u8 type = RBLK_AEN_TYPE(result), info = RBLK_AEN_INFO(result);
@@ -106,6 +222,11 @@ static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
 		dev_info_ratelimited(ctrl->dev, "ANA state changed: reading the ANA log\n");
 		if (rblk_ctrl_ana(ctrl))
 			queue_work(rblk_wq, &ctrl->ana_work);
+		return;
+	}
+	/* That notice names log page 80h by definition, as above. */
+	if (type == NVME_AER_CSS && info == RBLK_AER_RESV_LOG) {
+		rblk_aen_resv(ctrl);
 		return;
 	}
 	if (ctrl->opts.discovery && type == NVME_AER_NOTICE &&
@@ -239,8 +360,11 @@ static void rblk_aen_work(struct work_struct *work)
 	}
 	if (rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE)
 		return;
-	if (test_and_clear_bit(RBLK_AEN_CONFIG, &ctrl->aen_flags))
+	if (test_and_clear_bit(RBLK_AEN_CONFIG, &ctrl->aen_flags)) {
+		/* A new controller on the target: its own count. */
+		ctrl->resv_log_count = 0;
 		rblk_aen_configure(ctrl);
+	}
 	rblk_aen_arm(ctrl);
 }
 
@@ -253,6 +377,8 @@ void rblk_aen_init(struct rblk_ctrl *ctrl)
 void rblk_aen_start(struct rblk_ctrl *ctrl)
 {
 	set_bit(RBLK_AEN_CONFIG, &ctrl->aen_flags);
+	/* Before the scan that follows: it is the one that unmasks. */
+	set_bit(RBLK_AEN_RESV_UNMASK, &ctrl->aen_flags);
 	queue_delayed_work(rblk_wq, &ctrl->aen_work, 0);
 }
 

@@ -108,6 +108,14 @@ static inline void rblk_rw_set_apptag(struct nvme_rw_command *rw, u16 tag,
 }
 
 /*
+ * A reservation conflict's block status (-EBADE): 6.5 renamed
+ * BLK_STS_NEXUS to BLK_STS_RESV_CONFLICT, with the same value.
+ */
+#ifndef BLK_STS_RESV_CONFLICT
+#define BLK_STS_RESV_CONFLICT	BLK_STS_NEXUS
+#endif
+
+/*
  * What a pr_ops verb returns for an NVMe status (> 0): 6.5 gave the
  * block layer its own enum pr_status, which 6.12's nvme maps to; 6.1's
  * nvme returns the NVMe status itself, and so does rblk there. Errnos

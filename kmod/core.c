@@ -298,20 +298,30 @@ void rblk_identify_ns_descs(struct rblk_ctrl *ctrl, struct rblk_ns *ns)
 	kfree(buf);
 }
 
-/* Returns 0, a positive NVMe status or a negative errno. */
-int rblk_set_features(struct rblk_ctrl *ctrl, u8 fid, u32 dword11, u32 *result)
+/*
+ * Returns 0, a positive NVMe status or a negative errno. @nsid 0: a
+ * controller feature; else that namespace's.
+ */
+int rblk_set_features_ns(struct rblk_ctrl *ctrl, u8 fid, u32 nsid,
+			 u32 dword11, u32 *result)
 {
 	struct nvme_command cmd = { };
 	union nvme_result res;
 	int ret;
 
 	cmd.features.opcode = nvme_admin_set_features;
+	cmd.features.nsid = cpu_to_le32(nsid);
 	cmd.features.fid = cpu_to_le32(fid);
 	cmd.features.dword11 = cpu_to_le32(dword11);
 	ret = rblk_submit_sync(ctrl, 0, &cmd, NULL, 0, &res, false);
 	if (!ret && result)
 		*result = le32_to_cpu(res.u32);
 	return ret;
+}
+
+int rblk_set_features(struct rblk_ctrl *ctrl, u8 fid, u32 dword11, u32 *result)
+{
+	return rblk_set_features_ns(ctrl, fid, 0, dword11, result);
 }
 
 /* Get Log Page with RAE clear: reading an event's page clears it. */

@@ -55,6 +55,17 @@ void rblk_ctrl_event_aen(struct rblk_ctrl *ctrl, u32 result)
 	rblk_event_raise(ctrl, RBLK_EVENT_AEN, &ev);
 }
 
+/* From aen_work: a reservation notice for namespace @nsid, disk @disk. */
+void rblk_ctrl_event_resv(struct rblk_ctrl *ctrl, u32 nsid, const char *disk,
+			  u8 notice)
+{
+	struct rblk_event ev = {
+		.nsid = nsid, .disk = disk, .resv_notice = notice,
+	};
+
+	rblk_event_raise(ctrl, RBLK_EVENT_RESV, &ev);
+}
+
 bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new)
 {
 	enum rblk_ctrl_state old;
@@ -258,8 +269,8 @@ int rblk_ctrl_get_namespaces(struct rblk_ctrl *ctrl, struct rblk_ns_info *ns,
 			memset(i, 0, sizeof(*i));
 			i->nsid = n->nsid;
 			/* The device to open: the head, when there is one. */
-			strscpy(i->disk_name, n->head ? n->head->disk->disk_name :
-				n->disk->disk_name, sizeof(i->disk_name));
+			strscpy(i->disk_name, rblk_ns_open_name(n),
+				sizeof(i->disk_name));
 			if (n->head)
 				strscpy(i->path_disk_name, n->disk->disk_name,
 					sizeof(i->path_disk_name));

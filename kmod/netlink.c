@@ -903,49 +903,45 @@ static void rblk_nl_event_send(struct sk_buff *msg, void *hdr)
 			  GFP_ATOMIC);
 }
 
-static void rblk_nl_notify_state(const struct rblk_event *ev)
+/* The attributes of one event kind, after the controller's. */
+static int rblk_nl_put_event(struct sk_buff *msg, unsigned long kind,
+			     const struct rblk_event *ev)
 {
-	struct sk_buff *msg;
-	void *hdr;
-
-	msg = rblk_nl_event_new(RBLK_CMD_EVENT, ev->id, ev->name, &hdr);
-	if (!msg)
-		return;
-	if (nla_put_u8(msg, RBLK_ATTR_STATE, ev->new) ||
-	    nla_put_u8(msg, RBLK_ATTR_OLD_STATE, ev->old)) {
-		nlmsg_free(msg);
-		return;
+	switch (kind) {
+	case RBLK_EVENT_STATE:
+		return nla_put_u8(msg, RBLK_ATTR_STATE, ev->new) ?:
+		       nla_put_u8(msg, RBLK_ATTR_OLD_STATE, ev->old);
+	case RBLK_EVENT_AEN:
+		return nla_put_u32(msg, RBLK_ATTR_AEN_RESULT, ev->aen_result);
+	default:
+		return nla_put_u32(msg, RBLK_ATTR_NSID, ev->nsid) ?:
+		       nla_put_string(msg, RBLK_ATTR_DISK, ev->disk) ?:
+		       nla_put_u8(msg, RBLK_ATTR_RESV_NOTICE, ev->resv_notice);
 	}
-	rblk_nl_event_send(msg, hdr);
-}
-
-static void rblk_nl_notify_aen(const struct rblk_event *ev)
-{
-	struct sk_buff *msg;
-	void *hdr;
-
-	msg = rblk_nl_event_new(RBLK_CMD_AEN, ev->id, ev->name, &hdr);
-	if (!msg)
-		return;
-	if (nla_put_u32(msg, RBLK_ATTR_AEN_RESULT, ev->aen_result)) {
-		nlmsg_free(msg);
-		return;
-	}
-	rblk_nl_event_send(msg, hdr);
 }
 
 /* The events' listener: any context, hence GFP_ATOMIC. */
 static int rblk_nl_event(struct notifier_block *nb, unsigned long kind,
 			 void *data)
 {
-	switch (kind) {
-	case RBLK_EVENT_STATE:
-		rblk_nl_notify_state(data);
-		break;
-	case RBLK_EVENT_AEN:
-		rblk_nl_notify_aen(data);
-		break;
-	}
+	static const u8 cmds[] = {
+		[RBLK_EVENT_STATE]	= RBLK_CMD_EVENT,
+		[RBLK_EVENT_AEN]	= RBLK_CMD_AEN,
+		[RBLK_EVENT_RESV]	= RBLK_CMD_RESV_NOTICE,
+	};
+	const struct rblk_event *ev = data;
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (kind >= ARRAY_SIZE(cmds))
+		return NOTIFY_DONE;
+	msg = rblk_nl_event_new(cmds[kind], ev->id, ev->name, &hdr);
+	if (!msg)
+		return NOTIFY_DONE;
+	if (rblk_nl_put_event(msg, kind, ev))
+		nlmsg_free(msg);
+	else
+		rblk_nl_event_send(msg, hdr);
 	return NOTIFY_DONE;
 }
 

@@ -534,11 +534,34 @@ int rblk_ns_scan(struct rblk_ctrl *ctrl)
 			dev_err_ratelimited(ctrl->dev, "nsid %u: not added: %d\n",
 					    ids[i], ret);
 	}
+	rblk_aen_resv_unmask(ctrl);
 	ret = 0;
 out:
 	kfree(id);
 	kfree(ids);
 	return ret;
+}
+
+/*
+ * The disk to open for namespace @nsid into @name (@size bytes); false
+ * when the controller has no disk of that id (a notice naming another).
+ */
+bool rblk_ns_disk_name(struct rblk_ctrl *ctrl, u32 nsid, char *name,
+		       size_t size)
+{
+	struct rblk_ns *ns;
+	bool found = false;
+
+	mutex_lock(&ctrl->ns_lock);
+	list_for_each_entry(ns, &ctrl->namespaces, entry) {
+		if (ns->added && ns->nsid == nsid) {
+			strscpy(name, rblk_ns_open_name(ns), size);
+			found = true;
+			break;
+		}
+	}
+	mutex_unlock(&ctrl->ns_lock);
+	return found;
 }
 
 /*

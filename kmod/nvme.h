@@ -59,6 +59,9 @@ enum rblk_aen_flag {
 	RBLK_AEN_ARMED,		/* an AER is outstanding */
 	RBLK_AEN_EVENT,		/* aen_result holds an event to handle */
 	RBLK_AEN_CONFIG,	/* new association: enable the events */
+	RBLK_AEN_RESV_MASK_WARNED,	/* said once: 82h refused */
+	RBLK_AEN_RESV_CAPPED,	/* said once: the log never emptied */
+	RBLK_AEN_RESV_UNMASK,	/* new association: unmask every ns again */
 };
 
 struct rblk_rdma_ctrl;
@@ -202,7 +205,8 @@ enum rblk_ns_ana_flag {
  * A namespace and its disk. Locking: the identity (nsid, lba_shift, the
  * ids) is set before the disk is added and never changes (a namespace
  * that changes it is replaced); entry, added and frozen are under
- * ctrl->ns_lock; scan_entry and nsze belong to the scan (ctrl->scan_lock).
+ * ctrl->ns_lock; scan_entry, nsze and resv_unmasked belong to the scan
+ * (ctrl->scan_lock).
  * With multipath the disk is this path's, hidden, under head: siblings
  * under rblk_subsys_lock (read under head->srcu); ana_state and anagrpid
  * are written by the ANA log's reader (ONCE).
@@ -221,6 +225,7 @@ struct rblk_ns {
 	u8			lba_shift;
 	u64			nsze;		/* in LBAs */
 	u8			rescap;		/* Identify Namespace RESCAP */
+	bool			resv_unmasked;	/* 82h sent this association */
 	u8			nguid[16];
 	u8			eui64[8];
 	uuid_t			uuid;
@@ -326,6 +331,8 @@ struct rblk_ctrl {
 	u32			aen_result;	/* ONCE: dword 0 of the last event */
 	u32			aen_burst;	/* events since aen_burst_start */
 	unsigned long		aen_burst_start;	/* jiffies */
+	/* The last Reservation Notification log page's count; 0: none yet. */
+	u64			resv_log_count;
 
 	struct delayed_work	reap_work;	/* poll queues while disks go */
 	struct work_struct	requeue_work;	/* resubmits requeue_bios */
@@ -386,6 +393,12 @@ static inline void rblk_req_set_cmd(struct request *rq,
 	req->result.u64 = 0;
 }
 
+/* The disk users open for @ns: its head's, when it is a path of one. */
+static inline const char *rblk_ns_open_name(const struct rblk_ns *ns)
+{
+	return ns->head ? ns->head->disk->disk_name : ns->disk->disk_name;
+}
+
 /* A poll queue's completions are reaped, never signalled. */
 static inline bool rblk_queue_polled(const struct rblk_queue *queue)
 {
@@ -411,6 +424,8 @@ static inline u32 rblk_queue_nr_sqes(const struct rblk_queue *queue)
 extern struct workqueue_struct *rblk_wq;
 bool rblk_ctrl_change_state(struct rblk_ctrl *ctrl, enum rblk_ctrl_state new);
 void rblk_ctrl_event_aen(struct rblk_ctrl *ctrl, u32 result);
+void rblk_ctrl_event_resv(struct rblk_ctrl *ctrl, u32 nsid, const char *disk,
+			  u8 notice);
 /* Without ctrl->lock: a snapshot (every path choice reads it). */
 static inline enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl)
 {
@@ -462,6 +477,8 @@ int rblk_identify_active_ns(struct rblk_ctrl *ctrl, u32 start, __le32 *list);
 void rblk_identify_ns_descs(struct rblk_ctrl *ctrl, struct rblk_ns *ns);
 int rblk_set_features(struct rblk_ctrl *ctrl, u8 fid, u32 dword11,
 		      u32 *result);
+int rblk_set_features_ns(struct rblk_ctrl *ctrl, u8 fid, u32 nsid,
+			 u32 dword11, u32 *result);
 int rblk_set_queue_count(struct rblk_ctrl *ctrl, u32 *count);
 int rblk_get_log_page(struct rblk_ctrl *ctrl, u8 lid, void *buf,
 		      unsigned int len);
@@ -543,6 +560,7 @@ void rblk_aen_init(struct rblk_ctrl *ctrl);
 void rblk_aen_start(struct rblk_ctrl *ctrl);
 void rblk_aen_stop(struct rblk_ctrl *ctrl);
 bool rblk_aen_rq(struct request *rq);
+void rblk_aen_resv_unmask(struct rblk_ctrl *ctrl);
 
 /* ns.c */
 int rblk_ns_init(void);
@@ -558,6 +576,8 @@ int rblk_ns_format_start(struct rblk_ctrl *ctrl);
 void rblk_ns_format_end(struct rblk_ctrl *ctrl);
 void rblk_ns_scan_sync(struct rblk_ctrl *ctrl);
 void rblk_ns_xlate_ids(const struct rblk_ns *ns, struct rblk_xlate_ns *f);
+bool rblk_ns_disk_name(struct rblk_ctrl *ctrl, u32 nsid, char *name,
+		       size_t size);
 void rblk_ns_freeze_start(struct rblk_ctrl *ctrl);
 int rblk_disk_minor_alloc(struct gendisk *disk);
 void rblk_disk_minor_free(struct gendisk *disk);

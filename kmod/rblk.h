@@ -159,6 +159,7 @@ int rblk_ctrl_get_namespaces(struct rblk_ctrl *ctrl, struct rblk_ns_info *ns,
 enum rblk_event_kind {
 	RBLK_EVENT_STATE,		/* after every state change */
 	RBLK_EVENT_AEN,			/* a discovery log change notice */
+	RBLK_EVENT_RESV,		/* a reservation notice (aen_work) */
 };
 
 struct rblk_event {
@@ -168,6 +169,9 @@ struct rblk_event {
 	enum rblk_ctrl_state	old;		/* RBLK_EVENT_STATE */
 	enum rblk_ctrl_state	new;		/* RBLK_EVENT_STATE */
 	u32			aen_result;	/* RBLK_EVENT_AEN: dword 0 */
+	u32			nsid;		/* RBLK_EVENT_RESV */
+	const char		*disk;		/* RBLK_EVENT_RESV: the disk to open */
+	u8			resv_notice;	/* RBLK_EVENT_RESV: enum rblk_resv_notice */
 };
 
 int rblk_event_register(struct notifier_block *nb);

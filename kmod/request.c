@@ -96,6 +96,8 @@ static blk_status_t rblk_error_status(u16 status)
 		return BLK_STS_OK;
 	case NVME_SC_CAP_EXCEEDED:
 		return BLK_STS_NOSPC;
+	case NVME_SC_RESERVATION_CONFLICT:
+		return BLK_STS_RESV_CONFLICT;
 	case NVME_SC_LBA_RANGE:
 	case NVME_SC_NS_NOT_READY:
 		return BLK_STS_TARGET;

@@ -8,8 +8,13 @@
  * (RBLK_TRTYPE, RBLK_TRADDR, RBLK_TRSVCID, RBLK_SUBNQN, RBLK_HOST_TRADDR
  * if set); a change event with RBLK_EVENT=state and RBLK_STATE follows
  * state changes (from a work item: several quick changes may give one
- * event, of the latest state), and RBLK_EVENT=discovery with RBLK_AEN a
- * discovery controller's log change (nvme's NVME_EVENT/NVME_AEN).
+ * event, of the latest state), RBLK_EVENT=discovery with RBLK_AEN a
+ * discovery controller's log change (nvme's NVME_EVENT/NVME_AEN), and
+ * RBLK_EVENT=reservation with RBLK_RESV (registration-preempted,
+ * reservation-released, reservation-preempted), RBLK_NSID and RBLK_DISK
+ * a reservation notice. That one too is the controller's, not the disk's:
+ * the notice came through this controller (a head's paths each get their
+ * own), and rules for rblk's events match one device class.
  */
 #include <linux/device.h>
 #include <linux/llist.h>
@@ -169,20 +174,43 @@ static struct class rblk_class = {
 	.dev_uevent = rblk_class_uevent,
 };
 
-static void rblk_sysfs_uevent(struct rblk_ctrl *ctrl, char *event, char *var)
+static void rblk_sysfs_uevent(struct rblk_ctrl *ctrl, char **envp)
 {
-	char *envp[3] = { event, var, NULL };
-
 	kobject_uevent_env(&ctrl->dev->kobj, KOBJ_CHANGE, envp);
 }
 
 #define RBLK_UEVENT_STATE	0	/* bit of uevent_pending */
 
-/* An AEN's uevent, waiting for uevent_work. */
+/* An AEN's uevent, waiting for uevent_work; resv 0: a discovery one. */
 struct rblk_aen_uevent {
 	struct llist_node	node;
 	u32			result;
+	u8			resv;		/* enum rblk_resv_notice */
+	u32			nsid;
+	char			disk[DISK_NAME_LEN];
 };
+
+static void rblk_sysfs_aen_uevent(struct rblk_ctrl *ctrl,
+				  const struct rblk_aen_uevent *a)
+{
+	char var[3][DISK_NAME_LEN + 16];
+	char *envp[5] = { "RBLK_EVENT=discovery", var[0], NULL };
+
+	if (!a->resv) {
+		snprintf(var[0], sizeof(var[0]), "RBLK_AEN=%#08x", a->result);
+		rblk_sysfs_uevent(ctrl, envp);
+		return;
+	}
+	envp[0] = "RBLK_EVENT=reservation";
+	/* aen.c raises only the notices it names */
+	snprintf(var[0], sizeof(var[0]), "RBLK_RESV=%s",
+		 rblk_resv_notice_name(a->resv));
+	snprintf(var[1], sizeof(var[1]), "RBLK_NSID=%u", a->nsid);
+	snprintf(var[2], sizeof(var[2]), "RBLK_DISK=%s", a->disk);
+	envp[2] = var[1];
+	envp[3] = var[2];
+	rblk_sysfs_uevent(ctrl, envp);
+}
 
 /*
  * Flushed before the device goes, once no more events come: the last
@@ -195,16 +223,16 @@ void rblk_sysfs_uevent_work(struct work_struct *work)
 	struct rblk_aen_uevent *a, *next;
 	struct llist_node *aens;
 	char var[32];
+	char *envp[3] = { "RBLK_EVENT=state", var, NULL };
 
 	if (test_and_clear_bit(RBLK_UEVENT_STATE, &ctrl->uevent_pending)) {
 		snprintf(var, sizeof(var), "RBLK_STATE=%s",
 			 rblk_state_name(rblk_ctrl_state(ctrl)));
-		rblk_sysfs_uevent(ctrl, "RBLK_EVENT=state", var);
+		rblk_sysfs_uevent(ctrl, envp);
 	}
 	aens = llist_reverse_order(llist_del_all(&ctrl->aen_uevents));
 	llist_for_each_entry_safe(a, next, aens, node) {
-		snprintf(var, sizeof(var), "RBLK_AEN=%#08x", a->result);
-		rblk_sysfs_uevent(ctrl, "RBLK_EVENT=discovery", var);
+		rblk_sysfs_aen_uevent(ctrl, a);
 		kfree(a);
 	}
 }
@@ -230,11 +258,17 @@ static int rblk_sysfs_event(struct notifier_block *nb, unsigned long kind,
 		queue_work(rblk_wq, &ctrl->uevent_work);
 		break;
 	case RBLK_EVENT_AEN:
+	case RBLK_EVENT_RESV:
 		/* Each its own: the work may still be pending at the next. */
-		a = kmalloc(sizeof(*a), GFP_ATOMIC);
+		a = kzalloc(sizeof(*a), GFP_ATOMIC);
 		if (!a)
 			break;
 		a->result = ev->aen_result;
+		if (kind == RBLK_EVENT_RESV) {
+			a->resv = ev->resv_notice;
+			a->nsid = ev->nsid;
+			strscpy(a->disk, ev->disk, sizeof(a->disk));
+		}
 		llist_add(&a->node, &ctrl->aen_uevents);
 		queue_work(rblk_wq, &ctrl->uevent_work);
 		break;

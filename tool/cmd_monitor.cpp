@@ -1,5 +1,5 @@
-// rblkctl monitor: controller state changes and asynchronous events as they
-// happen, and the module being unloaded and loaded again (it keeps running
+// rblkctl monitor: controller state changes, asynchronous events and
+// reservation notices as they happen, and the module being unloaded and loaded again (it keeps running
 // across a reload). With --connect-new, a Discovery Log Change event makes
 // it read that discovery controller's log and connect what is new.
 #include "cmd_discover.hpp"
@@ -64,7 +64,7 @@ void connect_new(const rblk::AenEvent& e, const Request& req, rblk::Client& clie
 
 void add_monitor(CLI::App& app, Request& req)
 {
-    CLI::App* sub = app.add_subcommand("monitor", "Print controller state changes until interrupted");
+    CLI::App* sub = app.add_subcommand("monitor", "Print controller state changes and events until interrupted");
     add_json_options(sub, req.json, "One JSON object a line");
     sub->add_flag("--connect-new", req.connect_new,
                   "On a discovery log change, connect the subsystems it adds");
@@ -103,6 +103,11 @@ int run_monitor(const Request& req, rblk::Client& client, std::ostream& out)
                     std::cerr << "rblkctl: " << e.name << ": connect-new: " << err.what() << '\n';
                 }
             }
+            return static_cast<bool>(out);
+        },
+        [&](const rblk::ResvNoticeEvent& e) {
+            out << (req.json ? rblk::resv_notice_json(e).dump() : format_resv_notice(e))
+                << std::endl;
             return static_cast<bool>(out);
         });
     return 0;

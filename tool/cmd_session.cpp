@@ -8,6 +8,7 @@
 #include <rblk/session_config.hpp>
 #include <rblk/session_file.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 
@@ -24,13 +25,20 @@ void add_format(CLI::App* sub, CLI::Option* file, Request& req, Command command)
                req.format = f == "libnvme" ? rblk::SessionFormat::Libnvme
                                            : rblk::SessionFormat::Rblk;
            },
-           std::string("File format: rblk (") + rblk::kDefaultSessionsFile + ") or libnvme (" +
-               rblk::kLibnvmeConfigFile + ", as nvme config --dump writes it)")
+           "File format: rblk (rblk's sessions file) or libnvme (nvme-cli's config.json, "
+           "as nvme config --dump writes it, read with libnvme)")
         ->check(CLI::IsMember({"rblk", "libnvme"}));
     sub->callback([&req, file, command] {
         req.command = command;
-        if (req.format == rblk::SessionFormat::Libnvme && file->count() == 0)
-            req.file = rblk::kLibnvmeConfigFile;
+        if (req.format != rblk::SessionFormat::Libnvme || file->count() != 0)
+            return;
+        // nvme-cli's file, read as nvme-cli reads it; written only when named.
+        if (command == Command::Save)
+            throw CLI::ValidationError(
+                std::string("save --format libnvme needs a FILE: ") + rblk::kLibnvmeConfigFile +
+                " is nvme-cli's (connect-all connects from it with nvme-rdma); name it to "
+                "merge into it, or '-' to print");
+        req.file = rblk::kLibnvmeConfigFile;
     });
 }
 
@@ -38,16 +46,24 @@ void add_format(CLI::App* sub, CLI::Option* file, Request& req, Command command)
 
 void add_session(CLI::App& app, Request& req)
 {
-    const std::string where = std::string("Sessions file (default ") +
-                              rblk::kDefaultSessionsFile + ", with --format libnvme " +
-                              rblk::kLibnvmeConfigFile + "; '-': stdin/stdout)";
     CLI::App* apply = app.add_subcommand("apply", "Connect every session of a sessions file "
                                                   "that is not connected yet");
-    add_format(apply, apply->add_option("file", req.file, where), req, Command::Apply);
+    add_format(apply,
+               apply->add_option("file", req.file,
+                                 std::string("Sessions file (default ") +
+                                     rblk::kDefaultSessionsFile + ", with --format libnvme " +
+                                     rblk::kLibnvmeConfigFile + "; '-': stdin)"),
+               req, Command::Apply);
     add_json_options(apply, req.json, "Print the outcome as JSON");
 
     CLI::App* save = app.add_subcommand("save", "Write the current controllers as a sessions file");
-    add_format(save, save->add_option("file", req.file, where), req, Command::Save);
+    add_format(save,
+               save->add_option("file", req.file,
+                                std::string("Sessions file (default ") +
+                                    rblk::kDefaultSessionsFile +
+                                    "; '-': stdout); with --format libnvme required: the "
+                                    "sessions are merged into it"),
+               req, Command::Save);
 }
 
 std::vector<rblk::ConnectOptions> load_sessions(const Request& req)
@@ -110,13 +126,24 @@ int run_apply(const Request& req, const std::vector<rblk::ConnectOptions>& sessi
 int run_save(const Request& req, rblk::Client& client, std::ostream& out)
 {
     const std::vector<rblk::ControllerInfo> controllers = client.list();
-    const nlohmann::json config = req.format == rblk::SessionFormat::Libnvme
-                                      ? rblk::libnvme_config_json(controllers)
-                                      : rblk::sessions_json(controllers);
-    if (req.file == "-")
-        out << config.dump(2) << '\n';
-    else
-        rblk::write_json_file(req.file, config);
+    if (req.format == rblk::SessionFormat::Rblk) {
+        const nlohmann::json config = rblk::sessions_json(controllers);
+        if (req.file == "-")
+            out << config.dump(2) << '\n';
+        else
+            rblk::write_json_file(req.file, config);
+        return 0;
+    }
+    if (req.file == "-") {
+        out << rblk::libnvme_config_json(controllers).dump(2) << '\n';
+        return 0;
+    }
+    std::error_code ec;
+    if (std::filesystem::equivalent(req.file, rblk::kLibnvmeConfigFile, ec))
+        std::cerr << "rblkctl: warning: " << req.file
+                  << ": nvme connect-all (nvmf-autoconnect at boot) discovers at its ports "
+                     "and connects what it finds with the kernel's nvme-rdma too\n";
+    rblk::save_libnvme_config_file(req.file, controllers);
     return 0;
 }
 

@@ -284,6 +284,12 @@ std::string format_aen(const rblk::AenEvent& e)
            (rblk::is_discovery_change(e.result) ? " (discovery log changed)" : "");
 }
 
+std::string format_resv_notice(const rblk::ResvNoticeEvent& e)
+{
+    return e.name + ": " + or_dash(e.disk) + " (nsid " + std::to_string(e.nsid) +
+           "): reservation notice: " + rblk::resv_notice_name(e.notice);
+}
+
 std::string format_discovery_log(const rblk::DiscoveryLog& log)
 {
     std::ostringstream s;

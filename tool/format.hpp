@@ -60,6 +60,8 @@ std::string format_session(const std::string& name, const std::string& subnqn,
 std::string format_event(const rblk::StateEvent& e);
 // `monitor`: "rblk3: async event 0x0070f002 (discovery log changed)".
 std::string format_aen(const rblk::AenEvent& e);
+// "rblk1: rblk1n1 (nsid 1): reservation notice: registration-preempted"
+std::string format_resv_notice(const rblk::ResvNoticeEvent& e);
 // `discover`: as `nvme discover` prints it, strings from libnvme.
 std::string format_discovery_log(const rblk::DiscoveryLog& log);
 // "rblk module unloaded" / "rblk module loaded (family id 37)"

@@ -167,3 +167,32 @@ int rblk_ana_log_parse(const u8 *buf, size_t len, u32 anagrpmax, u32 nn,
 	}
 	return ngrps;
 }
+
+void rblk_resv_log_parse(const u8 *buf, struct rblk_resv_log *log)
+{
+	log->count = (u64)rblk_le32(buf + 4) << 32 | rblk_le32(buf);
+	log->type = buf[8];
+	log->nr_avail = buf[9];
+	log->nsid = rblk_le32(buf + 12);
+}
+
+const char *rblk_resv_notice_name(u8 type)
+{
+	switch (type) {
+	case RBLK_RESV_NOTICE_REG_PREEMPTED:
+		return "registration-preempted";
+	case RBLK_RESV_NOTICE_RELEASED:
+		return "reservation-released";
+	case RBLK_RESV_NOTICE_PREEMPTED:
+		return "reservation-preempted";
+	default:
+		return NULL;
+	}
+}
+
+u64 rblk_resv_log_lost(u64 prev, u64 count)
+{
+	if (!prev || count <= prev)
+		return 0;
+	return count - prev - 1;
+}

@@ -3,7 +3,8 @@
  * rblk: decisions taken from Identify data (core.c, ns.c): the transfer
  * limit MDTS allows, which namespace ids an active list may hold, and the
  * Namespace Identification Descriptor list, and the Asymmetric Namespace
- * Access log (multipath.c). Free of kernel objects so
+ * Access log (multipath.c), and a Reservation Notification log page
+ * (aen.c). Free of kernel objects so
  * that the host unit tests cover them.
  */
 #ifndef _RBLK_IDENTIFY_H
@@ -68,5 +69,30 @@ int rblk_ana_log_parse(const u8 *buf, size_t len, u32 anagrpmax, u32 nn,
 u32 rblk_ana_desc_nsid(const struct rblk_ana_desc *d, u32 i);
 /* The log's size for @anagrpmax groups and @nn namespaces at most. */
 size_t rblk_ana_log_size(u32 anagrpmax, u32 nn);
+
+/*
+ * The Reservation Notification log page (LID 80h): one notice a page;
+ * each read with RAE clear consumes the oldest.
+ */
+#define RBLK_RESV_LOG_LEN	64
+
+struct rblk_resv_log {
+	u64	count;		/* Log Page Count: +1 a notice, gaps were lost */
+	u8	type;		/* 0: empty; enum rblk_resv_notice, or unknown */
+	u8	nr_avail;	/* pages after this one (saturates at 255) */
+	u32	nsid;
+};
+
+/* Decodes RBLK_RESV_LOG_LEN bytes of the page; every field as sent. */
+void rblk_resv_log_parse(const u8 *buf, struct rblk_resv_log *log);
+/* The uevent's spelling of a notice type; NULL for empty and unknown. */
+const char *rblk_resv_notice_name(u8 type);
+/*
+ * Notices lost between the page of count @prev and one of count @count
+ * (the controller drops the oldest when its log is full): 0 when @prev is
+ * 0 (nothing read yet on this association) or @count does not follow it
+ * (a count that wrapped, or a new controller), which tells nothing.
+ */
+u64 rblk_resv_log_lost(u64 prev, u64 count);
 
 #endif /* _RBLK_IDENTIFY_H */

@@ -70,6 +70,15 @@ enum rblk_cmd {
 	 * (CTRL_NAME or CTRL_ID).
 	 */
 	RBLK_CMD_SET_IOPOLICY,
+	/*
+	 * Multicast "events": a reservation notice the controller's
+	 * Reservation Notification log (80h) held for this host (CTRL_ID,
+	 * CTRL_NAME, NSID, DISK, RESV_NOTICE), one message per log page.
+	 * The kernel read the page (RAE clear), which consumed it: the
+	 * message is the only copy. Userspace re-reads the reservation
+	 * (Reservation Report, READ KEYS) to learn the new state.
+	 */
+	RBLK_CMD_RESV_NOTICE,
 	__RBLK_CMD_MAX,
 };
 
@@ -167,6 +176,15 @@ enum rblk_attr {
 	RBLK_ATTR_IOPOLICY,		/* u8: enum rblk_iopolicy, the subsystem's */
 	RBLK_ATTR_ANATT,		/* u8: ANA transition time, seconds; 0 = no ANA */
 	/*
+	 * RESV_NOTICE only (events carry them; no command takes them):
+	 * the namespace the notice names, its disk (the device to open:
+	 * the multipath head's when there is one, as RBLK_NS_ATTR_DISK)
+	 * and the kind, enum rblk_resv_notice.
+	 */
+	RBLK_ATTR_NSID,			/* u32 */
+	RBLK_ATTR_DISK,			/* string: "rblk0n1" */
+	RBLK_ATTR_RESV_NOTICE,		/* u8: enum rblk_resv_notice */
+	/*
 	 * A controller's namespaces may not fit in one message (a dump's
 	 * message is no larger than the reader's buffer, 16 KiB for libnl,
 	 * at most 32 KiB; an entry takes about 100 bytes; nvmet serves up
@@ -255,6 +273,21 @@ enum rblk_ana_state {
 	RBLK_ANA_INACCESSIBLE		= 0x03,
 	RBLK_ANA_PERSISTENT_LOSS	= 0x04,
 	RBLK_ANA_CHANGE			= 0x0f,
+};
+
+/*
+ * Reservation notices: the NVMe values (Reservation Notification log
+ * page type). REG_PREEMPTED: this host's registration was preempted
+ * (and its commands aborted, for Preempt and Abort): it is fenced.
+ * RELEASED: a registrants-only or all-registrants reservation this host
+ * had access through was released. PREEMPTED: such a reservation was
+ * preempted or cleared. Uevents spell them "registration-preempted",
+ * "reservation-released", "reservation-preempted".
+ */
+enum rblk_resv_notice {
+	RBLK_RESV_NOTICE_REG_PREEMPTED	= 0x01,
+	RBLK_RESV_NOTICE_RELEASED	= 0x02,
+	RBLK_RESV_NOTICE_PREEMPTED	= 0x03,
 };
 
 #endif /* _UAPI_LINUX_RBLK_H */

@@ -38,6 +38,8 @@ set -euo pipefail
 export RBLK_VM_MEMCHECK=${RBLK_VM_MEMCHECK:-0}
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=SCRIPTDIR/lib-host.sh
+. "$here/lib-host.sh"
 
 job_table=(
 	"4k-randread-qd1|--rw=randread --bs=4k --iodepth=1"
@@ -111,25 +113,9 @@ parse_opts() {
 
 # --- on the host: boot the VM with the plugin and run this script in it ------
 if [ -z "${RBLK_SRC_DIR:-}" ]; then
-	vm=() args=() build=build timeout="" host_out=""
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--kernel | --build-dir | --timeout | --out)
-			[ $# -ge 2 ] || usage_error "$1 needs a value"
-			case $1 in
-			--kernel) vm+=(--kernel "$2") ;;
-			--build-dir) build=$2 ;;
-			--timeout) timeout=$2 ;;
-			--out) host_out=$2 ;;
-			esac
-			shift 2
-			;;
-		*) args+=("$1"); shift ;;
-		esac
-	done
+	bench_host_args "$@"
 	parse_opts "${args[@]}"
-	[ -d "$build" ] || usage_error "no build directory $build (--build-dir)"
-	build=$(realpath "$build")
+	bench_host_build
 	plugin=$build/tests/bench/meter/insn_meter.so
 	[ -f "$plugin" ] || usage_error "no $plugin: build the target rblk_insn_meter (it needs qemu-plugin.h: ci/install-deps.sh)"
 	[ -x "$build/tests/bench/meter/rblk_meter_mark" ] || usage_error "no rblk_meter_mark in $build: build the target rblk_meter_mark"
@@ -139,6 +125,7 @@ if [ -z "${RBLK_SRC_DIR:-}" ]; then
 		per=$(((30 + (ios_a + ios_b) * 3 / 1000) * (repeats * 2 + 1)))
 		timeout=$(((${#modes[@]} * ${#sides[@]} * ${#jobs[@]} * per + 240 * ${#modes[@]}) * 2 + 300))
 	fi
+	bench_host_timeout
 	name=bench.insn_meter
 	# The plugin's files: beside the run's directory, which run-in-vm.sh
 	# empties when it starts; moved into raw/ after.
@@ -154,11 +141,7 @@ if [ -z "${RBLK_SRC_DIR:-}" ]; then
 		rmdir "$deltas"
 		/usr/bin/python3 "$here/meter_report.py" "$results" || rc=$?
 	fi
-	if [ -n "$host_out" ] && [ -d "$results" ]; then
-		mkdir -p "$host_out"
-		cp -r "$results/." "$host_out/"
-		results=$(realpath "$host_out")
-	fi
+	bench_host_results "$results"
 	echo "insn_meter: exit $rc; results in $results (meter.md, meter.json)" >&2
 	exit "$rc"
 fi

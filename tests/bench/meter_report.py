@@ -222,6 +222,22 @@ def spread(xs):
     return (max(xs) - min(xs)) / m if m and len(xs) > 1 else 0.0
 
 
+def side_table(rows, sides, head, ratio, cell):
+    """A markdown table, a row per (mode, job): each side's cell(row[side])
+    under head.format(side), and the ratio row[ratio] when both sides ran."""
+    both = len(sides) == 2
+    hdr = "| mode | job | " + " | ".join(head.format(s) for s in sides)
+    if both:
+        hdr += " | rblk / nvme-rdma"
+    out = [hdr + " |", "|" + "---|" * (2 + len(sides) + both)]
+    for row in rows:
+        cells = [cell(row[s]) for s in sides]
+        if both:
+            cells.append(f"{row.get(ratio, 0):.2f}x")
+        out.append(f"| {row['mode']} | {row['job']} | " + " | ".join(cells) + " |")
+    return out
+
+
 def report(d):
     meta, results = summarize(d)
     groups = {}
@@ -261,45 +277,23 @@ def report(d):
              f"{meta['nr_io_queues']} I/O queues x {meta['queue_size']} each side; {meta['target']}.", "",
              "## The driver's own code", "",
              "rblk.ko: module `rblk`. nvme-rdma: `nvme_rdma` + `nvme_core` + `nvme_fabrics`.", ""]
-    hdr = "| mode | job | " + " | ".join(f"{s} (spread)" for s in sides)
-    if len(sides) == 2:
-        hdr += " | rblk / nvme-rdma"
-    lines += [hdr + " |", "|" + "---|" * (2 + len(sides) + (len(sides) == 2))]
-    for row in table:
-        cells = [f"{row[s]['driver']:,.0f} ({row[s]['driver_spread']:.1%})" for s in sides]
-        if len(sides) == 2:
-            cells.append(f"{row.get('driver_ratio', 0):.2f}x")
-        lines.append(f"| {row['mode']} | {row['job']} | " + " | ".join(cells) + " |")
+    lines += side_table(table, sides, "{} (spread)", "driver_ratio",
+                        lambda r: f"{r['driver']:,.0f} ({r['driver_spread']:.1%})")
     polled = [row for row in table if row["mode"] != "interrupt"]
     if polled:
         lines += ["", "Polled, the driver's figure holds its blk-mq poll entry (rblk: `" +
                   "`, `".join(POLL_LOOP["rblk"]) + "`; nvme-rdma: `" + "`, `".join(POLL_LOOP["nvme-rdma"]) +
                   "`), called until the answer is there: how often is the emulator's timing. "
                   "Without them (each completion's own handling stays in):", ""]
-        hdr = "| mode | job | " + " | ".join(f"{s} (spread; polls per I/O)" for s in sides)
-        if len(sides) == 2:
-            hdr += " | rblk / nvme-rdma"
-        lines += [hdr + " |", "|" + "---|" * (2 + len(sides) + (len(sides) == 2))]
-        for row in polled:
-            cells = [f"{row[s]['driver_wo_poll']:,.0f} ({row[s]['driver_wo_poll_spread']:.1%}; "
-                     f"{row[s]['polls']:,.0f})" for s in sides]
-            if len(sides) == 2:
-                cells.append(f"{row.get('driver_wo_poll_ratio', 0):.2f}x")
-            lines.append(f"| {row['mode']} | {row['job']} | " + " | ".join(cells) + " |")
+        lines += side_table(polled, sides, "{} (spread; polls per I/O)", "driver_wo_poll_ratio",
+                            lambda r: f"{r['driver_wo_poll']:,.0f} ({r['driver_wo_poll_spread']:.1%}; "
+                                      f"{r['polls']:,.0f})")
     lines += ["", "## The initiator's host side", "",
               "Everything but what stands for the hardware and the far end (rxe, the network stack, "
               "CRC, nvmet, null_blk) and the other side's idle driver: the driver, the RDMA core, the "
               "block layer and io_uring, syscalls, interrupts and scheduling, memory, fio. "
               "Kernel symbols are put in rows by their names' prefixes: a guide.", ""]
-    hdr = "| mode | job | " + " | ".join(sides)
-    if len(sides) == 2:
-        hdr += " | rblk / nvme-rdma"
-    lines += [hdr + " |", "|" + "---|" * (2 + len(sides) + (len(sides) == 2))]
-    for row in table:
-        cells = [f"{row[s]['host_side']:,.0f}" for s in sides]
-        if len(sides) == 2:
-            cells.append(f"{row.get('host_side_ratio', 0):.2f}x")
-        lines.append(f"| {row['mode']} | {row['job']} | " + " | ".join(cells) + " |")
+    lines += side_table(table, sides, "{}", "host_side_ratio", lambda r: f"{r['host_side']:,.0f}")
 
     for mode in modes:
         for job in jobs:

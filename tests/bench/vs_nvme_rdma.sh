@@ -74,6 +74,8 @@ set -euo pipefail
 export RBLK_VM_MEMCHECK=${RBLK_VM_MEMCHECK:-0}
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=SCRIPTDIR/lib-host.sh
+. "$here/lib-host.sh"
 
 # The jobs, in the order they run: name, title, fio arguments.
 job_table=(
@@ -171,23 +173,7 @@ parse_opts() {
 
 # --- on the host: boot the VM and run this script in it ----------------------
 if [ -z "${RBLK_SRC_DIR:-}" ]; then
-	vm=() args=() build=build timeout="" host_out=""
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--kernel | --build-dir | --timeout | --out)
-			[ $# -ge 2 ] || usage_error "$1 needs a value"
-			case $1 in
-			--kernel) vm+=(--kernel "$2") ;;
-			--build-dir) build=$2 ;;
-			--timeout) timeout=$2 ;;
-			--out) host_out=$2 ;;
-			esac
-			shift 2
-			;;
-		--nqn | --rblk-slab) usage_error "$1 is for a run inside a VM that set the target up" ;;
-		*) args+=("$1"); shift ;;
-		esac
-	done
+	BENCH_VM_ONLY="--nqn|--rblk-slab" bench_host_args "$@"
 	parse_opts "${args[@]}"
 	if [ -z "$timeout" ]; then
 		# Each run: the runtime, fio's start and end (a few seconds under
@@ -197,20 +183,14 @@ if [ -z "${RBLK_SRC_DIR:-}" ]; then
 		per=$((runtime + 8 + 10 * profile))
 		timeout=$(((${#modes[@]} * rounds * ${#sides[@]} * ${#jobs[@]} * per + 180 * ${#modes[@]}) * 3 / 2 + 300))
 	fi
-	[[ $timeout =~ ^[0-9]+$ ]] || usage_error "--timeout takes seconds, not '$timeout'"
-	[ -d "$build" ] || usage_error "no build directory $build (--build-dir)"
-	build=$(realpath "$build")
+	bench_host_timeout
+	bench_host_build
 	# The plot's font cache, built here in a second rather than in the VM.
 	MPLCONFIGDIR=$build/mpl /usr/bin/python3 -c 'import matplotlib.pyplot' 2> /dev/null || true
 	rc=0
 	"$here/../vm/run-in-vm.sh" --build-dir "$build" "${vm[@]}" --timeout "$timeout" \
 		--name bench.vs_nvme_rdma "$0" "${args[@]}" || rc=$?
-	results=$build/vm-out/bench.vs_nvme_rdma/vs_nvme_rdma
-	if [ -n "$host_out" ] && [ -d "$results" ]; then
-		mkdir -p "$host_out"
-		cp -r "$results/." "$host_out/"
-		results=$(realpath "$host_out")
-	fi
+	bench_host_results "$build/vm-out/bench.vs_nvme_rdma/vs_nvme_rdma"
 	echo "vs_nvme_rdma: exit $rc; results in $results (results.md, results.json, latency.png)" >&2
 	exit "$rc"
 fi

@@ -209,6 +209,8 @@ void Target::identify(Queue& q, uint32_t slot)
         identify_ns(c.nsid, buf);
         break;
     case kCnsNsActiveList: {
+        // A host's scan starts here: cases count scans by this line.
+        log("identify-active-list: cntlid " + std::to_string(q.cntlid) + " from nsid " + std::to_string(c.nsid));
         uint32_t n = 0;
         if (endless_ns_list()) {
             // Ascending ids without end: every page is full.

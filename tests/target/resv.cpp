@@ -223,8 +223,11 @@ bool Target::resv_features(Queue& q, uint32_t slot)
     }
     uint16_t status = kScSuccess;
     if (fid == kFeatResvMask) {
-        if (set)
+        if (set) {
             status = ctrl.notices.set_mask(c.cdw11);
+            log("resv: cntlid " + std::to_string(q.cntlid) + " set-mask nsid " + hex(c.nsid) + " mask " +
+                hex(c.cdw11) + " status " + std::to_string(status));
+        }
         reply(q, slot, status ? status | kScDnr : kScSuccess, ctrl.notices.mask());
         return true;
     }

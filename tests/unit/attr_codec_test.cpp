@@ -605,5 +605,37 @@ TEST(AenAttrs, EventDecodesAndAResultIsRequired)
     EXPECT_TRUE(is_discovery_change(e.result));
 }
 
+TEST(ResvNoticeAttrs, NoticeDecodesAndNamespaceAndKindAreRequired)
+{
+    auto msg = genl_msg(RBLK_CMD_RESV_NOTICE);
+    ASSERT_EQ(nla_put_u32(msg.get(), RBLK_ATTR_CTRL_ID, 1), 0);
+    ASSERT_EQ(nla_put_string(msg.get(), RBLK_ATTR_CTRL_NAME, "rblk1"), 0);
+    ASSERT_EQ(nla_put_u32(msg.get(), RBLK_ATTR_NSID, 1), 0);
+    EXPECT_THROW(parse_resv_notice(nlmsg_hdr(msg.get())), Error);  // no kind
+    ASSERT_EQ(nla_put_string(msg.get(), RBLK_ATTR_DISK, "rblk1n1"), 0);
+    ASSERT_EQ(nla_put_u8(msg.get(), RBLK_ATTR_RESV_NOTICE, RBLK_RESV_NOTICE_REG_PREEMPTED), 0);
+    const ResvNoticeEvent e = parse_resv_notice(nlmsg_hdr(msg.get()));
+    EXPECT_EQ(e.id, 1u);
+    EXPECT_EQ(e.name, "rblk1");
+    EXPECT_EQ(e.nsid, 1u);
+    EXPECT_EQ(e.disk, "rblk1n1");
+    EXPECT_EQ(e.notice, ResvNotice::RegistrationPreempted);
+
+    auto nonsid = genl_msg(RBLK_CMD_RESV_NOTICE);
+    ASSERT_EQ(nla_put_u8(nonsid.get(), RBLK_ATTR_RESV_NOTICE, RBLK_RESV_NOTICE_RELEASED), 0);
+    EXPECT_THROW(parse_resv_notice(nlmsg_hdr(nonsid.get())), Error);
+}
+
+TEST(ResvNoticeAttrs, KindsHaveTheirUeventNamesAndUnknownOnesANumber)
+{
+    EXPECT_EQ(resv_notice_name(ResvNotice::RegistrationPreempted), "registration-preempted");
+    EXPECT_EQ(resv_notice_name(ResvNotice::ReservationReleased), "reservation-released");
+    EXPECT_EQ(resv_notice_name(ResvNotice::ReservationPreempted), "reservation-preempted");
+    EXPECT_EQ(resv_notice_name(static_cast<ResvNotice>(9)), "unknown(9)");
+    EXPECT_EQ(attr_name(RBLK_ATTR_NSID), "nsid");
+    EXPECT_EQ(attr_name(RBLK_ATTR_DISK), "disk");
+    EXPECT_EQ(attr_name(RBLK_ATTR_RESV_NOTICE), "resv_notice");
+}
+
 }  // namespace
 }  // namespace rblk

@@ -222,5 +222,18 @@ TEST(DiscoverOutput, AenEventsPrintTheirResult)
     EXPECT_EQ(format_aen(e), "rblk3: async event 0x00040002");
 }
 
+TEST(MonitorOutput, ReservationNoticesNameDiskNamespaceAndKind)
+{
+    rblk::ResvNoticeEvent e{1, "rblk1", 1, "rblk1n1", rblk::ResvNotice::RegistrationPreempted};
+    EXPECT_EQ(format_resv_notice(e), "rblk1: rblk1n1 (nsid 1): reservation notice: registration-preempted");
+    const nlohmann::json j = rblk::resv_notice_json(e);
+    EXPECT_EQ(j.dump(), R"({"disk":"rblk1n1","event":"reservation","id":1,"name":"rblk1","notice":"registration-preempted","nsid":1})");
+    e.notice = rblk::ResvNotice::ReservationReleased;
+    e.disk.clear();
+    EXPECT_EQ(format_resv_notice(e), "rblk1: - (nsid 1): reservation notice: reservation-released");
+    e.notice = static_cast<rblk::ResvNotice>(7);
+    EXPECT_EQ(rblk::resv_notice_json(e)["notice"], "unknown(7)");
+}
+
 }  // namespace
 }  // namespace rblkctl

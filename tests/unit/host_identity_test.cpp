@@ -9,12 +9,23 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 #include <sys/stat.h>
 
 namespace rblk {
 namespace {
 
 namespace fs = std::filesystem;
+
+// libnvme's readers know /etc/nvme only; here the first line, as they read it.
+std::optional<std::string> first_line(const fs::path& file)
+{
+    std::ifstream in(file);
+    std::string line;
+    if (!in || !std::getline(in, line) || line.empty())
+        return std::nullopt;
+    return line;
+}
 
 class HostIdentityFiles : public testing::Test {
 protected:
@@ -40,6 +51,7 @@ protected:
         return s.str();
     }
     fs::path nvme() const { return dir_ / "etc" / "nvme"; }
+    static HostIdentity load(const fs::path& dir) { return load_host_identity(dir, first_line); }
 
     fs::path dir_;
 };
@@ -47,7 +59,7 @@ protected:
 TEST_F(HostIdentityFiles, AbsentFilesAreGeneratedOnceAndStored)
 {
     const mode_t old_umask = ::umask(077);  // the files are 0644 whatever the umask
-    const HostIdentity first = load_host_identity(nvme());
+    const HostIdentity first = load(nvme());
     ::umask(old_umask);
 
     ASSERT_TRUE(first.hostnqn && first.hostid);
@@ -67,7 +79,7 @@ TEST_F(HostIdentityFiles, AbsentFilesAreGeneratedOnceAndStored)
     // Nothing but the two files: no temporary left behind.
     EXPECT_EQ(std::distance(fs::directory_iterator(nvme()), fs::directory_iterator()), 2);
 
-    const HostIdentity again = load_host_identity(nvme());
+    const HostIdentity again = load(nvme());
     EXPECT_EQ(again.hostnqn, first.hostnqn);
     EXPECT_EQ(again.hostid, first.hostid);
     EXPECT_FALSE(again.warning);
@@ -82,7 +94,7 @@ TEST_F(HostIdentityFiles, PresentFilesAreUsedAndLeftAsTheyAre)
     put("hostid", id + "\n");
     const auto before = fs::last_write_time(nvme() / "hostnqn");
 
-    const HostIdentity host = load_host_identity(nvme());
+    const HostIdentity host = load(nvme());
     EXPECT_EQ(host.hostnqn, nqn);
     EXPECT_EQ(host.hostid, id);
     EXPECT_FALSE(host.warning);
@@ -91,20 +103,29 @@ TEST_F(HostIdentityFiles, PresentFilesAreUsedAndLeftAsTheyAre)
     EXPECT_EQ(fs::last_write_time(nvme() / "hostnqn"), before);
 }
 
-TEST_F(HostIdentityFiles, OnlyTheFirstLineCountsAsLibnvmeReadsIt)
+TEST_F(HostIdentityFiles, WhatTheReaderFindsIsTheIdentity)
 {
-    put("hostnqn", "nqn.2024-01.io.example:host-a\nsecond line\n");
-    put("hostid", "11111111-2222-3333-4444-555555555555");  // no newline
-    const HostIdentity host = load_host_identity(nvme());
+    // The reader (libnvme's, for /etc/nvme) decides what is there: nothing
+    // is generated or written over what it finds.
+    std::vector<fs::path> asked;
+    const HostIdentity host = load_host_identity(
+        nvme(), [&](const fs::path& file) -> std::optional<std::string> {
+            asked.push_back(file);
+            if (file.filename() == "hostnqn")
+                return "nqn.2024-01.io.example:host-a";
+            return "11111111-2222-3333-4444-555555555555";
+        });
     EXPECT_EQ(host.hostnqn, "nqn.2024-01.io.example:host-a");
     EXPECT_EQ(host.hostid, "11111111-2222-3333-4444-555555555555");
+    EXPECT_EQ(asked, (std::vector<fs::path>{nvme() / "hostnqn", nvme() / "hostid"}));
+    EXPECT_FALSE(fs::exists(nvme()));
 }
 
 TEST_F(HostIdentityFiles, AMissingHostIdIsTheUuidOfTheHostNqn)
 {
     const std::string uuid = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
     put("hostnqn", kUuidHostNqnPrefix + uuid + "\n");
-    const HostIdentity host = load_host_identity(nvme());
+    const HostIdentity host = load(nvme());
     EXPECT_EQ(host.hostid, uuid);
     EXPECT_EQ(content("hostid"), uuid + "\n");
 }
@@ -113,7 +134,7 @@ TEST_F(HostIdentityFiles, AMissingHostNqnIsMadeFromTheHostId)
 {
     const std::string uuid = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
     put("hostid", uuid + "\n");
-    const HostIdentity host = load_host_identity(nvme());
+    const HostIdentity host = load(nvme());
     EXPECT_EQ(host.hostnqn, kUuidHostNqnPrefix + uuid);
     EXPECT_EQ(content("hostnqn"), kUuidHostNqnPrefix + uuid + "\n");
     EXPECT_EQ(content("hostid"), uuid + "\n");
@@ -122,7 +143,7 @@ TEST_F(HostIdentityFiles, AMissingHostNqnIsMadeFromTheHostId)
 TEST_F(HostIdentityFiles, AHostNqnOfAnotherFormGetsARandomHostId)
 {
     put("hostnqn", "nqn.2024-01.io.example:host-a\n");
-    const HostIdentity host = load_host_identity(nvme());
+    const HostIdentity host = load(nvme());
     ASSERT_TRUE(host.hostid);
     EXPECT_TRUE(parse_uuid(*host.hostid).has_value()) << *host.hostid;
     EXPECT_EQ(content("hostid"), *host.hostid + "\n");
@@ -132,7 +153,7 @@ TEST_F(HostIdentityFiles, AHostNqnOfAnotherFormGetsARandomHostId)
 TEST_F(HostIdentityFiles, AnEmptyFileIsReplacedAsLibnvmeReadsNothingFromIt)
 {
     put("hostnqn", "");
-    const HostIdentity host = load_host_identity(nvme());
+    const HostIdentity host = load(nvme());
     ASSERT_TRUE(host.hostnqn);
     EXPECT_EQ(host.hostnqn->rfind(kUuidHostNqnPrefix, 0), 0u);
     EXPECT_EQ(content("hostnqn"), *host.hostnqn + "\n");
@@ -144,7 +165,7 @@ TEST_F(HostIdentityFiles, UnwritableDirectoryWarnsAndStillGivesAnIdentity)
     // who may write anywhere else.
     fs::create_directories(dir_);
     std::ofstream(dir_ / "etc");
-    const HostIdentity host = load_host_identity(nvme());
+    const HostIdentity host = load(nvme());
     ASSERT_TRUE(host.hostnqn && host.hostid);
     EXPECT_EQ(hostnqn_uuid(*host.hostnqn), host.hostid);
     ASSERT_TRUE(host.warning);

@@ -70,8 +70,11 @@ KEEP='^(rdma_rxe|siw|ib_uverbs|rdma_ucm|ib_umad|ib_core|ib_cm|iw_cm|rdma_cm|nvme
 # The kept ones are left out: those KEEP_ERE names and what their users
 # need, so a dependency of a kept module stays.
 mod_state() {
+	# FILENAME, not FNR == NR: on a kernel that loads no module to boot
+	# (the debug kernel) the boot's list is empty, and FNR == NR would hold
+	# for the whole of /proc/modules.
 	awk -v keep="${1:-}" '
-		FNR == NR { base[$1] = 1; next }
+		FILENAME == ARGV[1] { base[$1] = 1; next }
 		{ loaded[$1] = 1; refs[$1] = $3; users[$1] = $4 }
 		END {
 			if (keep != "")

@@ -169,6 +169,25 @@ vm_wait_for() {
 	done
 }
 
+# vm_netlink_groups_joined PID N: a netlink socket of PID is in N generic
+# netlink multicast groups or more (/proc/net/netlink: groups 1-32 as a
+# hex mask; nlctrl's "notify" and rblk's "events" both have small ids):
+# a listener that joined sees every later event.
+vm_netlink_groups_joined() {
+	local link mask bits
+	for link in /proc/"$1"/fd/*; do
+		link=$(readlink "$link") || continue
+		[[ $link =~ ^socket:\[([0-9]+)\]$ ]] || continue
+		mask=$(awk -v ino="${BASH_REMATCH[1]}" '$2 == 16 && $10 == ino { print $4 }' /proc/net/netlink)
+		[ -n "$mask" ] || continue
+		for ((mask = 16#$mask, bits = 0; mask; mask >>= 1)); do
+			bits=$((bits + (mask & 1)))
+		done
+		[ "$bits" -ge "$2" ] && return 0
+	done
+	return 1
+}
+
 # `dmesg | grep -q` fails under pipefail when grep's early exit ends dmesg
 # with SIGPIPE (seen: a 4 MiB log after the 1024-namespace scan): read it all.
 vm_dmesg_has() {

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <cstdlib>
@@ -158,6 +161,30 @@ TEST(UblkMissing, SaysWhyInOneLine)
     std::ofstream(dir / "present") << "";
     EXPECT_EQ("", ublk_missing_reason((dir / "present").string(), dir.string()));
     fs::remove_all(dir);
+}
+
+// A commit queued on a full submission queue: the ring's SQEs go to the
+// kernel to make room, rather than the commit being dropped (the tag would
+// never be fetched again and the device would hang on it). The descriptor
+// area is a memfd here: only the SQEs are looked at, and the kernel fails
+// the ones submitted (no ublk device behind it).
+TEST(UblkQueueCommit, MakesRoomOnAFullSubmissionQueue)
+{
+    Ring ring(4, 0, "a test ring");
+    const int fd = ::memfd_create("ublk-iods", MFD_CLOEXEC);
+    ASSERT_GE(fd, 0) << std::strerror(errno);
+    ASSERT_EQ(0, ::ftruncate(fd, ::sysconf(_SC_PAGESIZE)));
+    {
+        UblkQueue q(ring.get(), fd, 0, 4, true, 0);
+        std::byte buf[512];
+        for (std::uint16_t tag = 0; tag < 4; ++tag)
+            ASSERT_TRUE(q.fetch(tag, buf));
+        EXPECT_EQ(0u, io_uring_sq_space_left(ring.get()));
+        EXPECT_TRUE(q.commit(2, 512, buf));
+        EXPECT_EQ(1u, io_uring_sq_ready(ring.get()));  // the commit, alone after the four went
+        EXPECT_EQ(1, io_uring_submit(ring.get()));
+    }
+    ::close(fd);
 }
 
 }  // namespace

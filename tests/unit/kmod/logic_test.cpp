@@ -1,6 +1,6 @@
 // Host unit tests of the controller core's pure decisions: the state
-// machine (ctrl_state.c), command ids (cid.h), Identify data and the ANA
-// log (identify.c).
+// machine (ctrl_state.c), command ids (cid.h), Identify data, the ANA log
+// and the Reservation Notification log (identify.c).
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -233,4 +233,61 @@ TEST(AnaLog, SizeCoversGroupsAndNamespaces)
 {
 	EXPECT_EQ((size_t)RBLK_ANA_HDR_LEN + 2 * RBLK_ANA_DESC_LEN + 3 * 4,
 		  rblk_ana_log_size(2, 3));
+}
+
+/* --- The Reservation Notification log page (identify.c: rblk_resv_log_*) --- */
+
+namespace {
+
+std::vector<uint8_t> resv_page(uint64_t count, uint8_t type, uint8_t avail, uint32_t nsid)
+{
+	std::vector<uint8_t> p(RBLK_RESV_LOG_LEN, 0);
+	for (int i = 0; i < 8; i++)
+		p[i] = uint8_t(count >> (8 * i));
+	p[8] = type;
+	p[9] = avail;
+	for (int i = 0; i < 4; i++)
+		p[12 + i] = uint8_t(nsid >> (8 * i));
+	return p;
+}
+
+}  // namespace
+
+TEST(ResvLog, DecodesEveryFieldLittleEndian)
+{
+	const auto p = resv_page(0x0102030405060708ull, RBLK_RESV_NOTICE_RELEASED, 7, 0xa0b0c0d0);
+	struct rblk_resv_log log;
+	rblk_resv_log_parse(p.data(), &log);
+	EXPECT_EQ(log.count, 0x0102030405060708ull);
+	EXPECT_EQ(log.type, RBLK_RESV_NOTICE_RELEASED);
+	EXPECT_EQ(log.nr_avail, 7);
+	EXPECT_EQ(log.nsid, 0xa0b0c0d0u);
+}
+
+TEST(ResvLog, EmptyPageHasTypeZero)
+{
+	struct rblk_resv_log log;
+	const auto p = resv_page(0, 0, 0, 0);
+	rblk_resv_log_parse(p.data(), &log);
+	EXPECT_EQ(log.type, 0);
+	EXPECT_EQ(rblk_resv_notice_name(log.type), nullptr);
+}
+
+TEST(ResvLog, NamesTheThreeNoticesOnly)
+{
+	EXPECT_STREQ(rblk_resv_notice_name(RBLK_RESV_NOTICE_REG_PREEMPTED), "registration-preempted");
+	EXPECT_STREQ(rblk_resv_notice_name(RBLK_RESV_NOTICE_RELEASED), "reservation-released");
+	EXPECT_STREQ(rblk_resv_notice_name(RBLK_RESV_NOTICE_PREEMPTED), "reservation-preempted");
+	for (int t = 4; t < 256; t++)
+		EXPECT_EQ(rblk_resv_notice_name(uint8_t(t)), nullptr) << t;
+}
+
+TEST(ResvLog, LostNoticesFromTheCountGap)
+{
+	EXPECT_EQ(rblk_resv_log_lost(0, 5), 0u);	/* first page read: no reference */
+	EXPECT_EQ(rblk_resv_log_lost(4, 5), 0u);
+	EXPECT_EQ(rblk_resv_log_lost(4, 9), 4u);
+	EXPECT_EQ(rblk_resv_log_lost(9, 1), 0u);	/* new controller, or wrapped */
+	EXPECT_EQ(rblk_resv_log_lost(9, 9), 0u);	/* the same page again */
+	EXPECT_EQ(rblk_resv_log_lost(UINT64_MAX - 1, UINT64_MAX), 0u);
 }

@@ -33,23 +33,6 @@ cli=$!
 echo "blacklist rblk" > /etc/modprobe.d/rblk-test-noauto.conf
 trap 'kill "$mon" "$mon_text" "$cli" 2> /dev/null || true; rm -f /etc/modprobe.d/rblk-test-noauto.conf' EXIT
 
-# groups_joined PID N: a netlink socket of PID is in N multicast groups
-# (/proc/net/netlink: groups 1-32 as a hex mask; nlctrl "notify" and rblk
-# "events" both have small ids).
-groups_joined() {
-	local link mask bits
-	for link in /proc/"$1"/fd/*; do
-		link=$(readlink "$link") || continue
-		[[ $link =~ ^socket:\[([0-9]+)\]$ ]] || continue
-		mask=$(awk -v ino="${BASH_REMATCH[1]}" '$2 == 16 && $10 == ino { print $4 }' /proc/net/netlink)
-		[ -n "$mask" ] || continue
-		for ((mask = 16#$mask, bits = 0; mask; mask >>= 1)); do
-			bits=$((bits + (mask & 1)))
-		done
-		[ "$bits" -ge "$2" ] && return 0
-	done
-	return 1
-}
 # at_least N FILE ERE: FILE has N or more lines matching ERE.
 at_least() { [ "$(grep -Ec -- "$3" "$2" || true)" -ge "$1" ]; }
 # client_now ANSWER: the long-lived client's latest answer is ANSWER.
@@ -57,8 +40,8 @@ client_now() { [ "$(tail -n 1 "$work/client.out" | cut -d' ' -f2-)" = "$1" ]; }
 # state_event NAME STATE: an event of NAME entering STATE (JSON keys are sorted).
 state_event() { printf '"name":"%s","old_state":"[a-z]+","state":"%s"' "$1" "$2"; }
 
-vm_wait_for 20 groups_joined "$mon" 2
-vm_wait_for 20 groups_joined "$mon_text" 2
+vm_wait_for 20 vm_netlink_groups_joined "$mon" 2
+vm_wait_for 20 vm_netlink_groups_joined "$mon_text" 2
 vm_wait_for 20 client_now "ok 0"
 
 for cycle in 1 2; do
@@ -75,7 +58,7 @@ for cycle in 1 2; do
 	# The same client, its family id stale: it must find the new one.
 	vm_wait_for 20 client_now "ok 0"
 	# The monitor must have joined the new events group by now.
-	vm_wait_for 20 groups_joined "$mon" 2
+	vm_wait_for 20 vm_netlink_groups_joined "$mon" 2
 
 	out=$(vm_rblk_connect "$nqn" -i 1 -Q 32)
 	name=$(head -n 1 <<< "$out")

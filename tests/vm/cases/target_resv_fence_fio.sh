@@ -37,10 +37,12 @@ rc=0
 timeout 60 tail --pid="$fenced" -f /dev/null || vm_fail "B's fio still runs 60 s after the fence"
 wait "$fenced" || rc=$?
 vm_assert_ne 0 "$rc" "exit code of B's fio after the fence"
-vm_assert_contains "$(cat /tmp/fenced.err)" "Input/output error" "B's fio: its error"
+# A conflict is EBADE ("Invalid exchange"), not a bare EIO: the block layer's
+# BLK_STS_RESV_CONFLICT, which cluster software tells apart from a dead path.
+vm_assert_contains "$(cat /tmp/fenced.err)" "Invalid exchange" "B's fio: its error"
 head -c 4096 /dev/zero | dd of="$B" bs=4k seek=4096 oflag=direct conv=notrunc status=none 2> /dev/null &&
 	vm_fail "B could write after the fence"
-echo "RESULT: fenced: B's fio ended with an I/O error (exit $rc), B's writes fail"
+echo "RESULT: fenced: B's fio ended with a reservation conflict (exit $rc), B's writes fail"
 
 # The survivor: its own region, written and verified.
 vm_fio /tmp/survivor.json --name=survivor --filename="$A" --direct=1 --ioengine=libaio \

@@ -5,13 +5,21 @@
 #  1. SCSI through SG_IO with sg_persist, as SCSI cluster fencing does:
 #     REPORT CAPABILITIES from RESCAP; A registers and reserves Write
 #     Exclusive - Registrants Only; B, unregistered, reads (dd, SCSI READ)
-#     but its writes fail (dd: EIO; SCSI WRITE: RESERVATION CONFLICT
+#     but its writes fail (dd: EBADE; SCSI WRITE: RESERVATION CONFLICT
 #     status); B registers (REGISTER AND IGNORE EXISTING KEY, unregistered
 #     then registered: Register, then Replace) and writes; A preempts and
-#     aborts B: B's writes conflict again and B gets a reservation notice;
-#     READ FULL STATUS names A's Host ID in an SRP TransportID; release;
-#     clear. READ KEYS and READ RESERVATION match the target's extended
-#     Reservation Report (nvme resv-report) at every step.
+#     aborts B: B's writes conflict again; READ FULL STATUS names A's Host
+#     ID in an SRP TransportID; release; B registers again, A reserves and
+#     releases; clear. READ KEYS and READ RESERVATION match the target's
+#     extended Reservation Report (nvme resv-report) at every step.
+#     Notices: B's controller (rblk1), and it alone, reads the target's
+#     Reservation Notification log on its event and raises each notice as
+#     `rblkctl monitor --json` and udev see it: registration-preempted (the
+#     preempt and abort), reservation-released (A's release while B was
+#     registered), reservation-preempted (the clear); the kernel logs each
+#     and nothing ignored or lost. The notices' mask (Set Features 82h)
+#     goes out once per namespace and association: none per rescan, one
+#     again after a reset.
 #  2. The same through the block layer's PR ioctls (tests/tools/rblk_pr):
 #     pr_ops on rblk's disks.
 #  3. With an NGUID the target reports a multi-controller subsystem: the
@@ -96,7 +104,19 @@ scsi_rw() {
 	line=$(grep -m1 'SCSI Status' <<< "$out" | sed 's/[[:space:]]*$//')
 	echo "${line:-no SCSI status: $out}"
 }
-notices() { dmesg | grep -c "$1: async event 0x800006 " || true; }
+# resv_notices CTRL: CTRL's reservation notices as `rblkctl monitor
+# --json` printed them, "DISK NSID NOTICE" a line.
+resv_notices() {
+	python3 - "$events" "$1" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("event") == "reservation" and e["name"] == sys.argv[2]:
+        print(e["disk"], e["nsid"], e["notice"])
+PY
+}
+# resv_notices_are CTRL WANT: CTRL's notices so far are WANT (lines).
+resv_notices_are() { [ "$(resv_notices "$1")" = "$2" ]; }
 
 # --- 1. SG_IO: sg_persist -----------------------------------------------------
 caps=$(sg_persist -n -c "$A" 2>&1) || vm_fail "REPORT CAPABILITIES: $caps"
@@ -112,6 +132,11 @@ state "gen=1 keys=0xa resv=5/0xa" "A registered and holds WE-RO"
 may_write "$A" || vm_fail "A (holder) cannot write"
 may_read "$B" || vm_fail "B (unregistered) cannot read under WE-RO"
 may_write "$B" && vm_fail "B (unregistered) could write under WE-RO"
+# As nvme's: a conflict is EBADE (BLK_STS_RESV_CONFLICT), not EIO, so that
+# a fenced application can tell it from a failing disk.
+err=$(head -c 4096 /dev/zero | dd of="$B" bs=4k seek=256 oflag=direct conv=notrunc status=none 2>&1) &&
+	vm_fail "B (unregistered) could write under WE-RO"
+vm_assert_contains "$err" "Invalid exchange" "B's write error under WE-RO (EBADE)"
 vm_assert_eq "SCSI Status: Good" "$(scsi_rw "$B" 28)" "B's SCSI READ(10)"
 vm_assert_contains "$(scsi_rw "$B" 2a)" "Reservation Conflict" "B's SCSI WRITE(10)"
 vm_assert_eq 24 "$(prout "$B" --reserve --param-rk=0xb --prout-type=5)" "B (unregistered): RESERVE"
@@ -128,12 +153,25 @@ state "gen=3 keys=0xa,0xb2 resv=5/0xa" "B's key replaced"
 vm_assert_eq 24 "$(prout "$B" --register --param-rk=0xb --param-sark=0xb3)" "B: REGISTER with a stale key"
 echo "RESULT: sg_persist: REGISTER AND IGNORE EXISTING KEY registers and replaces"
 
-n0=$(notices rblk1)
+# The notices' listeners, joined before the first notice: the monitor's
+# socket in nlctrl's and rblk's groups, udev's printing.
+work=$(mktemp -d)
+events=$work/monitor.jsonl
+"$RBLKCTL" monitor --json > "$events" 2> "$work/monitor.err" &
+mon=$!
+udevadm monitor --kernel --property --subsystem-match=rblk > "$work/uevents" 2>&1 &
+udev=$!
+trap 'kill "$mon" "$udev" 2> /dev/null || true; [ -s "$TGT_LOG" ] && { echo "--- target log:"; tail -n 30 "$TGT_LOG"; } >&2' EXIT
+vm_wait_for 20 vm_netlink_groups_joined "$mon" 2
+vm_wait_for 30 grep -q 'monitor will print' "$work/uevents"
+
 vm_assert_eq 0 "$(prout "$A" --preempt-abort --param-rk=0xa --param-sark=0xb2 --prout-type=5)" "A: PREEMPT AND ABORT B"
 state "gen=4 keys=0xa resv=5/0xa" "B preempted"
 may_write "$B" && vm_fail "B could write after being preempted"
 vm_assert_contains "$(scsi_rw "$B" 2a)" "Reservation Conflict" "B's SCSI WRITE(10) after the preempt"
-vm_wait_for 20 bash -c "[ \$(dmesg | grep -c 'rblk1: async event 0x800006 ') -gt $n0 ]"
+vm_wait_for 20 resv_notices_are rblk1 "rblk1n1 1 registration-preempted"
+vm_dmesg_has "rblk1: reservation notice for nsid 1 (rblk1n1): registration-preempted" ||
+	vm_fail "no registration-preempted notice in the kernel log"
 full=$(sg_persist -n -s "$A" 2>&1) || vm_fail "READ FULL STATUS: $full"
 vm_assert_contains "$full" "Key=0xa" "READ FULL STATUS: A's key"
 vm_assert_contains "$full" "<< Reservation holder >>" "READ FULL STATUS: A holds"
@@ -145,8 +183,35 @@ vm_assert_eq 0 "$(prout "$A" --release --param-rk=0xa --prout-type=5)" "A: RELEA
 state "gen=4 keys=0xa resv=0/0x0" "released"
 may_write "$B" || vm_fail "B cannot write without a reservation"
 vm_assert_eq 0 "$(prout "$B" --register --param-sark=0xb)" "B: REGISTER again"
+vm_assert_eq 0 "$(prout "$A" --reserve --param-rk=0xa --prout-type=5)" "A: RESERVE WE-RO again"
+vm_assert_eq 0 "$(prout "$A" --release --param-rk=0xa --prout-type=5)" "A: RELEASE, B registered"
+state "gen=5 keys=0xa,0xb resv=0/0x0" "released with B registered"
 vm_assert_eq 0 "$(prout "$A" --clear --param-rk=0xa)" "A: CLEAR"
 state "gen=6 keys= resv=0/0x0" "cleared"
+vm_wait_for 20 resv_notices_are rblk1 "$(printf '%s\n' "rblk1n1 1 registration-preempted" \
+	"rblk1n1 1 reservation-released" "rblk1n1 1 reservation-preempted")"
+vm_assert_eq "" "$(resv_notices rblk0)" "notices to A, the issuer of every change"
+kill "$mon" "$udev"
+wait "$mon" "$udev" 2> /dev/null || true
+# One block per uevent, blank-line separated: rblk1's three, in order.
+python3 - "$work/uevents" <<'PY' || vm_fail "reservation uevents: $(cat "$work/uevents")"
+import sys
+blocks = open(sys.argv[1]).read().split("\n\n")
+events = [dict(l.split("=", 1) for l in b.splitlines() if "=" in l) for b in blocks]
+resv = [e for e in events if e.get("RBLK_EVENT") == "reservation"]
+got = [(e["DEVPATH"].rsplit("/", 1)[-1], e["ACTION"], e["RBLK_RESV"], e["RBLK_NSID"], e["RBLK_DISK"],
+        e.get("RBLK_SUBNQN")) for e in resv]
+nqn = "nqn.2024-01.io.rblk:badtarget"
+want = [("rblk1", "change", k, "1", "rblk1n1", nqn)
+        for k in ("registration-preempted", "reservation-released", "reservation-preempted")]
+print(got, file=sys.stderr)
+sys.exit(0 if got == want else 1)
+PY
+for bad in "notice.*ignored" "notices lost" "notification log unreadable" "refused to unmask" \
+	"not empty after" "async event 0x800006"; do
+	vm_dmesg_has -E "$bad" && vm_fail "kernel log: $(dmesg | grep -E "$bad")"
+done
+echo "RESULT: notices: B's controller alone saw registration-preempted, reservation-released, reservation-preempted (monitor --json, uevents, kernel log)"
 vm_assert_eq 0 "$(prout "$A" --register --param-sark=0)" "A: REGISTER 0 to 0 (nothing)"
 echo "RESULT: sg_persist: release, clear; READ KEYS/RESERVATION matched the target at each step"
 
@@ -157,6 +222,27 @@ vm_assert_contains "$out" "Check Condition" "PR OUT with a 16-byte list"
 vm_assert_contains "$out" "Parameter list length error" "PR OUT with a 16-byte list: sense"
 vm_assert_eq 5 "$(prout "$A" --reserve --param-rk=0xa --prout-type=2)" "RESERVE of type 2 (obsolete)"
 echo "RESULT: sg_persist: malformed PR OUT refused with sense"
+
+# The notices' mask (Set Features 82h): once per namespace and association.
+# Three rescans of each controller, one after the other (a rescan while a
+# scan is queued adds none), send none: each round waits for its scans'
+# list reads, so when the third round's are read, the first two rounds'
+# scans are over. A reset (a new association, a new controller on the
+# target) sends it again, once.
+masks() { grep -c "^resv: cntlid [0-9]* set-mask nsid 0x1 mask 0 status 0$" "$TGT_LOG" || true; }
+scans() { grep -c "^identify-active-list: " "$TGT_LOG" || true; }
+vm_assert_eq 2 "$(masks)" "notice masks set by two connects"
+s0=$(scans)
+for r in 1 2 3; do
+	for c in rblk0 rblk1; do nvme ns-rescan "/dev/$c" || vm_fail "nvme ns-rescan /dev/$c failed"; done
+	vm_wait_for 60 bash -c "[ \$(grep -c '^identify-active-list: ' '$TGT_LOG') -ge $((s0 + 2 * r)) ]"
+done
+vm_assert_eq 2 "$(masks)" "notice masks set after 3 rescans of each host"
+nvme reset /dev/rblk1 || vm_fail "nvme reset /dev/rblk1 failed"
+vm_wait_for 60 bash -c "[ \$(grep -c '^resv: cntlid [0-9]* set-mask' '$TGT_LOG') -ge 3 ]"
+vm_sleep 2
+vm_assert_eq 3 "$(masks)" "notice masks set after a reset of B"
+echo "RESULT: notice mask: one Set Features 82h per namespace and association, none per rescan"
 
 # --- 2. the block layer's PR ioctls -------------------------------------------
 pr() { "$PR" "$@" 2>&1 || true; }

@@ -316,4 +316,19 @@ AenEvent parse_aen(nlmsghdr* hdr)
     return e;
 }
 
+ResvNoticeEvent parse_resv_notice(nlmsghdr* hdr)
+{
+    nlattr* tb[RBLK_ATTR_MAX + 1];
+    parse_genl(hdr, tb);
+    if (!tb[RBLK_ATTR_NSID] || !tb[RBLK_ATTR_RESV_NOTICE])
+        malformed("reservation notice without a namespace or a kind");
+    ResvNoticeEvent e;
+    e.id = get_or<std::uint32_t>(tb[RBLK_ATTR_CTRL_ID], nla_get_u32);
+    e.name = get_string(tb[RBLK_ATTR_CTRL_NAME]);
+    e.nsid = nla_get_u32(tb[RBLK_ATTR_NSID]);
+    e.disk = get_string(tb[RBLK_ATTR_DISK]);
+    e.notice = static_cast<ResvNotice>(nla_get_u8(tb[RBLK_ATTR_RESV_NOTICE]));
+    return e;
+}
+
 }  // namespace rblk

@@ -145,7 +145,8 @@ void Client::subscribe(const std::function<bool(const StateEvent&)>& on_event)
 
 void Client::monitor(const std::function<bool(const StateEvent&)>& on_event,
                      const std::function<bool(const FamilyNotice&)>& on_module,
-                     const std::function<bool(const AenEvent&)>& on_aen)
+                     const std::function<bool(const AenEvent&)>& on_aen,
+                     const std::function<bool(const ResvNoticeEvent&)>& on_resv)
 {
     GenlSocket events(RBLK_GENL_NAME, RBLK_GENL_VERSION);
     // nlctrl's notices first: a reload from here on cannot go unseen.
@@ -166,6 +167,8 @@ void Client::monitor(const std::function<bool(const StateEvent&)>& on_event,
         }
         if (genlmsg_hdr(hdr)->cmd == RBLK_CMD_AEN)
             return on_aen ? on_aen(parse_aen(hdr)) : true;
+        if (genlmsg_hdr(hdr)->cmd == RBLK_CMD_RESV_NOTICE)
+            return on_resv ? on_resv(parse_resv_notice(hdr)) : true;
         if (genlmsg_hdr(hdr)->cmd != RBLK_CMD_EVENT)
             return true;
         return on_event(parse_event(hdr));

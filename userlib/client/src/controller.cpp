@@ -42,6 +42,16 @@ std::string ana_state_name(AnaState state)
     return unknown(static_cast<unsigned>(state));
 }
 
+std::string resv_notice_name(ResvNotice notice)
+{
+    switch (notice) {
+    case ResvNotice::RegistrationPreempted: return "registration-preempted";
+    case ResvNotice::ReservationReleased: return "reservation-released";
+    case ResvNotice::ReservationPreempted: return "reservation-preempted";
+    }
+    return unknown(static_cast<unsigned>(notice));
+}
+
 std::string iopolicy_name(Iopolicy policy)
 {
     const auto i = static_cast<std::size_t>(policy);

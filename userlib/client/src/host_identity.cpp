@@ -13,7 +13,6 @@ extern "C" {  // libnvme 1.3 headers lack C++ linkage guards
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <system_error>
 
@@ -22,23 +21,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// As libnvme's nvmf_read_file(): the first line, at most max bytes; an
-// empty one counts as no file.
-std::optional<std::string> read_first_line(const fs::path& path, std::size_t max)
+// libnvme's readers of /etc/nvme/hostnqn and /etc/nvme/hostid (the first
+// line, bounded as libnvme bounds it), so rblk is the host nvme-cli is. An
+// empty first line is no identity: libnvme returns "" for it, which no
+// target takes.
+std::optional<std::string> libnvme_identity(const fs::path& file)
 {
-    std::ifstream in(path);
-    std::string line;
-    if (!in || !std::getline(in, line))
+    const std::unique_ptr<char, decltype(&std::free)> value(
+        file.filename() == "hostnqn" ? nvmf_hostnqn_from_file() : nvmf_hostid_from_file(),
+        &std::free);
+    if (!value || !*value)
         return std::nullopt;
-    if (line.size() > max)
-        line.resize(max);
-    if (line.empty())
-        return std::nullopt;
-    return line;
+    return std::string(value.get());
 }
-
-constexpr std::size_t kHostNqnMax = NVMF_NQN_SIZE - 1;
-constexpr std::size_t kHostIdMax = NVME_UUID_LEN_STRING - 1;
 
 std::string generate_hostnqn(const std::optional<std::string>& hostid)
 {
@@ -68,15 +63,15 @@ std::string generate_hostid(const std::string& hostnqn)
 // What `path` holds once `generated` is offered: ours, or what another
 // process stored first. When it cannot be stored: ours, and the reason in
 // `warning` (only the first failure, so one line for the pair).
-std::string store(const fs::path& path, const std::string& generated, std::size_t max,
-                  std::optional<std::string>& warning)
+std::string store(const fs::path& path, const std::string& generated,
+                  const IdentityFileReader& read, std::optional<std::string>& warning)
 {
     if (warning)
         return generated;
     try {
         if (write_file(path, generated + '\n', 0644, Existing::Keep))
             return generated;
-        if (auto theirs = read_first_line(path, max))
+        if (auto theirs = read(path))
             return *theirs;
         // An empty file: libnvme reads nothing from it either.
         write_file(path, generated + '\n', 0644, Existing::Replace);
@@ -103,17 +98,19 @@ std::optional<std::string> hostnqn_uuid(const std::string& hostnqn)
     return uuid;
 }
 
-HostIdentity load_host_identity(const fs::path& dir)
+HostIdentity load_host_identity()
 {
-    HostIdentity host{read_first_line(dir / "hostnqn", kHostNqnMax),
-                      read_first_line(dir / "hostid", kHostIdMax)};
+    return load_host_identity(kNvmeConfigDir, libnvme_identity);
+}
+
+HostIdentity load_host_identity(const fs::path& dir, const IdentityFileReader& read)
+{
+    HostIdentity host{read(dir / "hostnqn"), read(dir / "hostid")};
     // The NQN first: a hostid generated after it is its UUID.
     if (!host.hostnqn)
-        host.hostnqn =
-            store(dir / "hostnqn", generate_hostnqn(host.hostid), kHostNqnMax, host.warning);
+        host.hostnqn = store(dir / "hostnqn", generate_hostnqn(host.hostid), read, host.warning);
     if (!host.hostid)
-        host.hostid =
-            store(dir / "hostid", generate_hostid(*host.hostnqn), kHostIdMax, host.warning);
+        host.hostid = store(dir / "hostid", generate_hostid(*host.hostnqn), read, host.warning);
     return host;
 }
 

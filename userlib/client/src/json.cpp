@@ -251,6 +251,16 @@ json aen_json(const AenEvent& e)
             {"discovery_log_changed", is_discovery_change(e.result)}};
 }
 
+json resv_notice_json(const ResvNoticeEvent& e)
+{
+    return {{"event", "reservation"},
+            {"id", e.id},
+            {"name", e.name},
+            {"nsid", e.nsid},
+            {"disk", e.disk},
+            {"notice", resv_notice_name(e.notice)}};
+}
+
 json discovery_entry_json(const DiscoveryEntry& e)
 {
     json j = {{"trtype", nvmf_trtype_str(e.trtype)},

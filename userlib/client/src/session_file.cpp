@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string_view>
 #include <system_error>
 #include <fcntl.h>
@@ -32,25 +33,53 @@ std::string parse_error_text(std::string_view what)
 
 }  // namespace
 
-nlohmann::json read_json_file(const std::string& path)
+std::string read_text_file(const std::string& path)
 {
     std::ifstream file;
     if (path != "-") {
-        file.open(path);
+        file.open(path, std::ios::binary);
         if (!file)
             throw InvalidOption(path + ": " + std::generic_category().message(errno));
     }
+    std::ostringstream text;
+    text << (path == "-" ? std::cin.rdbuf() : file.rdbuf());
+    return text.str();
+}
+
+template <typename Json>
+Json parse_json_text(const std::string& text, const std::string& path)
+{
     try {
-        return nlohmann::json::parse(path == "-" ? std::cin : file);
+        return Json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         throw InvalidOption((path == "-" ? "stdin" : path) + ": not valid JSON: " +
                             parse_error_text(e.what()));
     }
 }
+template nlohmann::json parse_json_text<nlohmann::json>(const std::string&, const std::string&);
+template nlohmann::ordered_json parse_json_text<nlohmann::ordered_json>(const std::string&,
+                                                                        const std::string&);
+
+nlohmann::json read_json_file(const std::string& path)
+{
+    return parse_json_text<nlohmann::json>(read_text_file(path), path);
+}
 
 void write_json_file(const std::string& path, const nlohmann::json& content)
 {
     write_file(path, content.dump(2) + '\n');
+}
+
+void write_all(int fd, std::string_view content, const std::string& what)
+{
+    for (std::string_view rest = content; !rest.empty();) {
+        const ssize_t n = ::write(fd, rest.data(), rest.size());
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            throw std::system_error(errno, std::generic_category(), what);
+        rest.remove_prefix(static_cast<std::size_t>(n));
+    }
 }
 
 bool write_file(const std::string& path, std::string_view content, mode_t mode,
@@ -80,14 +109,7 @@ bool write_file(const std::string& path, std::string_view content, mode_t mode,
     // The mode asked for, not what the umask leaves of it.
     if (::fchmod(fd.get(), mode) < 0)
         fail(tmp);
-    for (std::string_view rest = content; !rest.empty();) {
-        const ssize_t n = ::write(fd.get(), rest.data(), rest.size());
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            fail(tmp);
-        rest.remove_prefix(static_cast<std::size_t>(n));
-    }
+    write_all(fd.get(), content, tmp);
     if (::fsync(fd.get()) < 0)
         fail(tmp);
     if (existing == Existing::Keep) {

@@ -162,24 +162,30 @@ void Queue::connect(ibv_pd* pd)
             throw Error(errno_message("cannot post the receive buffers", errno));
 }
 
-void Queue::disconnect()
+void Queue::disconnect() noexcept
 {
     if (!connected_)
         return;
     connected_ = false;
     rdma_disconnect(id_.get());
     // The DISCONNECTED event, briefly: the target may hang up first (when
-    // check_cm() took it already, there is none to wait for).
-    if (!peer_closed_)
+    // check_cm() took it already, there is none to wait for). A channel
+    // that cannot be read only hides the event (see queue.hpp); the
+    // destructor calls this and must not throw.
+    if (peer_closed_)
+        return;
+    try {
         (void)wait_cm_event(channel_.get(), std::chrono::milliseconds(200));
+    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): nothing to tell, see above
+    }
 }
 
 void Queue::check_cm()
 {
-    if (!connected_ || failed_)
+    if (!connected_ || down())
         return;
     rdma_cm_event* raw = nullptr;
-    while (!failed_ && rdma_get_cm_event(channel_.get(), &raw) == 0) {
+    while (!down() && rdma_get_cm_event(channel_.get(), &raw) == 0) {
         const CmEvent ev(raw);
         switch (ev->event) {
         case RDMA_CM_EVENT_DISCONNECTED:
@@ -205,14 +211,14 @@ bool Queue::post_recv(std::uint32_t idx)
 
 IoStatus Queue::submit(Command cmd, std::span<const std::byte> inline_data, std::uint64_t user_data)
 {
-    if (failed_)
+    if (down())
         return {IoStatus::Kind::QueueDown, 0};
     if (inline_data.size() > cfg_.inline_max)
         return {IoStatus::Kind::Invalid, 0};
     const auto now = CommandTable::Clock::now();
     if (window_.full()) {
         reap(cfg_.size);  // the signaled completion that retires the window may be in
-        if (failed_)
+        if (down())
             return {IoStatus::Kind::QueueDown, 0};
         if (window_.full()) {
             // Bounded: a provider that stops completing SENDs fails the queue.
@@ -220,7 +226,7 @@ IoStatus Queue::submit(Command cmd, std::span<const std::byte> inline_data, std:
                 window_full_since_ = now;
             else if (now - window_full_since_ > cfg_.cmd_timeout)
                 fail("the send queue stopped completing");
-            return {failed_ ? IoStatus::Kind::QueueDown : IoStatus::Kind::Busy, 0};
+            return {down() ? IoStatus::Kind::QueueDown : IoStatus::Kind::Busy, 0};
         }
     }
     window_full_since_ = {};
@@ -264,7 +270,7 @@ void Queue::flush()
         return;
     const std::size_t n = pend_count_;
     pend_count_ = 0;
-    if (failed_)
+    if (down())
         return;  // their commands complete with QueueDown (fail())
     ibv_send_wr* bad = nullptr;
     const int r = ibv_post_send(qp_.get(), pend_wr_.data(), &bad);
@@ -287,7 +293,7 @@ void Queue::make_ready(std::uint16_t tag)
 
 void Queue::handle_wc(const ibv_wc& wc)
 {
-    if (failed_)
+    if (down())
         return;  // flushed work requests of a failed queue
     const bool send = (wc.wr_id & kSendWr) != 0;
     if (wc.status != IBV_WC_SUCCESS) {
@@ -335,10 +341,10 @@ void Queue::handle_wc(const ibv_wc& wc)
 
 void Queue::fail(const std::string& why)
 {
-    if (failed_)
+    if (down())
         return;
-    failed_ = true;
     failure_ = qname(cfg_.qid) + why;
+    failed_.store(true, std::memory_order_release);  // publishes failure_ (failed())
     if (qp_.get()) {
         ibv_qp_attr a{};
         a.qp_state = IBV_QPS_ERR;
@@ -395,10 +401,10 @@ std::size_t Queue::poll(std::span<QueueCompletion> out)
     reap(out.size());
     // Deadlines: a scan of the slots ten times a second, not every poll.
     const auto now = CommandTable::Clock::now();
-    if (!failed_ && now >= next_expiry_scan_) {
+    if (!down() && now >= next_expiry_scan_) {
         next_expiry_scan_ = now + std::chrono::milliseconds(100);
         check_cm();
-        if (failed_)
+        if (down())
             return hand_out(out);
         if (const auto tag = table_.expired(now)) {
             char cid[8];
@@ -415,14 +421,14 @@ std::size_t Queue::wait(std::span<QueueCompletion> out, std::chrono::millisecond
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
         std::size_t n = poll(out);
-        if (n || failed_ || !cq_)
+        if (n || down() || !cq_)
             return n;
         if (ibv_req_notify_cq(cq_.get(), 0) != 0) {
             fail("arming the completion queue failed");
             return poll(out);
         }
         n = poll(out);  // what came before the arming
-        if (n || failed_)
+        if (n || down())
             return n;
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
@@ -450,7 +456,7 @@ int Queue::event_fd() const { return comp_ ? comp_->fd : -1; }
 bool Queue::arm_events()
 {
     flush();  // never sleep on a command that has not left
-    if (failed_ || !cq_ || ready_count_ > 0)
+    if (down() || !cq_ || ready_count_ > 0)
         return false;
     if (ibv_req_notify_cq(cq_.get(), 0) != 0) {
         fail("arming the completion queue failed");
@@ -490,7 +496,7 @@ QueueCompletion Queue::execute(const Command& cmd, std::chrono::milliseconds tim
         for (std::size_t i = 0; i < n; ++i)
             if (c[i].user_data == me)
                 return c[i];
-        if (failed_ && ready_count_ == 0 && in_flight() == 0) {
+        if (down() && ready_count_ == 0 && in_flight() == 0) {
             result.status = {IoStatus::Kind::QueueDown, 0};
             return result;
         }

@@ -46,6 +46,10 @@ bool namespaces_incomplete(const ControllerInfo& c);
 StateEvent parse_event(nlmsghdr* hdr);
 // An RBLK_CMD_AEN message; EBADMSG without RBLK_ATTR_AEN_RESULT.
 AenEvent parse_aen(nlmsghdr* hdr);
+// An RBLK_CMD_RESV_NOTICE message; EBADMSG without RBLK_ATTR_NSID or
+// RBLK_ATTR_RESV_NOTICE. A kind this library does not know is kept as
+// sent (resv_notice_name() prints its number).
+ResvNoticeEvent parse_resv_notice(nlmsghdr* hdr);
 
 // RBLK_ATTR_NAMESPACES: repeated RBLK_NS_ATTR_ENTRY nests; pads are skipped.
 std::vector<NamespaceInfo> parse_namespaces(nlattr* nest);

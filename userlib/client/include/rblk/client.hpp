@@ -41,10 +41,12 @@ public:
     // Like subscribe, and survives the module being unloaded and loaded
     // again: nlctrl's notices of the family going away and coming back go to
     // on_module (then the events group is joined again, under its new id).
-    // Asynchronous events (RBLK_CMD_AEN) go to on_aen when given.
+    // Asynchronous events (RBLK_CMD_AEN) go to on_aen, reservation notices
+    // (RBLK_CMD_RESV_NOTICE) to on_resv, when given.
     void monitor(const std::function<bool(const StateEvent&)>& on_event,
                  const std::function<bool(const FamilyNotice&)>& on_module,
-                 const std::function<bool(const AenEvent&)>& on_aen = {});
+                 const std::function<bool(const AenEvent&)>& on_aen = {},
+                 const std::function<bool(const ResvNoticeEvent&)>& on_resv = {});
 
     // Raw entry point: a request of `cmd` whose attributes put_attrs writes,
     // with librblk's error handling (extack, attribute names). For tools and

@@ -39,6 +39,17 @@ enum class AnaState : std::uint8_t {
 // "persistent-loss", "change"; "unknown(N)" otherwise.
 std::string ana_state_name(AnaState state);
 
+// Values of enum rblk_resv_notice (the Reservation Notification log's types).
+enum class ResvNotice : std::uint8_t {
+    RegistrationPreempted = RBLK_RESV_NOTICE_REG_PREEMPTED,
+    ReservationReleased = RBLK_RESV_NOTICE_RELEASED,
+    ReservationPreempted = RBLK_RESV_NOTICE_PREEMPTED,
+};
+
+// As the uevent's RBLK_RESV spells them: "registration-preempted",
+// "reservation-released", "reservation-preempted"; "unknown(N)" otherwise.
+std::string resv_notice_name(ResvNotice notice);
+
 // Values of enum rblk_iopolicy.
 enum class Iopolicy : std::uint8_t {
     Numa = RBLK_IOPOLICY_NUMA,
@@ -229,6 +240,16 @@ struct AenEvent {
     std::string name;
     std::uint32_t result = 0;
     bool discovery = false;  // the controller is a discovery controller
+};
+
+// RBLK_CMD_RESV_NOTICE on the "events" multicast group: a reservation
+// notice the controller's Reservation Notification log held for this host.
+struct ResvNoticeEvent {
+    std::uint32_t id = 0;
+    std::string name;
+    std::uint32_t nsid = 0;
+    std::string disk;  // the device to open ("rblk0n1"; a head's with multipath)
+    ResvNotice notice = ResvNotice::RegistrationPreempted;
 };
 
 // The AER result fields (NVMe base spec, Asynchronous Event Request

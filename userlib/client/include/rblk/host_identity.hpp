@@ -8,6 +8,7 @@
 #include "rblk/connect_options.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -26,14 +27,22 @@ struct HostIdentity {
     std::optional<std::string> warning = std::nullopt;
 };
 
-// Reads DIR/hostnqn and DIR/hostid as libnvme does (the first line).
-// What is absent is generated and written (mode 0644, atomically, DIR
-// created if needed), consistent with what is there: a hostid is the UUID
-// of a hostnqn of the uuid form, a missing hostnqn is made from the
-// hostid, and with neither libnvme's nvmf_hostnqn_generate() picks the
-// UUID. A file another process creates meanwhile wins over ours, so
-// concurrent first runs agree. Present files are used as they are.
-HostIdentity load_host_identity(const std::filesystem::path& dir = kNvmeConfigDir);
+// Reads one identity file: its first line, nullopt when absent or empty.
+using IdentityFileReader = std::function<std::optional<std::string>(const std::filesystem::path&)>;
+
+// /etc/nvme/hostnqn and /etc/nvme/hostid through libnvme's readers
+// (nvmf_hostnqn_from_file(), nvmf_hostid_from_file()), so rblk takes them
+// exactly as nvme-cli does. What is absent is generated and written (mode
+// 0644, atomically, the directory created if needed), consistent with what
+// is there: a hostid is the UUID of a hostnqn of the uuid form, a missing
+// hostnqn is made from the hostid, and with neither libnvme's
+// nvmf_hostnqn_generate() picks the UUID. A file another process creates
+// meanwhile wins over ours, so concurrent first runs agree. Present files
+// are used as they are.
+HostIdentity load_host_identity();
+// The same in DIR, reading with `read` (libnvme's readers know only
+// /etc/nvme: tests use a directory of their own).
+HostIdentity load_host_identity(const std::filesystem::path& dir, const IdentityFileReader& read);
 
 // The UUID of "nqn.2014-08.org.nvmexpress:uuid:<uuid>"; nullopt for any other NQN.
 std::optional<std::string> hostnqn_uuid(const std::string& hostnqn);

@@ -53,6 +53,9 @@
 //         "old_state": "connecting"}
 // aen (monitor): {"event": "aen", "id": 3, "name": "rblk3", "result": 7405570,
 //         "discovery_log_changed": true}
+// reservation notice (monitor): {"event": "reservation", "id": 1,
+//         "name": "rblk1", "nsid": 1, "disk": "rblk1n1",
+//         "notice": "registration-preempted"} (resv_notice_name())
 // discover: nvme-cli 2.x's shape and strings (libnvme's nvmf_*_str()):
 //        {"genctr": 5, "records": [{"trtype": "rdma", "adrfam": "ipv4",
 //         "subtype": "nvme subsystem", "treq": "not specified", "portid": 1,
@@ -91,6 +94,7 @@ nlohmann::json controller_stats_json(const ControllerInfo& c, const StatsRates& 
 nlohmann::json event_json(const StateEvent& e);
 nlohmann::json module_event_json(const FamilyNotice& n);
 nlohmann::json aen_json(const AenEvent& e);
+nlohmann::json resv_notice_json(const ResvNoticeEvent& e);
 nlohmann::json discovery_entry_json(const DiscoveryEntry& e);
 nlohmann::json discovery_log_json(const DiscoveryLog& log);
 

@@ -37,8 +37,9 @@
 // itself (no "hosts" object), trsvcid is a string, a value at its default
 // is left out (0 for the counts and timeouts, 600 for ctrl_loss_tmo, -1
 // for tos, false for flags), every port names its "transport", and it
-// holds keys rblk does not take (host_iface, dhchap_key, tls, ...), which
-// are accepted there: parse_libnvme_config() says which it ignores.
+// holds keys rblk does not take (host_iface, dhchap_key, tls, ...). rblk
+// reads it with libnvme's own reader (parse_libnvme_config()) and writes
+// into it only by merging (merge_libnvme_config()): it is nvme-cli's file.
 #pragma once
 
 #include "rblk/connect_options.hpp"
@@ -71,17 +72,26 @@ std::vector<ConnectOptions> parse_sessions(const nlohmann::json& config);
 // ("/etc/rblk/sessions.json: hosts[0]...: ...", "stdin: ..." for "-").
 std::vector<ConnectOptions> load_sessions_file(const std::string& path);
 
-// libnvme's config.json as sessions. Its rdma ports are sessions; a port
+// libnvme's config.json as sessions, read by libnvme (nvme_read_config()
+// and the tree it builds) so that rblk takes the file as nvme-cli does:
+// repeated hosts, subsystems and ports merged as libnvme merges them (a
+// later value fills only what an earlier one left unset), hosts without a
+// hostnqn skipped, json-c's coercions (trsvcid 4420 is "4420"), 0 and tos
+// -1 "not set". Its rdma ports are sessions, in the file's order; a port
 // of another transport, or a discovery controller, is skipped with a
-// warning. Keys rblk honours map to ConnectOptions as libnvme reads them
-// (0 and tos -1 are "not set"); keys that would change what the connect
-// means but rblk cannot do (DH-HMAC-CHAP and TLS keys, host_iface) are
-// warnings; the rest of libnvme's (hdr_digest, persistent, hostsymname,
-// ...) and unknown ones are ignored, as libnvme ignores what it does not
-// know. Malformed values are InvalidOption naming the JSON path ("[0].
-// subsystems[1].ports[0]: ..."), as for the sessions file.
+// warning, and so is what libnvme skips silently (a host without a
+// hostnqn, a subsystem without an nqn, a port without a transport).
+// Deliberately unlike libnvme 1.3, ctrl_loss_tmo and tos are honoured
+// (libnvme writes them but its reader drops them). Keys that would change
+// what the connect means but rblk cannot do (DH-HMAC-CHAP and TLS keys,
+// host_iface) are warnings naming the key, never its value; the rest
+// (hdr_digest, persistent, hostsymname, ...) are ignored, as libnvme
+// ignores what does not apply. A list that is not a list, a trsvcid that
+// is no port number or a value connect refuses is InvalidOption naming the
+// JSON path ("[0].subsystems[1].ports[0]: ...").
 SessionsRead parse_libnvme_config(const nlohmann::json& config);
-// read_json_file + parse_libnvme_config; messages and warnings start with the file.
+// The file's bytes through libnvme; messages and warnings start with the
+// file ("stdin" for "-").
 SessionsRead load_libnvme_config_file(const std::string& path);
 
 // The sessions file for the controllers that exist now (what `save` writes):
@@ -89,8 +99,23 @@ SessionsRead load_libnvme_config_file(const std::string& path);
 // Discovery controllers are left out (connect-all re-creates those).
 nlohmann::json sessions_json(const std::vector<ControllerInfo>& controllers);
 // The same controllers as libnvme's config.json, as libnvme writes it
-// (defaults left out, trsvcid a string), for `nvme connect-all` to read.
-nlohmann::json libnvme_config_json(const std::vector<ControllerInfo>& controllers);
+// (defaults left out, trsvcid a string, libnvme's key order).
+nlohmann::ordered_json libnvme_config_json(const std::vector<ControllerInfo>& controllers);
+// `config` (a config.json) with the controllers merged in: each one's port
+// found (same host, subsystem, rdma address, port and source address) or
+// added; in a found port only the values rblk owns (queues, timeouts, tos)
+// are set or, at libnvme's default, removed. Everything else, and every
+// port rblk does not serve now, is kept as it is, in its order: the file is
+// nvme-cli's too. Throws InvalidOption for a document that is not a list of
+// hosts, or a list in it that is not a list.
+nlohmann::ordered_json merge_libnvme_config(nlohmann::ordered_json config,
+                                            const std::vector<ControllerInfo>& controllers);
+// merge_libnvme_config() into the file at `path` (a link: the file it
+// names), written atomically with the file's mode and owner, never
+// readable by others once it holds a DH-HMAC-CHAP or TLS key; a new file
+// is 0644. A file the merge leaves the same is not written (false).
+bool save_libnvme_config_file(const std::string& path,
+                              const std::vector<ControllerInfo>& controllers);
 
 // The queues a saved session asks for: what connect asked for
 // (ControllerInfo::requested), so that a target that once granted fewer

@@ -13,10 +13,20 @@ namespace rblk {
 // Throws InvalidOption with the path and the reason (missing, unreadable,
 // not JSON with the parser's position). "-" reads standard input.
 nlohmann::json read_json_file(const std::string& path);
+// Its two halves: the bytes of the file ("-": standard input), and JSON
+// from them (nlohmann::json or, to keep a file's key order, ordered_json),
+// with the same messages.
+std::string read_text_file(const std::string& path);
+template <typename Json>
+Json parse_json_text(const std::string& text, const std::string& path);
 
 // Writes atomically (temporary file in the same directory, then rename),
 // creating the parent directory if needed. Throws std::system_error.
 void write_json_file(const std::string& path, const nlohmann::json& content);
+
+// All of `content` to fd (a short write continues, EINTR retries).
+// Throws std::system_error naming `what`.
+void write_all(int fd, std::string_view content, const std::string& what);
 
 // How write_file() treats a file that is already there.
 enum class Existing { Replace, Keep };

@@ -288,8 +288,13 @@ UblkQueue::~UblkQueue()
 bool UblkQueue::io_cmd(std::uint32_t nr, std::uint16_t tag, int result, void* buf)
 {
     io_uring_sqe* sqe = io_uring_get_sqe(ring_);
-    if (!sqe)
-        return false;
+    if (!sqe) {
+        // A full SQ: what it holds goes to the kernel now rather than this
+        // command be dropped (its tag would never come back: the device
+        // would hang on it). The caller submits at its next wait anyway.
+        if (io_uring_submit(ring_) < 0 || !(sqe = io_uring_get_sqe(ring_)))
+            return false;
+    }
     prep_uring_cmd(sqe, fd_, ublk_io_op(nr, encode_));
     ublksrv_io_cmd c{};
     c.q_id = qid_;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace rblk::bypass {
 
@@ -84,6 +85,10 @@ struct UblkServer::QueueState {
     std::vector<std::unique_ptr<UblkQueue>> uqs;  // per device
     std::vector<std::vector<std::byte*>> bufs;    // [device][tag], from the IoQueue's pool
     std::deque<std::uint32_t> held;               // request keys
+    // Commits the ring refused (its SQ full and the kernel busy), retried
+    // each turn: a dropped one would leave its tag, and the device, hung.
+    // Reserved for every tag once: no allocation in the loop.
+    std::vector<std::pair<std::uint32_t, int>> uncommitted;
     UniqueFd kick;                                // main thread -> this thread
 
     std::size_t index = 0;
@@ -98,7 +103,12 @@ struct UblkServer::QueueState {
     io_uring* uring() { return ring->get(); }
     const ublksrv_io_desc& iod(std::uint32_t key) const { return uqs[dev_of(key)]->iod(tag_of(key)); }
     std::byte* buf(std::uint32_t key) const { return bufs[dev_of(key)][tag_of(key)]; }
-    void complete(std::uint32_t key, int res) { uqs[dev_of(key)]->commit(tag_of(key), res, buf(key)); }
+    void complete(std::uint32_t key, int res)
+    {
+        if (!uqs[dev_of(key)]->commit(tag_of(key), res, buf(key)))
+            uncommitted.emplace_back(key, res);
+    }
+    void retry_commits();
     // Whether the thread may use its IoQueue: not once parked for a
     // recovery, nor while the I/O fails fast.
     bool touches_queue(Phase ph) const { return ph == Phase::Live || (ph == Phase::Recovering && !parked); }
@@ -350,6 +360,7 @@ void UblkServer::queue_loop(std::size_t index)
     while (s.aborted < tags && !quit_.load()) {
         const Phase ph = phase_.load();
         rejoin_after_recovery(s);
+        s.retry_commits();
         if (s.touches_queue(ph))
             reap(s);
         if (ph == Phase::Recovering && !s.parked)
@@ -363,7 +374,7 @@ void UblkServer::queue_loop(std::size_t index)
         const bool waiting = ph == Phase::Live && (s.q->in_flight() > 0 || !s.held.empty());
         if (waiting && !s.comp_armed && !opts_.busy_poll && !arm_completions(s))
             continue;
-        if (!wait_ring(s, opts_.busy_poll && waiting))
+        if (!wait_ring(s, (opts_.busy_poll && waiting) || !s.uncommitted.empty()))
             break;
         s.take_cqes();
         if (!s.comp_armed && s.touches_queue(phase_.load()))
@@ -392,6 +403,7 @@ bool UblkServer::start_queue(QueueState& s, std::size_t index)
     s.q = &ctrl_.io_queue(index);
     s.comps.resize(s.q->depth());
     s.fresh.reserve(devices_.size() * depth_);  // no allocation in the loop
+    s.uncommitted.reserve(devices_.size() * depth_);
     s.generation = generation_.load();
     return true;
 }
@@ -411,7 +423,8 @@ int UblkServer::fetch_requests(QueueState& s)
 {
     for (std::size_t d = 0; d < devices_.size(); ++d)
         for (std::uint16_t t = 0; t < depth_; ++t)
-            s.uqs[d]->fetch(t, s.bufs[d][t]);
+            if (!s.uqs[d]->fetch(t, s.bufs[d][t]))
+                return -EBUSY;
     add_poll(s.uring(), s.kick.get(), kKickPoll);
     return io_uring_submit(s.uring());
 }
@@ -552,6 +565,15 @@ void UblkServer::dispatch_fresh(QueueState& s)
             s.complete(key, -EIO);
         }
     }
+}
+
+void UblkServer::QueueState::retry_commits()
+{
+    std::size_t kept = 0;
+    for (const auto& [key, res] : uncommitted)
+        if (!uqs[dev_of(key)]->commit(tag_of(key), res, buf(key)))
+            uncommitted[kept++] = {key, res};
+    uncommitted.resize(kept);
 }
 
 void UblkServer::QueueState::fail_held()

@@ -13,7 +13,9 @@
 // goes to the error state (so the target can no longer touch host memory
 // through it) and every command in flight completes with QueueDown, or
 // Timeout for the one that expired.
-// Not thread safe: one thread drives a queue.
+// Not thread safe: one thread drives a queue (or threads serialized by a
+// lock of the caller's, as the admin queue's); failed() and failure() may
+// be read by any thread.
 #pragma once
 
 #include "rblk/bypass/command_table.hpp"
@@ -25,6 +27,7 @@
 
 #include <sys/socket.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -66,13 +69,19 @@ public:
     // throws Error with the module's wording for each failure.
     void connect(ibv_pd* pd);
     // Disconnects the RDMA connection (the command side is done before).
-    void disconnect();
+    // Best effort, never throws: what could go wrong (the CM channel
+    // unreadable) only hides the target's DISCONNECTED, and destroying the
+    // QP and cm_id ends the connection either way.
+    void disconnect() noexcept;
 
     const QueueConfig& config() const { return cfg_; }
     std::uint16_t depth() const { return table_.depth(); }
     std::uint16_t in_flight() const { return table_.in_flight(); }
-    bool failed() const { return failed_; }
-    const std::string& failure() const { return failure_; }
+    // Any thread: the ublk server's main thread asks while a queue thread
+    // may be failing the queue. failure() is the reason once failed() is
+    // true, "" before.
+    bool failed() const { return failed_.load(std::memory_order_acquire); }
+    std::string failure() const { return failed() ? failure_ : std::string(); }
     // The target disconnected the queue (the RDMA CM's DISCONNECTED).
     bool peer_closed() const { return peer_closed_; }
 
@@ -138,6 +147,8 @@ private:
     // starts error recovery, rather than at a command's timeout or the
     // keep-alive's. poll() looks every 100 ms, wait() as it sleeps.
     void check_cm();
+    // The driving thread's own reads of failed_: it is the one that wrote it.
+    bool down() const { return failed_.load(std::memory_order_relaxed); }
 
     QueueConfig cfg_;
     EventChannel channel_;
@@ -165,9 +176,12 @@ private:
     std::size_t ready_count_ = 0;
     unsigned unacked_events_ = 0;
     bool connected_ = false;
-    bool failed_ = false;
     bool peer_closed_ = false;
+    // Set once, by fail() on the driving thread: failure_ first, then
+    // failed_ with release, paired with the acquire in failed(), so that a
+    // thread that sees failed_ reads the whole failure_ (never written again).
     std::string failure_;
+    std::atomic<bool> failed_{false};
     std::uint64_t next_exec_ = 1ull << 62;  // user_data of execute()'s commands
     CommandTable::Clock::time_point next_expiry_scan_{};
 };

@@ -148,7 +148,8 @@ public:
     const ublksrv_io_desc& iod(std::uint16_t tag) const { return iods_[tag]; }
     // Queue FETCH_REQ (first) or COMMIT_AND_FETCH_REQ (with the result of
     // the tag's last request) on the ring, its user_data ud_base + tag; the caller
-    // submits. False when the SQ is full.
+    // submits. A full SQ is submitted first to make room; false when the
+    // kernel refused that (-EBUSY while completions overflow: reap, retry).
     bool fetch(std::uint16_t tag, void* buf);
     bool commit(std::uint16_t tag, int result, void* buf);
 

@@ -1,0 +1,233 @@
+// See fake_rdma.hpp. Only what a Queue calls is here; anything else a
+// test would reach resolves to the real libraries and fails for want of a
+// device, which is loud enough.
+#include "fake_rdma.hpp"
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <deque>
+
+#undef ibv_reg_mr  // verbs.h's inline dispatch: the function itself is what we define
+
+namespace fake_rdma {
+namespace {
+
+int post_recv(ibv_qp*, ibv_recv_wr*, ibv_recv_wr**) { return 0; }
+int post_send(ibv_qp*, ibv_send_wr*, ibv_send_wr**) { return 0; }
+int poll_cq(ibv_cq*, int, ibv_wc*) { return 0; }
+int req_notify_cq(ibv_cq*, int) { return 0; }
+
+struct State {
+    ibv_context ctx{};
+    ibv_pd pd{};
+    std::deque<rdma_cm_event*> events;
+    int cm_read_errno = 0;
+    int disconnects = 0;
+
+    State()
+    {
+        ctx.ops.post_recv = post_recv;
+        ctx.ops.post_send = post_send;
+        ctx.ops.poll_cq = poll_cq;
+        ctx.ops.req_notify_cq = req_notify_cq;
+        pd.context = &ctx;
+    }
+};
+
+State& state()
+{
+    static State s;
+    return s;
+}
+
+void push_event(rdma_cm_id* id, rdma_cm_event_type type)
+{
+    auto* ev = new rdma_cm_event{};
+    ev->id = id;
+    ev->event = type;
+    state().events.push_back(ev);
+}
+
+int make_fd() { return ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+}  // namespace
+
+void reset()
+{
+    State& s = state();
+    for (rdma_cm_event* ev : s.events)
+        delete ev;
+    s.events.clear();
+    s.cm_read_errno = 0;
+    s.disconnects = 0;
+}
+
+void fail_cm_reads(int err) { state().cm_read_errno = err; }
+
+ibv_pd* pd() { return &state().pd; }
+
+int disconnects() { return state().disconnects; }
+
+}  // namespace fake_rdma
+
+using fake_rdma::make_fd;
+using fake_rdma::state;
+
+extern "C" {
+
+rdma_event_channel* rdma_create_event_channel(void) { return new rdma_event_channel{make_fd()}; }
+
+void rdma_destroy_event_channel(rdma_event_channel* ch)
+{
+    ::close(ch->fd);
+    delete ch;
+}
+
+int rdma_create_id(rdma_event_channel* ch, rdma_cm_id** id, void* context, rdma_port_space ps)
+{
+    auto* i = new rdma_cm_id{};
+    i->verbs = &state().ctx;
+    i->channel = ch;
+    i->context = context;
+    i->ps = ps;
+    *id = i;
+    return 0;
+}
+
+int rdma_destroy_id(rdma_cm_id* id)
+{
+    delete id;
+    return 0;
+}
+
+int rdma_resolve_addr(rdma_cm_id* id, sockaddr*, sockaddr*, int)
+{
+    fake_rdma::push_event(id, RDMA_CM_EVENT_ADDR_RESOLVED);
+    return 0;
+}
+
+int rdma_resolve_route(rdma_cm_id* id, int)
+{
+    fake_rdma::push_event(id, RDMA_CM_EVENT_ROUTE_RESOLVED);
+    return 0;
+}
+
+int rdma_set_option(rdma_cm_id*, int, int, void*, size_t) { return 0; }
+
+int rdma_get_cm_event(rdma_event_channel*, rdma_cm_event** event)
+{
+    auto& s = state();
+    if (s.cm_read_errno) {
+        errno = s.cm_read_errno;
+        return -1;
+    }
+    if (s.events.empty()) {
+        errno = EAGAIN;
+        return -1;
+    }
+    *event = s.events.front();
+    s.events.pop_front();
+    return 0;
+}
+
+int rdma_ack_cm_event(rdma_cm_event* event)
+{
+    delete event;
+    return 0;
+}
+
+const char* rdma_event_str(rdma_cm_event_type) { return "a fake event"; }
+
+int rdma_create_qp(rdma_cm_id* id, ibv_pd* pd, ibv_qp_init_attr* attr)
+{
+    auto* qp = new ibv_qp{};
+    qp->context = pd->context;
+    qp->pd = pd;
+    qp->send_cq = attr->send_cq;
+    qp->recv_cq = attr->recv_cq;
+    qp->qp_type = attr->qp_type;
+    id->qp = qp;
+    return 0;
+}
+
+void rdma_destroy_qp(rdma_cm_id* id)
+{
+    delete id->qp;
+    id->qp = nullptr;
+}
+
+int rdma_connect(rdma_cm_id* id, rdma_conn_param*)
+{
+    fake_rdma::push_event(id, RDMA_CM_EVENT_ESTABLISHED);
+    return 0;
+}
+
+int rdma_disconnect(rdma_cm_id*)
+{
+    ++state().disconnects;
+    return 0;
+}
+
+int ibv_query_device(ibv_context*, ibv_device_attr* attr)
+{
+    *attr = {};
+    attr->max_qp_wr = 4096;
+    attr->max_cqe = 65536;
+    attr->max_qp_rd_atom = 16;
+    return 0;
+}
+
+ibv_comp_channel* ibv_create_comp_channel(ibv_context* ctx)
+{
+    auto* c = new ibv_comp_channel{};
+    c->context = ctx;
+    c->fd = make_fd();
+    return c;
+}
+
+int ibv_destroy_comp_channel(ibv_comp_channel* c)
+{
+    ::close(c->fd);
+    delete c;
+    return 0;
+}
+
+ibv_cq* ibv_create_cq(ibv_context* ctx, int, void*, ibv_comp_channel* channel, int)
+{
+    auto* cq = new ibv_cq{};
+    cq->context = ctx;  // ibv_poll_cq() and ibv_req_notify_cq() go through its ops
+    cq->channel = channel;
+    return cq;
+}
+
+int ibv_destroy_cq(ibv_cq* cq)
+{
+    delete cq;
+    return 0;
+}
+
+ibv_mr* ibv_reg_mr(ibv_pd*, void*, size_t, int) { return new ibv_mr{}; }
+
+int ibv_dereg_mr(ibv_mr* mr)
+{
+    delete mr;
+    return 0;
+}
+
+int ibv_modify_qp(ibv_qp*, ibv_qp_attr*, int) { return 0; }
+
+int ibv_get_cq_event(ibv_comp_channel*, ibv_cq**, void**)
+{
+    errno = EAGAIN;
+    return -1;
+}
+
+void ibv_ack_cq_events(ibv_cq*, unsigned int) {}
+
+const char* ibv_wc_status_str(ibv_wc_status) { return "a fake status"; }
+
+}  // extern "C"
