@@ -1,5 +1,5 @@
 #!/bin/bash
-# One controller with many namespaces, 512 in the suite (each a 1 MiB
+# One controller with many namespaces, 400 in the suite (each a 1 MiB
 # sparse file in a tmpfs): every disk appears, and `rblkctl list --json`
 # (the GET_CTRL dump), `rblkctl show` (the dump of one controller) and
 # connect's own reply carry all of them. A dump's message is no larger
@@ -18,7 +18,7 @@
 vm_require "$RBLKCTL"
 
 nqn=nqn.2024-01.io.rblk:many-ns
-nr=${1:-512}
+nr=${1:-400}
 files=/tmp/many-ns
 
 vm_setup_rxe
