@@ -148,4 +148,18 @@ static inline int rblk_pr_status(int ret)
 }
 #endif
 
+/*
+ * A dump's request attributes, parsed by the command's policy: 6.1 keeps
+ * them in struct genl_dumpit_info, 6.12 in the struct genl_info in it.
+ */
+#include <net/genetlink.h>
+static inline struct nlattr **rblk_genl_dump_attrs(struct netlink_callback *cb)
+{
+#ifdef RBLK_HAVE_GENL_INFO_DUMP
+	return genl_info_dump(cb)->attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
 #endif /* _RBLK_COMPAT_H */

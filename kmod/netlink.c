@@ -12,9 +12,11 @@
 #include <linux/cpumask.h>
 #include <linux/inet.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 
+#include "compat.h"
 #include "rblk.h"
 
 enum rblk_nl_mcgrp {
@@ -255,48 +257,97 @@ static int rblk_nl_parse_connect(struct genl_info *info,
 	return 0;
 }
 
-static int rblk_nl_put_namespaces(struct sk_buff *msg, struct rblk_ctrl *ctrl)
-{
-	struct rblk_ns_info *ns;
-	struct nlattr *list, *entry;
-	int i, nr, ret = -EMSGSIZE;
+/*
+ * Most namespace entries that a GET_CTRL doit or CONNECT reply carries:
+ * what fits in about 32 KiB, the largest message a dump sends. More would
+ * ask for a high-order allocation, and a reader with a fixed buffer could
+ * not take it; the dump has them all (uapi: RBLK_ATTR_NR_NAMESPACES).
+ */
+#define RBLK_NL_NS_ENTRY_MAX	(8 * NLA_HDRLEN + 2 * DISK_NAME_LEN + 40)
+#define RBLK_NL_REPLY_MAX	(SKB_WITH_OVERHEAD(32768) - NLMSG_HDRLEN - \
+				 GENL_HDRLEN)
 
+/* A controller's namespaces, by NSID: where a dump resumes is an NSID. */
+struct rblk_nl_ns {
+	struct rblk_ns_info	*ns;
+	int			nr;
+};
+
+static int rblk_nl_ns_cmp(const void *a, const void *b)
+{
+	const struct rblk_ns_info *x = a, *y = b;
+
+	return x->nsid < y->nsid ? -1 : x->nsid > y->nsid;
+}
+
+static int rblk_nl_get_ns(struct rblk_ctrl *ctrl, struct rblk_nl_ns *set)
+{
+	int nr;
+
+	set->ns = NULL;
+	set->nr = 0;
 	nr = rblk_ctrl_get_namespaces(ctrl, NULL, 0);
 	if (nr <= 0)
 		return 0;
-	ns = kcalloc(nr, sizeof(*ns), GFP_KERNEL);
-	if (!ns)
+	/* 1024 of them (nvmet's most) are 90 KiB: not a high-order kmalloc. */
+	set->ns = kvcalloc(nr, sizeof(*set->ns), GFP_KERNEL);
+	if (!set->ns)
 		return -ENOMEM;
 	/* The set may have shrunk (never grown past nr) in between. */
-	nr = min(nr, rblk_ctrl_get_namespaces(ctrl, ns, nr));
+	set->nr = min(nr, rblk_ctrl_get_namespaces(ctrl, set->ns, nr));
+	sort(set->ns, set->nr, sizeof(*set->ns), rblk_nl_ns_cmp, NULL);
+	return 0;
+}
 
+static int rblk_nl_put_ns(struct sk_buff *msg, const struct rblk_ns_info *ns)
+{
+	if (nla_put_u32(msg, RBLK_NS_ATTR_NSID, ns->nsid) ||
+	    nla_put_string(msg, RBLK_NS_ATTR_DISK, ns->disk_name) ||
+	    nla_put_u64_64bit(msg, RBLK_NS_ATTR_SIZE_BYTES, ns->size_bytes,
+			      RBLK_NS_ATTR_PAD) ||
+	    nla_put_u32(msg, RBLK_NS_ATTR_LBA_SIZE, ns->lba_size))
+		return -EMSGSIZE;
+	if (ns->path_disk_name[0] &&
+	    nla_put_string(msg, RBLK_NS_ATTR_PATH_DISK, ns->path_disk_name))
+		return -EMSGSIZE;
+	if (ns->has_ana &&
+	    (nla_put_u8(msg, RBLK_NS_ATTR_ANA_STATE, ns->ana_state) ||
+	     nla_put_u32(msg, RBLK_NS_ATTR_ANAGRPID, ns->anagrpid)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/*
+ * As many namespaces of @set from index *@pos on as fit in @msg (none
+ * may); *@pos moves past them. No RBLK_ATTR_NAMESPACES when none went in.
+ */
+static void rblk_nl_put_namespaces(struct sk_buff *msg,
+				   const struct rblk_nl_ns *set, int *pos)
+{
+	struct nlattr *list, *entry;
+	int i = *pos;
+
+	if (i >= set->nr)
+		return;
 	list = nla_nest_start(msg, RBLK_ATTR_NAMESPACES);
 	if (!list)
-		goto out;
-	for (i = 0; i < nr; i++) {
+		return;
+	for (; i < set->nr; i++) {
 		entry = nla_nest_start(msg, RBLK_NS_ATTR_ENTRY);
-		if (!entry ||
-		    nla_put_u32(msg, RBLK_NS_ATTR_NSID, ns[i].nsid) ||
-		    nla_put_string(msg, RBLK_NS_ATTR_DISK, ns[i].disk_name) ||
-		    nla_put_u64_64bit(msg, RBLK_NS_ATTR_SIZE_BYTES,
-				      ns[i].size_bytes, RBLK_NS_ATTR_PAD) ||
-		    nla_put_u32(msg, RBLK_NS_ATTR_LBA_SIZE, ns[i].lba_size))
-			goto out;
-		if (ns[i].path_disk_name[0] &&
-		    nla_put_string(msg, RBLK_NS_ATTR_PATH_DISK,
-				   ns[i].path_disk_name))
-			goto out;
-		if (ns[i].has_ana &&
-		    (nla_put_u8(msg, RBLK_NS_ATTR_ANA_STATE, ns[i].ana_state) ||
-		     nla_put_u32(msg, RBLK_NS_ATTR_ANAGRPID, ns[i].anagrpid)))
-			goto out;
+		if (!entry)
+			break;
+		if (rblk_nl_put_ns(msg, &set->ns[i])) {
+			nla_nest_cancel(msg, entry);
+			break;
+		}
 		nla_nest_end(msg, entry);
 	}
+	if (i == *pos) {
+		nla_nest_cancel(msg, list);
+		return;
+	}
 	nla_nest_end(msg, list);
-	ret = 0;
-out:
-	kfree(ns);
-	return ret;
+	*pos = i;
 }
 
 static int rblk_nl_put_times(struct sk_buff *msg,
@@ -368,20 +419,42 @@ static int rblk_nl_put_ctrl_attrs(struct sk_buff *msg, struct rblk_ctrl *ctrl)
 	    nla_put_u32(msg, RBLK_ATTR_REQ_QUEUE_SIZE, opts->queue_size))
 		return -EMSGSIZE;
 	return rblk_nl_put_times(msg, &info) ?:
-	       rblk_nl_put_namespaces(msg, ctrl) ?:
 	       rblk_stats_nl_put(msg, ctrl);
 }
 
+/*
+ * One message of controller @ctrl: all its attributes, or with @cont only
+ * CTRL_ID, CTRL_NAME and NS_CONTINUED (uapi: RBLK_ATTR_NS_CONTINUED); then
+ * as many of @set's namespaces from *@pos on as fit. -EMSGSIZE, and @msg
+ * as it was, when a continuation would carry no namespace or the
+ * attributes do not fit.
+ */
 static int rblk_nl_fill_ctrl(struct sk_buff *msg, struct rblk_ctrl *ctrl,
+			     const struct rblk_nl_ns *set, int *pos, bool cont,
 			     u32 portid, u32 seq, int flags, u8 cmd)
 {
+	int from = *pos, ret;
 	void *hdr;
-	int ret;
 
 	hdr = genlmsg_put(msg, portid, seq, &rblk_family, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
-	ret = rblk_nl_put_ctrl_attrs(msg, ctrl);
+	if (cont) {
+		struct rblk_ctrl_info info;
+
+		rblk_ctrl_get_info(ctrl, &info);
+		ret = nla_put_u32(msg, RBLK_ATTR_CTRL_ID, info.id) ||
+		      nla_put_string(msg, RBLK_ATTR_CTRL_NAME, info.name) ||
+		      nla_put_flag(msg, RBLK_ATTR_NS_CONTINUED) ? -EMSGSIZE : 0;
+	} else {
+		ret = rblk_nl_put_ctrl_attrs(msg, ctrl) ?:
+		      nla_put_u32(msg, RBLK_ATTR_NR_NAMESPACES, set->nr);
+	}
+	if (!ret) {
+		rblk_nl_put_namespaces(msg, set, pos);
+		if (cont && *pos == from)
+			ret = -EMSGSIZE;
+	}
 	if (ret) {
 		genlmsg_cancel(msg, hdr);
 		return ret;
@@ -390,31 +463,34 @@ static int rblk_nl_fill_ctrl(struct sk_buff *msg, struct rblk_ctrl *ctrl,
 	return 0;
 }
 
-/* Room for the fixed attributes plus every namespace entry. */
-static size_t rblk_nl_ctrl_msg_size(struct rblk_ctrl *ctrl)
-{
-	int nr = max(rblk_ctrl_get_namespaces(ctrl, NULL, 0), 0);
-
-	return NLMSG_GOODSIZE + (size_t)nr * (8 * NLA_HDRLEN +
-					      2 * DISK_NAME_LEN + 40);
-}
-
 static int rblk_nl_reply_ctrl(struct genl_info *info, struct rblk_ctrl *ctrl,
 			      u8 cmd)
 {
+	struct rblk_nl_ns set;
 	struct sk_buff *msg;
-	int ret;
+	size_t size;
+	int pos = 0, ret;
 
-	msg = genlmsg_new(rblk_nl_ctrl_msg_size(ctrl), GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	ret = rblk_nl_fill_ctrl(msg, ctrl, info->snd_portid, info->snd_seq, 0,
-				cmd);
+	ret = rblk_nl_get_ns(ctrl, &set);
+	if (ret)
+		return ret;
+	size = min_t(size_t, RBLK_NL_REPLY_MAX,
+		     NLMSG_GOODSIZE + (size_t)set.nr * RBLK_NL_NS_ENTRY_MAX);
+	msg = genlmsg_new(size, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = rblk_nl_fill_ctrl(msg, ctrl, &set, &pos, false, info->snd_portid,
+				info->snd_seq, 0, cmd);
 	if (ret) {
 		nlmsg_free(msg);
-		return ret;
+		goto out;
 	}
-	return genlmsg_reply(msg, info);
+	ret = genlmsg_reply(msg, info);
+out:
+	kvfree(set.ns);
+	return ret;
 }
 
 /*
@@ -613,22 +689,94 @@ static int rblk_nl_get_ctrl(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+/*
+ * Where a GET_CTRL dump resumes: the controller (its id), the NSID its
+ * next message starts at (0: its first message, with all attributes), and
+ * the one controller asked for (its id + 1; 0: every controller).
+ */
+enum {
+	RBLK_NL_DUMP_ID,
+	RBLK_NL_DUMP_NSID,
+	RBLK_NL_DUMP_ONE,
+};
+
+static int rblk_nl_dump_ctrl_start(struct netlink_callback *cb)
+{
+	struct nlattr **tb = rblk_genl_dump_attrs(cb);
+	struct genl_info info = { .attrs = tb, .extack = cb->extack };
+	struct rblk_ctrl_info cinfo;
+	struct rblk_ctrl *ctrl;
+
+	if (!tb || (!tb[RBLK_ATTR_CTRL_NAME] && !tb[RBLK_ATTR_CTRL_ID] &&
+		    !tb[RBLK_ATTR_SUBNQN]))
+		return 0;
+	ctrl = rblk_nl_get_one(&info);
+	if (IS_ERR(ctrl))
+		return PTR_ERR(ctrl);
+	rblk_ctrl_get_info(ctrl, &cinfo);
+	rblk_ctrl_put(ctrl);
+	cb->args[RBLK_NL_DUMP_ID] = cinfo.id;
+	cb->args[RBLK_NL_DUMP_ONE] = cinfo.id + 1UL;
+	return 0;
+}
+
+/*
+ * The messages of @ctrl from NSID *@nsid on (0: from its first) that fit
+ * in @skb. -EMSGSIZE when it is full, *@nsid then where the next round
+ * resumes.
+ */
+static int rblk_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
+			    struct rblk_ctrl *ctrl, u32 *nsid)
+{
+	struct rblk_nl_ns set;
+	int pos = 0, ret;
+
+	ret = rblk_nl_get_ns(ctrl, &set);
+	if (ret)
+		return ret;
+	/* A namespace detached in between is skipped, not sent again. */
+	while (pos < set.nr && set.ns[pos].nsid < *nsid)
+		pos++;
+	/* What was left to send was detached in between: nothing is. */
+	if (*nsid && pos == set.nr)
+		goto out;
+	do {
+		ret = rblk_nl_fill_ctrl(skb, ctrl, &set, &pos, *nsid != 0,
+					NETLINK_CB(cb->skb).portid,
+					cb->nlh->nlmsg_seq, NLM_F_MULTI,
+					RBLK_CMD_GET_CTRL);
+		if (ret)
+			break;
+		/* NSIDs are never 0: from here on, continuations. */
+		*nsid = pos < set.nr ? set.ns[pos].nsid : U32_MAX;
+	} while (pos < set.nr);
+out:
+	kvfree(set.ns);
+	return ret;
+}
+
 static int rblk_nl_dump_ctrl(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	u32 id = cb->args[0];
+	unsigned long one = cb->args[RBLK_NL_DUMP_ONE];
+	u32 id = cb->args[RBLK_NL_DUMP_ID];
+	u32 nsid = cb->args[RBLK_NL_DUMP_NSID];
 	struct rblk_ctrl *ctrl;
 	int ret = 0;
 
 	while ((ctrl = rblk_ctrl_get_next(&id))) {
-		ret = rblk_nl_fill_ctrl(skb, ctrl, NETLINK_CB(cb->skb).portid,
-					cb->nlh->nlmsg_seq, NLM_F_MULTI,
-					RBLK_CMD_GET_CTRL);
+		if (one && id != one - 1) {
+			rblk_ctrl_put(ctrl);
+			break;
+		}
+		ret = rblk_nl_dump_one(skb, cb, ctrl, &nsid);
 		rblk_ctrl_put(ctrl);
 		if (ret)
 			break;
 		id++;
+		nsid = 0;
 	}
-	cb->args[0] = id;
+	cb->args[RBLK_NL_DUMP_ID] = id;
+	cb->args[RBLK_NL_DUMP_NSID] = nsid;
 	/* A full skb ends this round; an empty one means it can never fit. */
 	if (ret == -EMSGSIZE && skb->len)
 		return skb->len;
@@ -690,6 +838,7 @@ static const struct genl_ops rblk_nl_ops[] = {
 	{
 		.cmd		= RBLK_CMD_GET_CTRL,
 		.doit		= rblk_nl_get_ctrl,
+		.start		= rblk_nl_dump_ctrl_start,
 		.dumpit		= rblk_nl_dump_ctrl,
 		.policy		= rblk_select_policy,
 		.maxattr	= RBLK_ATTR_MAX,

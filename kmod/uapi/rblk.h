@@ -45,7 +45,14 @@ enum rblk_cmd {
 	RBLK_CMD_UNSPEC,
 	RBLK_CMD_CONNECT,	/* admin: create a controller; reply: CTRL */
 	RBLK_CMD_DISCONNECT,	/* admin: delete by CTRL_NAME, CTRL_ID or SUBNQN */
-	RBLK_CMD_GET_CTRL,	/* doit: one controller; dumpit: all */
+	/*
+	 * Doit: one controller (CTRL_NAME or CTRL_ID). Dump: every
+	 * controller, or with CTRL_NAME or CTRL_ID that one only (ENODEV
+	 * when there is none). See RBLK_ATTR_NR_NAMESPACES for how the
+	 * namespaces of a controller come when they do not fit in one
+	 * message.
+	 */
+	RBLK_CMD_GET_CTRL,
 	RBLK_CMD_GET_STATS,	/* doit: counters of one controller */
 	RBLK_CMD_EVENT,		/* multicast "events": state change */
 	/*
@@ -111,7 +118,7 @@ enum rblk_attr {
 	RBLK_ATTR_MODEL,		/* string */
 	RBLK_ATTR_SERIAL,		/* string */
 	RBLK_ATTR_FIRMWARE,		/* string */
-	RBLK_ATTR_NAMESPACES,		/* nested: one RBLK_NS_ATTR_ENTRY per namespace */
+	RBLK_ATTR_NAMESPACES,		/* nested: RBLK_NS_ATTR_ENTRY each; see NR_NAMESPACES */
 	RBLK_ATTR_STATS,		/* nested: enum rblk_stat_attr */
 	RBLK_ATTR_OLD_STATE,		/* u8: in EVENT, the previous state */
 	RBLK_ATTR_STATE_SINCE_MS,	/* u64: ms since the state was entered */
@@ -177,6 +184,29 @@ enum rblk_attr {
 	RBLK_ATTR_NSID,			/* u32 */
 	RBLK_ATTR_DISK,			/* string: "rblk0n1" */
 	RBLK_ATTR_RESV_NOTICE,		/* u8: enum rblk_resv_notice */
+	/*
+	 * A controller's namespaces may not fit in one message (a dump's
+	 * message is no larger than the reader's buffer, 16 KiB for libnl,
+	 * at most 32 KiB; an entry takes about 100 bytes; nvmet serves up
+	 * to 1024). So:
+	 *
+	 * NR_NAMESPACES (u32, get and connect): how many namespaces the
+	 * controller had when the message was built. A GET_CTRL doit or
+	 * CONNECT reply carries the first ones (by NSID) that fit in about
+	 * 32 KiB; when it carries fewer entries than NR_NAMESPACES, the
+	 * GET_CTRL dump of that controller (CTRL_ID) has them all.
+	 *
+	 * NS_CONTINUED (flag, dump only): in a GET_CTRL dump a controller
+	 * is one message with all its attributes and its first namespaces,
+	 * followed by as many messages as its other namespaces need, each
+	 * with CTRL_ID, CTRL_NAME, NS_CONTINUED and the next namespaces.
+	 * A client appends the NAMESPACES of a message with NS_CONTINUED
+	 * to the controller of the message before it (the same CTRL_ID).
+	 * Namespaces come in ascending NSID order; one that is attached or
+	 * detached while the dump runs may be missing from it.
+	 */
+	RBLK_ATTR_NR_NAMESPACES,
+	RBLK_ATTR_NS_CONTINUED,
 	__RBLK_ATTR_MAX,
 };
 

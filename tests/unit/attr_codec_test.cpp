@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cerrno>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -374,6 +375,116 @@ TEST(NamespaceAttrs, EmptyNestIsNoNamespaces)
     Parsed p = parse_all(msg.get());
     ASSERT_NE(p.tb[RBLK_ATTR_NAMESPACES], nullptr);
     EXPECT_TRUE(parse_namespaces(p.tb[RBLK_ATTR_NAMESPACES]).empty());
+}
+
+// GET_CTRL dump messages as the kernel splits a controller whose
+// namespaces do not fit in one: the first with every attribute and
+// NR_NAMESPACES, then continuations of CTRL_ID, CTRL_NAME, NS_CONTINUED.
+NlMsgPtr dump_first(std::uint32_t id, std::uint32_t nr, std::uint32_t from, std::uint32_t to)
+{
+    auto msg = genl_msg(RBLK_CMD_GET_CTRL);
+    nl_msg* m = msg.get();
+    const std::string name = "rblk" + std::to_string(id);
+    EXPECT_EQ(nla_put_u32(m, RBLK_ATTR_CTRL_ID, id), 0);
+    EXPECT_EQ(nla_put_string(m, RBLK_ATTR_CTRL_NAME, name.c_str()), 0);
+    EXPECT_EQ(nla_put_string(m, RBLK_ATTR_SUBNQN, "nqn.sub"), 0);
+    EXPECT_EQ(nla_put_u32(m, RBLK_ATTR_NR_NAMESPACES, nr), 0);
+    if (from <= to) {
+        nlattr* nss = nla_nest_start(m, RBLK_ATTR_NAMESPACES);
+        for (std::uint32_t i = from; i <= to; i++)
+            put_namespace(m, i, name + "n" + std::to_string(i), 1 << 20, 512);
+        nla_nest_end(m, nss);
+    }
+    return msg;
+}
+
+NlMsgPtr dump_cont(std::uint32_t id, std::uint32_t from, std::uint32_t to)
+{
+    auto msg = genl_msg(RBLK_CMD_GET_CTRL);
+    nl_msg* m = msg.get();
+    const std::string name = "rblk" + std::to_string(id);
+    EXPECT_EQ(nla_put_u32(m, RBLK_ATTR_CTRL_ID, id), 0);
+    EXPECT_EQ(nla_put_string(m, RBLK_ATTR_CTRL_NAME, name.c_str()), 0);
+    EXPECT_EQ(nla_put_flag(m, RBLK_ATTR_NS_CONTINUED), 0);
+    nlattr* nss = nla_nest_start(m, RBLK_ATTR_NAMESPACES);
+    for (std::uint32_t i = from; i <= to; i++)
+        put_namespace(m, i, name + "n" + std::to_string(i), 1 << 20, 512);
+    nla_nest_end(m, nss);
+    return msg;
+}
+
+std::vector<std::uint32_t> nsids(const ControllerInfo& c)
+{
+    std::vector<std::uint32_t> out;
+    for (const NamespaceInfo& ns : c.namespaces)
+        out.push_back(ns.nsid);
+    return out;
+}
+
+std::vector<std::uint32_t> range(std::uint32_t from, std::uint32_t to)
+{
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t i = from; i <= to; i++)
+        out.push_back(i);
+    return out;
+}
+
+TEST(DumpMerge, ContinuationsAppendToTheirControllerInOrder)
+{
+    std::vector<ControllerInfo> out;
+    // rblk0: 150 namespaces in four messages, the first with none of them
+    // (its attributes filled the skb); rblk2: all in one; rblk3: none.
+    std::vector<NlMsgPtr> msgs;
+    msgs.push_back(dump_first(0, 150, 1, 0));
+    msgs.push_back(dump_cont(0, 1, 60));
+    msgs.push_back(dump_cont(0, 61, 120));
+    msgs.push_back(dump_cont(0, 121, 150));
+    msgs.push_back(dump_first(2, 3, 1, 3));
+    msgs.push_back(dump_first(3, 0, 1, 0));
+    for (const NlMsgPtr& m : msgs)
+        merge_dump_message(out, nlmsg_hdr(m.get()));
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[0].name, "rblk0");
+    EXPECT_EQ(out[0].subnqn, "nqn.sub");  // the continuations did not replace it
+    EXPECT_EQ(nsids(out[0]), range(1, 150));
+    EXPECT_EQ(out[0].namespaces[149].disk, "rblk0n150");
+    EXPECT_EQ(out[0].nr_namespaces, 150u);
+    EXPECT_FALSE(namespaces_incomplete(out[0]));
+    EXPECT_EQ(out[1].name, "rblk2");
+    EXPECT_EQ(nsids(out[1]), range(1, 3));
+    EXPECT_EQ(out[2].name, "rblk3");
+    EXPECT_TRUE(out[2].namespaces.empty());
+}
+
+TEST(DumpMerge, ContinuationOfNoOrAnotherControllerIsMalformed)
+{
+    std::vector<ControllerInfo> out;
+    auto cont = dump_cont(1, 5, 6);
+    EXPECT_THROW(merge_dump_message(out, nlmsg_hdr(cont.get())), Error);  // nothing before it
+    auto first = dump_first(0, 4, 1, 2);
+    merge_dump_message(out, nlmsg_hdr(first.get()));
+    try {
+        merge_dump_message(out, nlmsg_hdr(cont.get()));  // rblk1's, after rblk0
+        FAIL() << "a continuation of another controller was merged";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.errnum(), EBADMSG);
+    }
+    EXPECT_EQ(nsids(out.at(0)), range(1, 2));
+}
+
+TEST(DumpMerge, ReplyWithFewerEntriesThanNrNamespacesIsIncomplete)
+{
+    auto part = dump_first(0, 400, 1, 60);
+    const ControllerInfo c = parse_controller(nlmsg_hdr(part.get()));
+    EXPECT_EQ(c.namespaces.size(), 60u);
+    EXPECT_TRUE(namespaces_incomplete(c));
+    auto whole = dump_first(0, 2, 1, 2);
+    EXPECT_FALSE(namespaces_incomplete(parse_controller(nlmsg_hdr(whole.get()))));
+    // A module from before NR_NAMESPACES sent every namespace.
+    auto old = kernel_controller_msg();
+    const ControllerInfo o = parse_controller(nlmsg_hdr(old.get()));
+    EXPECT_FALSE(o.nr_namespaces.has_value());
+    EXPECT_FALSE(namespaces_incomplete(o));
 }
 
 TEST(StatsAttrs, EveryCounterRoundTripsWithPads)

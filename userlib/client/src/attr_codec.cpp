@@ -7,6 +7,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 
 namespace rblk {
 namespace {
@@ -33,7 +34,7 @@ const nla_policy* ctrl_policy()
                       RBLK_ATTR_NR_POLL_QUEUES, RBLK_ATTR_AEN_RESULT,
                       RBLK_ATTR_REQ_NR_IO_QUEUES, RBLK_ATTR_REQ_NR_WRITE_QUEUES,
                       RBLK_ATTR_REQ_NR_POLL_QUEUES, RBLK_ATTR_REQ_QUEUE_SIZE,
-                      RBLK_ATTR_SUBSYS_ID})
+                      RBLK_ATTR_SUBSYS_ID, RBLK_ATTR_NR_NAMESPACES})
             t[a].type = NLA_U32;
         for (int a : {RBLK_ATTR_CTRL_NAME, RBLK_ATTR_TRANSPORT, RBLK_ATTR_TRADDR,
                       RBLK_ATTR_SUBNQN, RBLK_ATTR_HOSTNQN, RBLK_ATTR_MODEL, RBLK_ATTR_SERIAL,
@@ -52,6 +53,7 @@ const nla_policy* ctrl_policy()
         t[RBLK_ATTR_HOSTID].minlen = RBLK_HOSTID_LEN;
         t[RBLK_ATTR_DISCOVERY].type = NLA_FLAG;
         t[RBLK_ATTR_MULTIPATH].type = NLA_FLAG;
+        t[RBLK_ATTR_NS_CONTINUED].type = NLA_FLAG;
         return t;
     }();
     return p.data();
@@ -259,9 +261,33 @@ ControllerInfo parse_controller(nlmsghdr* hdr)
     c.anatt = get_or<std::uint8_t>(tb[RBLK_ATTR_ANATT], nla_get_u8);
     if (tb[RBLK_ATTR_NAMESPACES])
         c.namespaces = parse_namespaces(tb[RBLK_ATTR_NAMESPACES]);
+    c.nr_namespaces = get_opt_u32(tb[RBLK_ATTR_NR_NAMESPACES]);
     if (tb[RBLK_ATTR_STATS])
         c.stats = parse_stats(tb[RBLK_ATTR_STATS]);
     return c;
+}
+
+void merge_dump_message(std::vector<ControllerInfo>& controllers, nlmsghdr* hdr)
+{
+    nlattr* tb[RBLK_ATTR_MAX + 1];
+    parse_genl(hdr, tb);
+    if (!tb[RBLK_ATTR_NS_CONTINUED]) {
+        controllers.push_back(parse_controller(hdr));
+        return;
+    }
+    if (controllers.empty() || !tb[RBLK_ATTR_CTRL_ID] ||
+        get_or<std::uint32_t>(tb[RBLK_ATTR_CTRL_ID], nla_get_u32) != controllers.back().id)
+        malformed("namespaces continued from no controller before them");
+    if (!tb[RBLK_ATTR_NAMESPACES])
+        return;
+    std::vector<NamespaceInfo> more = parse_namespaces(tb[RBLK_ATTR_NAMESPACES]);
+    std::vector<NamespaceInfo>& ns = controllers.back().namespaces;
+    ns.insert(ns.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+}
+
+bool namespaces_incomplete(const ControllerInfo& c)
+{
+    return c.nr_namespaces && c.namespaces.size() < *c.nr_namespaces;
 }
 
 StateEvent parse_event(nlmsghdr* hdr)

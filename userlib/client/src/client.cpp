@@ -44,6 +44,16 @@ ControllerInfo Client::connect(const ConnectOptions& given)
             [&](nlmsghdr* hdr) { created = parse_controller(hdr); }, "connect");
     if (!created)
         throw Error(EPROTO, "connect: the kernel acknowledged but sent no controller");
+    if (namespaces_incomplete(*created)) {
+        // The reply had no room for them all; the dump has. A controller
+        // deleted in between keeps the first ones.
+        try {
+            created->namespaces = show(created->name).namespaces;
+        } catch (const KernelError& e) {
+            if (e.errnum() != ENODEV)
+                throw;
+        }
+    }
     return *created;
 }
 
@@ -86,18 +96,22 @@ std::vector<ControllerInfo> Client::list()
 {
     std::vector<ControllerInfo> out;
     request(RBLK_CMD_GET_CTRL, NLM_F_DUMP, kNoAttrs,
-            [&](nlmsghdr* hdr) { out.push_back(parse_controller(hdr)); }, "list");
+            [&](nlmsghdr* hdr) { merge_dump_message(out, hdr); }, "list");
     return out;
 }
 
 ControllerInfo Client::show(const std::string& name)
 {
-    std::optional<ControllerInfo> found;
-    request(RBLK_CMD_GET_CTRL, 0, by_name(name),
-            [&](nlmsghdr* hdr) { found = parse_controller(hdr); }, "show " + name);
-    if (!found)
-        throw Error(EPROTO, "show " + name + ": the kernel sent no controller");
-    return *found;
+    // The dump of that one controller, not the doit: its reply lists only
+    // the namespaces that fit in one message. A module from before the
+    // filter dumps every controller; the name picks ours out.
+    std::vector<ControllerInfo> dumped;
+    request(RBLK_CMD_GET_CTRL, NLM_F_DUMP, by_name(name),
+            [&](nlmsghdr* hdr) { merge_dump_message(dumped, hdr); }, "show " + name);
+    for (ControllerInfo& c : dumped)
+        if (c.name == name)
+            return std::move(c);
+    throw KernelError(ENODEV, "no controller with that name", "ctrl_name", false, "show " + name);
 }
 
 ControllerInfo Client::stats(const std::string& name)

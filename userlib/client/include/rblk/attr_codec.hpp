@@ -34,6 +34,14 @@ void put_set_iopolicy_attrs(nl_msg* msg, const SubsystemRef& ref, Iopolicy polic
 
 // A GET_CTRL/CONNECT/GET_STATS reply (a generic netlink message).
 ControllerInfo parse_controller(nlmsghdr* hdr);
+// One message of a GET_CTRL dump, folded into controllers: a message with
+// RBLK_ATTR_NS_CONTINUED appends its namespaces to the last controller
+// (EBADMSG when there is none or it has another CTRL_ID); any other is a
+// controller of its own.
+void merge_dump_message(std::vector<ControllerInfo>& controllers, nlmsghdr* hdr);
+// A CONNECT or GET_CTRL doit reply that lists fewer namespaces than the
+// controller has: the GET_CTRL dump of that controller has them all.
+bool namespaces_incomplete(const ControllerInfo& c);
 // An RBLK_CMD_EVENT message.
 StateEvent parse_event(nlmsghdr* hdr);
 // An RBLK_CMD_AEN message; EBADMSG without RBLK_ATTR_AEN_RESULT.

@@ -191,6 +191,10 @@ struct ControllerInfo {
     std::optional<Iopolicy> iopolicy;
     std::uint8_t anatt = 0;  // ANA transition time, seconds; 0: no ANA
     std::vector<NamespaceInfo> namespaces;
+    // How many namespaces the controller had (RBLK_ATTR_NR_NAMESPACES):
+    // a CONNECT or GET_CTRL doit reply lists fewer when they do not fit
+    // in one message. Unset from a module before it, whose lists are whole.
+    std::optional<std::uint32_t> nr_namespaces;
     std::optional<CtrlStats> stats;  // only in GET_STATS replies
 };
 
