@@ -1,49 +1,26 @@
 #!/bin/bash
-# One controller with many namespaces, 400 in the suite (each a 1 MiB
-# sparse file in a tmpfs): every disk appears, and `rblkctl list --json`
-# (the GET_CTRL dump), `rblkctl show` (the dump of one controller) and
-# connect's own reply carry all of them. A dump's message is no larger
-# than the reader's buffer (libnl's is 16 KiB) and an entry takes about
-# 100 bytes, so one controller's namespaces did not fit in one message
-# from about 150 on (list failed at 256); a doit reply is bounded at
-# 32 KiB, about 390 such entries (connect failed at 512) (issue 31 §3).
-# Connect time and slab growth are logged as RESULT lines, never asserted.
-# By hand: arguments NR (the number of namespaces; nvmet's most is 1024,
-# 8 minutes under TCG, 5 of them nvmet's teardown) and "ref", which
-# measures nvme-rdma's too.
+# One controller with many namespaces, 400 in the suite (the test target's
+# --namespaces: each on the same memory, so that the target costs nothing
+# to set up): every disk appears, and `rblkctl list --json` (the GET_CTRL
+# dump), `rblkctl show` (the dump of one controller) and connect's own
+# reply carry all of them. A dump's message is no larger than the reader's
+# buffer (libnl's is 16 KiB) and an entry takes about 100 bytes, so one
+# controller's namespaces did not fit in one message from about 150 on
+# (list failed at 256); a doit reply is bounded at 32 KiB, about 390 such
+# entries (connect failed at 512) (issue 31 §3). Connect time, slab growth
+# and the disconnect's time are logged as RESULT lines, never asserted.
+# By hand: arguments NR (the number of namespaces, at most 1024) and
+# "ref", which measures nvme-rdma's too.
 # vm-kernels: newest (the one version-dependent piece, the dump's request
 # attributes, is compat.h's; 6.1 passed with 1024 by hand, 2026-12-05)
 # vm-timeout: 900
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
-vm_require "$RBLKCTL"
+# shellcheck source=SCRIPTDIR/../lib-target.sh
+. "$RBLK_SRC_DIR/tests/vm/lib-target.sh"
 
-nqn=nqn.2024-01.io.rblk:many-ns
+nqn=$TGT_NQN
 nr=${1:-400}
-files=/tmp/many-ns
-
-vm_setup_rxe
-mkdir -p "$files"
-mount -t tmpfs -o size=$((nr + 64))m many-ns "$files"
-vm_modprobe nvmet
-s=$VM_NVMET/subsystems/$nqn
-mkdir "$s"
-echo 1 > "$s/attr_allow_any_host"
-t0=$(vm_now_ms)
-# One fork each for the files and the directories: a fork costs tens of
-# milliseconds under TCG.
-mapfile -t ids < <(seq 1 "$nr")
-truncate -s 1M "${ids[@]/#/$files/ns}"
-mkdir "${ids[@]/#/$s/namespaces/}"
-for i in "${ids[@]}"; do
-	echo "$files/ns$i" > "$s/namespaces/$i/device_path"
-	# tmpfs takes no O_DIRECT on 6.1: the page cache it is.
-	echo 1 > "$s/namespaces/$i/buffered_io"
-	echo 1 > "$s/namespaces/$i/enable"
-done
-vm_log "nvmet: $nr namespaces set up in $(vm_ms_since "$t0") ms"
-vm_nvmet_port 1 10.99.0.1 4420
-vm_nvmet_link 1 "$nqn"
-vm_rblk_load
+tgt_start none --namespaces "$nr" --size-mib 2
 
 all_disks() {
 	local i
@@ -98,17 +75,16 @@ check show rblk0
 
 t0=$(vm_now_ms)
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "rblkctl disconnect rblk0 failed"
-vm_log "rblk: disconnect of $nr namespaces took $(vm_ms_since "$t0") ms"
+echo "RESULT: rblk, $nr namespaces: disconnect took $(vm_ms_since "$t0") ms"
 vm_assert_eq "" "$(vm_rblk_disks)" "rblk disks after the disconnect"
-vm_rblk_unload
 
 if [ "${2:-}" = ref ]; then
 	vm_modprobe nvme-rdma
 	nvme_connect() { nvme connect -t rdma -a 10.99.0.1 -s 4420 -n "$nqn" > /dev/null || vm_fail "nvme connect failed"; }
 	# With multipath heads or without, the first subsystem's disks are nvme0nN.
 	measure nvme-rdma nvme0n nvme_connect
+	t0=$(vm_now_ms)
 	vm_nvme_ref_disconnect "$nqn"
+	echo "RESULT: nvme-rdma, $nr namespaces: disconnect took $(vm_ms_since "$t0") ms"
 fi
-vm_nvmet_teardown
-umount "$files"
-vm_dmesg_clean
+tgt_clean_slate "$nr namespaces"
