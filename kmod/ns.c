@@ -5,6 +5,7 @@
  * disk /dev/rblk<C>n<NSID>, or with multipath (multipath.c) the hidden
  * path rblk<S>c<C>n<NSID> below the subsystem's head disk.
  */
+#include <linux/async.h>
 #include <linux/blkdev.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -235,6 +236,20 @@ static void rblk_ns_discard(struct rblk_ns *ns)
 	put_disk(disk);
 }
 
+/*
+ * Under ns_lock: @ns into the controller's list in nsid order, which
+ * listings and dumps keep, whatever order the scan's adds finish in.
+ */
+static void rblk_ns_list_insert(struct rblk_ctrl *ctrl, struct rblk_ns *ns)
+{
+	struct rblk_ns *pos;
+
+	list_for_each_entry_reverse(pos, &ctrl->namespaces, entry)
+		if (pos->nsid < ns->nsid)
+			break;
+	list_add(&ns->entry, &pos->entry);
+}
+
 static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 {
 	struct rblk_qlim lim;
@@ -302,7 +317,7 @@ static int rblk_ns_add(struct rblk_ctrl *ctrl, u32 nsid)
 	/* Recovery holds every namespace queue; this one joins them. */
 	if (test_bit(RBLK_CTRL_NS_QUIESCED, &ctrl->flags))
 		blk_mq_quiesce_queue(disk->queue);
-	list_add_tail(&ns->entry, &ctrl->namespaces);
+	rblk_ns_list_insert(ctrl, ns);
 	mutex_unlock(&ctrl->ns_lock);
 
 	ret = device_add_disk(ctrl->dev, disk, rblk_ns_attr_groups);
@@ -489,12 +504,66 @@ static bool rblk_ns_revalidate(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
  * are added, vanished or replaced ones removed, sizes updated. Survivors
  * keep their disk (name, minor, open files). Caller holds scan_lock.
  */
+struct rblk_ns_add_work {
+	struct rblk_ctrl *ctrl;
+	u32 nsid;
+};
+
+static void rblk_ns_add_one(struct rblk_ctrl *ctrl, u32 nsid)
+{
+	int ret = rblk_ns_add(ctrl, nsid);
+
+	/* A target may list many it then calls inactive: no flood. */
+	if (ret)
+		dev_err_ratelimited(ctrl->dev, "nsid %u: not added: %d\n", nsid,
+				    ret);
+}
+
+static void rblk_ns_add_async(void *data, async_cookie_t cookie)
+{
+	struct rblk_ns_add_work *w = data;
+
+	rblk_ns_add_one(w->ctrl, w->nsid);
+}
+
+/*
+ * The listed namespaces not yet known, added side by side as nvme's scan
+ * adds them: each add waits for two Identify round trips and registers
+ * two disks, and with hundreds of namespaces one after the other the
+ * connect took 1.7 times nvme-rdma's. The ids are strictly ascending
+ * (rblk_ns_active_ids()), so no two adds are of one nsid; the scan waits
+ * for all of them. Without memory for the work items, one at a time.
+ */
+static void rblk_ns_add_new(struct rblk_ctrl *ctrl, const u32 *ids, int n)
+{
+	ASYNC_DOMAIN(domain);
+	struct rblk_ns_add_work *work;
+	int i;
+
+	work = kvmalloc_array(n, sizeof(*work), GFP_KERNEL);
+	for (i = 0; i < n; i++) {
+		if (rblk_ctrl_deleting(ctrl))
+			break;
+		if (rblk_ns_find(ctrl, ids[i]))
+			continue;
+		if (!work) {
+			rblk_ns_add_one(ctrl, ids[i]);
+			continue;
+		}
+		work[i].ctrl = ctrl;
+		work[i].nsid = ids[i];
+		async_schedule_domain(rblk_ns_add_async, &work[i], &domain);
+	}
+	async_synchronize_full_domain(&domain);
+	kvfree(work);
+}
+
 int rblk_ns_scan(struct rblk_ctrl *ctrl)
 {
 	struct rblk_ns *ns, *next;
 	struct nvme_id_ns *id;
 	LIST_HEAD(known);
-	int i, n, ret;
+	int n, ret;
 	u32 *ids;
 
 	/* A discovery controller has none (and refuses the Identify). */
@@ -526,17 +595,7 @@ int rblk_ns_scan(struct rblk_ctrl *ctrl)
 			rblk_ns_remove(ctrl, ns);
 	}
 
-	for (i = 0; i < n; i++) {
-		if (rblk_ctrl_deleting(ctrl))
-			break;
-		if (rblk_ns_find(ctrl, ids[i]))
-			continue;
-		ret = rblk_ns_add(ctrl, ids[i]);
-		/* A target may list many it then calls inactive: no flood. */
-		if (ret)
-			dev_err_ratelimited(ctrl->dev, "nsid %u: not added: %d\n",
-					    ids[i], ret);
-	}
+	rblk_ns_add_new(ctrl, ids, n);
 	rblk_aen_resv_unmask(ctrl);
 	ret = 0;
 out:
