@@ -7,8 +7,8 @@
 # /var/tmp/rblk-debug-kernel) by the hash of the source package's version,
 # the fragment, the patches and the recipe's version below: a second run
 # with none of them changed only (re)installs. A new patch on top of a
-# cached build starts from a copy of that tree, so only what it touches is
-# rebuilt. Installed as release <version>-rblk-debug:
+# cached build, or a changed fragment, starts from a copy of that tree, so
+# only what the change touches is rebuilt. Installed as release <version>-rblk-debug:
 #   /boot/vmlinuz-<release>, /lib/modules/<release>/ (rblk-debug-build ->
 #   the cached tree, which the module build uses as it does Debian's
 #   headers, /lib/modules/<release>/build)
@@ -106,9 +106,19 @@ apply_patches() {
 	done
 }
 
-# seed: a complete build of the same source and fragment whose patches are
-# the first of ours, to start from (its directory on stdout).
+# seed: a complete build of the same source whose patches are the first
+# of ours, to start from (its directory on stdout): one of the same
+# fragment if there is one, else of another fragment, which is then
+# configured again (kbuild rebuilds what the changed options reach).
 seed() {
+	local pass
+	for pass in same other; do
+		seed_pass "$pass" && return 0
+	done
+	return 1
+}
+
+seed_pass() {
 	local d n i ok
 	for d in "$cache"/*/; do
 		d=${d%/}
@@ -116,7 +126,9 @@ seed() {
 			continue
 		fi
 		[ "$(cat "$d/source" 2> /dev/null)" = "$pkg $version" ] || continue
-		cmp -s "$d/fragment.config" "$fragment" || continue
+		if [ "$1" = same ]; then
+			cmp -s "$d/fragment.config" "$fragment" || continue
+		fi
 		mapfile -t n < <(cat "$d/patches" 2> /dev/null)
 		[ "${#n[@]}" -le "${#patches[@]}" ] || continue
 		ok=1
@@ -139,6 +151,12 @@ if [ ! -s "$dir/release" ]; then
 		cp "$from/fragment.config" "$from/source" "$dir/"
 		if [ -s "$from/patches" ]; then cp "$from/patches" "$dir/"; else : > "$dir/patches"; fi
 		apply_patches "$(wc -l < "$dir/patches")"
+		if ! cmp -s "$dir/fragment.config" "$fragment"; then
+			log "configuring again: allnoconfig + $fragment"
+			cp "$fragment" "$dir/fragment.config"
+			make -C "$tree" -s KCONFIG_ALLCONFIG="$dir/fragment.config" allnoconfig >&2
+			make -C "$tree" -s olddefconfig >&2
+		fi
 		# objtool's own build records absolute paths, so the copy builds
 		# it again, and every object depends on it: its sources are the
 		# same, so it keeps the old one's time and the objects stay.
