@@ -1135,7 +1135,13 @@ static int rblk_rdma_cm_handler(struct rdma_cm_id *cm_id,
 		err = rblk_rdma_cm_connect(queue);
 		if (!err)
 			return 0;
-		queue->cm_msg = "cannot start the RDMA connection";
+		/*
+		 * iWARP makes its TCP connection inside rdma_connect(): a port
+		 * nobody listens on refuses it here, not by a REJECTED event.
+		 */
+		queue->cm_msg = err == -ECONNREFUSED ?
+			"connection rejected (no NVMe-oF listener at this address?)" :
+			"cannot start the RDMA connection";
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		set_bit(RBLK_RDMA_Q_CONNECTED, queue->flags);

@@ -147,7 +147,16 @@ connect_fails() {
 }
 connect_fails "host_traddr is not an address of this host" -w 10.99.0.77
 # Ours, but on no RDMA device (lo), or on one that cannot reach the target.
-connect_fails "cannot reach the target address from host_traddr" -w 127.0.0.1
+# Over iWARP, lo reaches it: rdma_cm binds a loopback source to an RDMA
+# device and siw's TCP runs over lo; nvme-rdma connects so too.
+if [ "$VM_RDMA" = siw ]; then
+	out=$("$RBLKCTL" connect -a 10.99.0.1 -n "$nqn" -w 127.0.0.1 2>&1) ||
+		vm_fail "connect -w 127.0.0.1 over siw failed: $out"
+	"$RBLKCTL" disconnect --all > /dev/null || vm_fail "rblkctl disconnect --all failed"
+	vm_wait_for 10 test -z "$(vm_rblk_disks)"
+else
+	connect_fails "cannot reach the target address from host_traddr" -w 127.0.0.1
+fi
 connect_fails "cannot reach the target address from host_traddr" -w 10.99.0.2
 # Ours, on a netdev without RDMA.
 ip link add veth8 type veth peer name veth9
