@@ -119,7 +119,7 @@ seed() {
 }
 
 seed_pass() {
-	local d n i ok
+	local d n i ok best="" most=0
 	for d in "$cache"/*/; do
 		d=${d%/}
 		if [ "$d" = "$dir" ] || [ ! -s "$d/release" ] || [ ! -d "$d/linux" ]; then
@@ -135,9 +135,12 @@ seed_pass() {
 		for ((i = 0; i < ${#n[@]}; i++)); do
 			[ "${n[i]}" = "${patches[i]##*/}" ] || ok=0
 		done
-		[ "$ok" = 1 ] && { echo "$d"; return 0; }
+		# The one with the most of our patches: the least to rebuild.
+		if [ "$ok" = 1 ] && [ "${#n[@]}" -ge "$most" ]; then
+			best=$d most=${#n[@]}
+		fi
 	done
-	return 1
+	[ -n "$best" ] && echo "$best"
 }
 
 if [ ! -s "$dir/release" ]; then
