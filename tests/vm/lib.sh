@@ -96,6 +96,14 @@ VM_NULLB=/sys/kernel/config/nullb
 # over lo whatever the provider (see lib-flap.sh); siw carries it in
 # kernel TCP sockets, rxe in UDP.
 VM_RDMA=${RBLK_VM_RDMA:-rxe}
+# The debug lane's kernel (lockdep, KASAN, kmemleak) runs a case's steps
+# several times slower: a case that keeps I/O running across its steps
+# runs it VM_SLOW times as long there.
+# shellcheck disable=SC2034  # the cases' to read
+case $(uname -r) in
+*-rblk-debug) VM_SLOW=2 ;;
+*) VM_SLOW=1 ;;
+esac
 case $VM_RDMA in
 rxe) VM_RDMA_MOD=rdma_rxe ;;
 siw) VM_RDMA_MOD=siw ;;

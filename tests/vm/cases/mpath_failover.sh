@@ -48,7 +48,7 @@ idle() {
 }
 
 # The steps took 21-26 s under I/O (both kernels, two VMs on the host).
-runtime=50
+runtime=$((50 * VM_SLOW))
 mp_fio_start /tmp/failover.json "$dev" "$runtime"
 t_fio=$EPOCHSECONDS
 
