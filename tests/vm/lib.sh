@@ -97,9 +97,9 @@ VM_NULLB=/sys/kernel/config/nullb
 # kernel TCP sockets, rxe in UDP.
 VM_RDMA=${RBLK_VM_RDMA:-rxe}
 # The debug lane's kernel (lockdep, KASAN, kmemleak) runs a case's steps
-# several times slower: a case that keeps I/O running across its steps
-# runs it VM_SLOW times as long there.
-# shellcheck disable=SC2034  # the cases' to read
+# several times slower: vm_wait_for's budgets are VM_SLOW times theirs
+# there, and a case that keeps I/O running across its steps runs it that
+# much longer.
 case $(uname -r) in
 *-rblk-debug) VM_SLOW=2 ;;
 *) VM_SLOW=1 ;;
@@ -168,7 +168,7 @@ vm_sleep() {
 }
 
 vm_wait_for() {
-	local secs=$1 deadline
+	local secs=$(($1 * VM_SLOW)) deadline
 	shift
 	deadline=$((EPOCHSECONDS + secs))
 	until "$@"; do
