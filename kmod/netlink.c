@@ -691,22 +691,30 @@ static int rblk_nl_get_ctrl(struct sk_buff *skb, struct genl_info *info)
 
 /*
  * Where a GET_CTRL dump resumes: the controller (its id), the NSID its
- * next message starts at (0: its first message, with all attributes), and
- * the one controller asked for (its id + 1; 0: every controller).
+ * next message starts at (0: its first message, with all attributes), the
+ * one controller asked for (its id + 1; 0: every controller), and whether
+ * the first round has resolved that selector.
  */
 enum {
 	RBLK_NL_DUMP_ID,
 	RBLK_NL_DUMP_NSID,
 	RBLK_NL_DUMP_ONE,
+	RBLK_NL_DUMP_BEGUN,
 };
 
-static int rblk_nl_dump_ctrl_start(struct netlink_callback *cb)
+/*
+ * A dump's selector is resolved in its first round, not in ->start():
+ * before 6.5 what ->start() sets in extack never reaches the reader, while
+ * a round's rides in NLMSG_DONE on every kernel.
+ */
+static int rblk_nl_dump_ctrl_select(struct netlink_callback *cb)
 {
 	struct nlattr **tb = rblk_genl_dump_attrs(cb);
 	struct genl_info info = { .attrs = tb, .extack = cb->extack };
 	struct rblk_ctrl_info cinfo;
 	struct rblk_ctrl *ctrl;
 
+	cb->args[RBLK_NL_DUMP_BEGUN] = 1;
 	if (!tb || (!tb[RBLK_ATTR_CTRL_NAME] && !tb[RBLK_ATTR_CTRL_ID] &&
 		    !tb[RBLK_ATTR_SUBNQN]))
 		return 0;
@@ -757,12 +765,20 @@ out:
 
 static int rblk_nl_dump_ctrl(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	unsigned long one = cb->args[RBLK_NL_DUMP_ONE];
-	u32 id = cb->args[RBLK_NL_DUMP_ID];
-	u32 nsid = cb->args[RBLK_NL_DUMP_NSID];
+	unsigned long one;
 	struct rblk_ctrl *ctrl;
-	int ret = 0;
+	u32 id, nsid;
+	int ret;
 
+	if (!cb->args[RBLK_NL_DUMP_BEGUN]) {
+		ret = rblk_nl_dump_ctrl_select(cb);
+		if (ret)
+			return ret;
+	}
+	one = cb->args[RBLK_NL_DUMP_ONE];
+	id = cb->args[RBLK_NL_DUMP_ID];
+	nsid = cb->args[RBLK_NL_DUMP_NSID];
+	ret = 0;
 	while ((ctrl = rblk_ctrl_get_next(&id))) {
 		if (one && id != one - 1) {
 			rblk_ctrl_put(ctrl);
@@ -838,7 +854,6 @@ static const struct genl_ops rblk_nl_ops[] = {
 	{
 		.cmd		= RBLK_CMD_GET_CTRL,
 		.doit		= rblk_nl_get_ctrl,
-		.start		= rblk_nl_dump_ctrl_start,
 		.dumpit		= rblk_nl_dump_ctrl,
 		.policy		= rblk_select_policy,
 		.maxattr	= RBLK_ATTR_MAX,

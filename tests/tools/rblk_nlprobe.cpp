@@ -8,7 +8,7 @@
 //   rblk_nlprobe connect [--transport S] [--traddr S] [--trsvcid N] [--subnqn S]
 //                        [--hostnqn S] [--queue-size N] [--nr-io-queues N] [--kato N]
 //   rblk_nlprobe disconnect --name S
-//   rblk_nlprobe get --name S
+//   rblk_nlprobe get [--dump] [--name S] [--id N] [--subnqn S]
 #include <rblk/client.hpp>
 #include <rblk/error.hpp>
 
@@ -35,6 +35,7 @@ struct RawAttr {
 
 struct ProbeRequest {
     std::uint8_t cmd = RBLK_CMD_UNSPEC;
+    int flags = 0;
     std::vector<RawAttr> attrs;
 };
 
@@ -101,6 +102,10 @@ void build_cli(CLI::App& app, ProbeRequest& req, Parser& p)
     CLI::App* get = app.add_subcommand("get", "RBLK_CMD_GET_CTRL");
     get->callback([&req] { req.cmd = RBLK_CMD_GET_CTRL; });
     p.string(get, "--name", RBLK_ATTR_CTRL_NAME);
+    p.number(get, "--id", RBLK_ATTR_CTRL_ID, 4);
+    p.string(get, "--subnqn", RBLK_ATTR_SUBNQN);
+    // A dump refuses a bad selector in its first round, not in a doit.
+    get->add_flag_callback("--dump", [&req] { req.flags = NLM_F_DUMP; });
 }
 
 std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
@@ -125,7 +130,7 @@ int main(int argc, char** argv)
     try {
         rblk::Client client;
         client.request(
-            req.cmd, 0,
+            req.cmd, req.flags,
             [&](nl_msg* msg) {
                 for (const RawAttr& a : req.attrs)
                     put(msg, a);
