@@ -494,24 +494,25 @@ vm_nvme_ref_disconnect() {
 
 # shellcheck disable=SC2120 # parameters are optional
 vm_rblk_load() {
-	local kver=${RBLK_KVER:-$(uname -r)} ko dir stamp have=
+	local kver=${RBLK_KVER:-$(uname -r)} ko dir stamp have='' prepared=''
 	ko=${RBLK_KO:-$RBLK_BUILD_DIR/kmod/$kver/rblk.ko}
 	vm_require "$ko"
 	dir=/lib/modules/$kver/updates
-	# Installed once a boot, again only when the build changed it: with its
-	# debug information the module is ~8 MB, and copying and comparing it
-	# over 9p took up to 12.5 s a load under TCG.
-	stamp="$ko $(stat -c '%s %y' "$ko")"
+	# Installed once a boot, again only when the build changed it.
+	stamp="$ko $(stat -c '%s %Y' "$ko")"
 	if [ -e /run/rblk-ko.installed ]; then read -r have < /run/rblk-ko.installed || true; fi
 	if [ "$have" != "$stamp" ]; then
 		mkdir -p "$dir"
-		cp "$ko" "$dir/rblk.ko"
-		# What `depmod -a` writes, computed by run-in-vm.sh on the
-		# host: here it reads every module over 9p and takes minutes.
-		if cmp -s "$ko" "$RBLK_VM_DEPMOD/rblk.ko"; then
+		if [ -r "$RBLK_VM_DEPMOD/source" ]; then read -r prepared < "$RBLK_VM_DEPMOD/source" || true; fi
+		# run-in-vm.sh prepared this KO on the host: its copy without
+		# debug information, and what `depmod -a` writes (here it reads
+		# every module over 9p and takes minutes).
+		if [ "$ko $prepared" = "$stamp" ]; then
+			cp "$RBLK_VM_DEPMOD/rblk.ko" "$dir/rblk.ko"
 			cp "$RBLK_VM_DEPMOD"/modules.* "/lib/modules/$kver/"
 		else
 			vm_log "no host-side module index for $ko: running depmod -a (slow)"
+			cp "$ko" "$dir/rblk.ko"
 			depmod -a
 		fi
 		echo "$stamp" > /run/rblk-ko.installed
