@@ -14,8 +14,9 @@
 # conflict, the target saw one acquire. rblk0 keeps trying; once the port
 # is restored it reconnects (a new association with A's Host ID), carries
 # A's writes as the holder's (round-robin), and it all still holds.
-# vm-kernels: newest (the head's SG_IO and PR path runs on both kernels in
-# target_resv_fencing; this adds a failover under it)
+# On the newest kernel only: the head's SG_IO and PR path runs on both in
+# target_resv_fencing; this adds a failover under it.
+# vm-kernels: newest
 # vm-timeout: 480
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 # shellcheck source=SCRIPTDIR/../lib-target.sh
