@@ -8,6 +8,7 @@
  */
 #include <linux/ctype.h>
 #include <linux/delay.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 
 #include "nvme.h"
@@ -17,6 +18,30 @@
 #define RBLK_SGLS_KEYED		BIT(2)	/* keyed SGL data block descriptor */
 #define RBLK_MAX_IOCCSZ		(64 * 1024)
 #define RBLK_RDY_POLL_MS	20
+
+/*
+ * The command timeouts, in seconds, as nvme_core's admin_timeout and
+ * io_timeout: a controller's queues take them when created. 0 is refused:
+ * blk-mq would take it as its own default, and a wait bounded by it would
+ * not wait at all.
+ */
+static int rblk_timeout_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 3600);
+}
+
+static const struct kernel_param_ops rblk_timeout_ops = {
+	.set	= rblk_timeout_set,
+	.get	= param_get_uint,
+};
+
+unsigned int rblk_admin_timeout = 30;
+module_param_cb(admin_timeout, &rblk_timeout_ops, &rblk_admin_timeout, 0644);
+MODULE_PARM_DESC(admin_timeout, "timeout of admin commands in seconds (default 30)");
+
+unsigned int rblk_io_timeout = 30;
+module_param_cb(io_timeout, &rblk_timeout_ops, &rblk_io_timeout, 0644);
+MODULE_PARM_DESC(io_timeout, "timeout of I/O commands in seconds (default 30)");
 
 /* Polls CSTS until (CSTS & mask) == want, for at most @timeout jiffies. */
 static int rblk_wait_csts(struct rblk_ctrl *ctrl, u32 mask, u32 want,

@@ -30,8 +30,11 @@
 #define RBLK_AQ_SIZE		NVME_AQ_DEPTH	/* admin SQ/RQ entries */
 #define RBLK_ADMIN_RESERVED	3		/* Connect, keep-alive, AER */
 #define RBLK_IO_RESERVED	1		/* Connect */
-#define RBLK_ADMIN_TIMEOUT	(30 * HZ)
-#define RBLK_IO_TIMEOUT		(30 * HZ)
+/* core.c: module parameters admin_timeout and io_timeout, in seconds */
+extern unsigned int rblk_admin_timeout;
+extern unsigned int rblk_io_timeout;
+#define RBLK_ADMIN_TIMEOUT	((unsigned long)READ_ONCE(rblk_admin_timeout) * HZ)
+#define RBLK_IO_TIMEOUT		((unsigned long)READ_ONCE(rblk_io_timeout) * HZ)
 #define RBLK_SHUTDOWN_TIMEOUT	(5 * HZ)
 #define RBLK_SC_MASK		0x7ff	/* status code type + status code */
 /* Controller ids are the minors of /dev/rblkN, as nvme's are. */

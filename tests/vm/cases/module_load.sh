@@ -1,12 +1,13 @@
 #!/bin/bash
-# rblk.ko loads with modprobe and unloads cleanly, 20 times over: the module,
+# rblk.ko loads with modprobe and unloads cleanly, 6 times over: the module,
 # its sysfs entry and its generic netlink family come and go together.
 # The first rblkctl request loads it (MODULE_ALIAS_GENL_FAMILY), as the
-# first `nvme connect` loads nvme-fabrics.
+# first `nvme connect` loads nvme-fabrics. Its timeout parameters take
+# what they should.
 # vm-timeout: 600
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 
-rounds=20
+rounds=6
 
 # A dump, not `genl ctrl get`: a lookup by name may auto-load the module.
 genl_has_rblk() { genl ctrl list | grep -Eq '^Name: rblk$'; }
@@ -43,4 +44,17 @@ check_loaded auto
 vm_assert_eq '{"controllers":[],"subsystems":[]}' "$(tr -d ' \n' <<< "$out")" "rblkctl list --json after the auto-load"
 rmmod rblk || vm_fail "rmmod rblk after the auto-load failed"
 check_unloaded auto
+
+# The command timeouts (seconds, as nvme_core's): given at load, changed
+# at run time, never 0.
+p=/sys/module/rblk/parameters
+modprobe rblk io_timeout=0 2> /dev/null && vm_fail "modprobe rblk io_timeout=0 succeeded"
+check_unloaded io_timeout=0
+vm_rblk_load io_timeout=45
+vm_assert_eq "45 30" "$(cat $p/io_timeout) $(cat $p/admin_timeout)" "io_timeout, admin_timeout"
+echo 0 2> /dev/null > $p/admin_timeout && vm_fail "admin_timeout 0 was taken"
+echo 3601 2> /dev/null > $p/admin_timeout && vm_fail "admin_timeout 3601 was taken"
+echo 60 > $p/admin_timeout || vm_fail "admin_timeout 60 was refused"
+vm_assert_eq 60 "$(cat $p/admin_timeout)" "admin_timeout after a change"
+vm_rblk_unload
 vm_dmesg_clean
