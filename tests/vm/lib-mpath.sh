@@ -58,6 +58,8 @@
 #                                DEV for SECS s in the background (vm_fio,
 #                                pid in MP_FIO_PID); mp_fio_wait JSON waits,
 #                                fails on any error and logs the I/O counts
+#   mp_fio_finish JSON           the steps are done: fio, still running,
+#                                stops now; then as mp_fio_wait
 
 MP_ADDR=([1]=10.99.0.1 [2]=10.98.0.1)
 MP_VETH=([1]=veth0 [2]=veth2)
@@ -180,11 +182,23 @@ mp_disk_io() {
 mp_fio_start() {
 	local json=$1 dev=$2 secs=$3
 	shift 3
-	VM_FIO_TIMEOUT=$((secs + 180)) vm_fio "$json" --name=mpath --filename="$dev" \
+	rm -f /tmp/mp-fio.stopped
+	VM_FIO_STOPPED=/tmp/mp-fio.stopped VM_FIO_TIMEOUT=$((secs + 180)) \
+		vm_fio "$json" --name=mpath --filename="$dev" \
 		--ioengine=io_uring --direct=1 --rw=randrw --bs=4k --iodepth=16 --size=16M \
 		--time_based --runtime="$secs" --verify=crc32c --verify_fatal=1 \
 		--verify_backlog=64 "$@" &
 	MP_FIO_PID=$!
+}
+
+# The runtime is a bound, not what the steps need: once they are done,
+# waiting it out only costs the suite time. On SIGINT fio ends its jobs
+# (each read verified as usual) and writes its report.
+mp_fio_finish() {
+	pgrep -x fio > /dev/null || vm_fail "fio ended before the steps did: not all under I/O"
+	touch /tmp/mp-fio.stopped
+	pkill -INT -x fio
+	mp_fio_wait "$1"
 }
 
 # vm_fio in the background checked the report; its failure is the exit code.

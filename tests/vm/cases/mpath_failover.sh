@@ -100,5 +100,5 @@ vm_assert_not_exists "/sys/block/rblk0c${p}n1"
 vm_log "the steps took $((EPOCHSECONDS - t_fio)) s of fio's $runtime s"
 [ $((EPOCHSECONDS - t_fio)) -lt "$runtime" ] ||
 	vm_fail "the steps took $((EPOCHSECONDS - t_fio)) s, longer than fio ran ($runtime s): not all under I/O"
-mp_fio_wait /tmp/failover.json
+mp_fio_finish /tmp/failover.json
 vm_assert_eq 0 "$(cat "/sys/class/rblk/rblk$q/errors")" "errors of rblk$q"

@@ -89,7 +89,7 @@ read -r w1 < "/sys/class/rblk/$c1/writes"
 cmp /tmp/blk <(dd if="$A" bs=4k skip=4096 count=64 iflag=direct status=none) ||
 	vm_fail "A read back other data than it wrote"
 held "port 1 restored"
-mp_fio_wait /tmp/failover.json
+mp_fio_finish /tmp/failover.json
 held "after fio"
 vm_assert_eq 1 "$(grep -c '^resv: cntlid [0-9]* acquire .* status 0 ' "$TGT_LOG" || true)" "acquires the target saw"
 echo "RESULT: the reservation held across the port's removal and return; A's fio verify clean"
