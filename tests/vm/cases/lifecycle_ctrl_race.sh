@@ -1,6 +1,6 @@
 #!/bin/bash
 # Connect, list/stats and disconnect from three threads at once
-# (tests/tools/rblk_ctrl_race, librblk, one netlink socket each) for 40 s
+# (tests/tools/rblk_ctrl_race, librblk, one netlink socket each) for 20 s
 # on two subsystems: only lost races (ENODEV) may fail, nothing crashes or
 # hangs, every controller is gone at the end and the module unloads.
 # At most 16 controllers are alive at once (--max-alive): a quiet host
@@ -22,7 +22,7 @@ vm_nvmet_link 1 "$b"
 vm_rblk_load
 
 rc=0
-out=$(timeout 150 "$race" --traddr 10.99.0.1 --nqn "$a" --nqn "$b" --seconds 40 \
+out=$(timeout 150 "$race" --traddr 10.99.0.1 --nqn "$a" --nqn "$b" --seconds 20 \
 	--nr-io-queues 1 --queue-size 32 --max-alive 16) || rc=$?
 printf '%s\n' "$out"
 vm_assert_eq 0 "$rc" "rblk_ctrl_race exit code (124: hung)"

@@ -19,7 +19,7 @@
 #    is then made anew for the next flap.
 # Anything else fails the case, with its cause: I/O failed while rblk
 # could still reconnect, or before ctrl_loss_tmo expired.
-# It flaps at least min_flaps times (4, or its first argument) and until
+# It flaps at least min_flaps times (3, or its first argument) and until
 # one flap recovered, at most 4 times more.
 # Then a disconnect with the link down (and I/O queued) must return and
 # end the I/O.
@@ -37,7 +37,7 @@
 vm_require "$RBLKCTL"
 
 # By hand, more: run-in-vm.sh ... recovery_link_flap.sh MIN_FLAPS.
-min_flaps=${1:-4}
+min_flaps=${1:-3}
 max_flaps=$((min_flaps + 4))
 
 # fio_wait PID SECS WHEN: wait for fio, its exit code in fio_rc; fail (with
@@ -237,9 +237,9 @@ timeout 60 "$RBLKCTL" disconnect "$ctrl" > /dev/null || vm_fail "rblkctl disconn
 echo "RESULT: disconnect took $(echo "$EPOCHREALTIME - $t0" | bc) s"
 
 # Disconnect while the link is down, under I/O: rblk holds its DREQs back
-# for one kato (10 s here), then tears down anyway; nothing may hang and
+# for one kato (5 s here), then tears down anyway; nothing may hang and
 # the I/O must end (with errors: the controller is gone).
-vm_rblk_connect "$nqn" -i 2 -k 10 -c 2 -l 60 > /dev/null
+vm_rblk_connect "$nqn" -i 2 -k 5 -c 2 -l 60 > /dev/null
 ctrl=$(vm_rblk_ctrls)
 sys=/sys/class/rblk/$ctrl
 fio --name=down --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite \
