@@ -148,7 +148,7 @@ int main(int argc, char** argv)
     try {
         rt::Target target(o);
         target.run(g_stop);
-        target.report_inflight();
+        target.stop();
     } catch (const std::exception& e) {
         std::cerr << "rblk_test_target: " << e.what() << "\n";
         return 1;

@@ -214,16 +214,31 @@ void Target::note_inflight(const Queue& q)
     overflows_ += q.overflows();
 }
 
-void Target::report_inflight()
+void Target::stop()
 {
     held_.clear();
     for (auto& [id, q] : queues_)
         note_inflight(*q);
-    queues_.clear();
     for (const auto& [qid, v] : max_inflight_)
         log("max_inflight qid=" + std::to_string(qid) + " value=" + std::to_string(v.first) +
             " sqsize=" + std::to_string(v.second));
     log("overflows " + std::to_string(overflows_));
+    for (Port& p : ports_)
+        p.listener.reset();
+    // Tearing the queues down can take a minute: a queue this target hung
+    // up on during Connect sits in ib_cm's TIMEWAIT, and destroying its
+    // cm_id waits that out in the kernel (cm_destroy_id_wait_timeout). The
+    // ports are free and the report is out: the test goes on, and a target
+    // started meanwhile gets the log file to itself. An error from here on
+    // shows only in the exit code.
+    log("stopped");
+    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) {
+        ::dup2(null, STDOUT_FILENO);
+        ::dup2(null, STDERR_FILENO);
+        ::close(null);
+    }
+    queues_.clear();
 }
 
 void Target::drop_queue(rdma_cm_id* id)

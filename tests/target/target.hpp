@@ -109,8 +109,10 @@ public:
     explicit Target(const Options& opts);
     // Serves until @stop becomes true.
     void run(const volatile bool& stop);
-    // The in-flight invariant per queue id, and the overflow count.
-    void report_inflight();
+    // After run(): logs the in-flight invariant per queue id and the
+    // overflow count, closes the listeners, logs "stopped", detaches from
+    // its output and tears the queues down.
+    void stop();
 
 private:
     // target.cpp: connections

@@ -12,7 +12,9 @@
 #                                 port on each address of TGT_ADDR (default
 #                                 10.99.0.1; 0.0.0.0: every address), wait
 #                                 until it listens
-#   tgt_stop                      stop it; it must not have died
+#   tgt_stop                      stop it; it must not have died, and
+#                                 must exit 0 (by the case's end at the
+#                                 latest: tgt_reap)
 #   tgt_hits MODE                 how often the target misbehaved in MODE
 #   tgt_s_since T0_MS             seconds since T0_MS (a vm_now_ms), one decimal
 #   tgt_clean_slate WHAT          disconnect everything, stop the target,
@@ -40,11 +42,12 @@ TGT_TRAP_OFF=$((8 << 20))
 # Short timeouts: keep-alive 2 s, reconnect every 1 s, give up after 4 s.
 TGT_COPTS=(-k 2 -c 1 -l 4)
 TGT_PID=
+TGT_STOPPING=()
 
 vm_setup_rxe
 vm_rblk_load
-# On failure, what the target saw.
-trap '[ -s "$TGT_LOG" ] && { echo "--- target log:"; tail -n 30 "$TGT_LOG"; } >&2' EXIT
+# On failure, what the target saw. Every stopped target must have exited 0.
+trap 'tgt_reap 120; [ -s "$TGT_LOG" ] && { echo "--- target log:"; tail -n 30 "$TGT_LOG"; } >&2' EXIT
 
 tgt_s_since() { awk -v ms="$(vm_ms_since "$1")" 'BEGIN { printf "%.1f", ms / 1000 }'; }
 
@@ -59,13 +62,41 @@ tgt_start() {
 	vm_wait_for 60 grep -q '^listening' "$TGT_LOG"
 }
 
-# The target must still be alive (it never crashed) and exit cleanly.
+# The target must still be alive (it never crashed) and exit cleanly. It
+# logs "stopped" once its report is out and its ports are free, then
+# tears its queues down. That can take a minute: a queue the target hung
+# up on during Connect sits in ib_cm's TIMEWAIT, and destroying its cm_id
+# waits that out in the kernel (cm_destroy_id_wait_timeout, 10 s a
+# report). The case goes on meanwhile; tgt_reap collects the exit code.
 tgt_stop() {
-	local rc=0
 	kill -0 "$TGT_PID" 2> /dev/null || vm_fail "the target died: $(cat "$TGT_LOG")"
 	kill "$TGT_PID"
-	wait "$TGT_PID" || rc=$?
-	vm_assert_eq 0 "$rc" "exit code of the target"
+	vm_wait_for 30 grep -q '^stopped$' "$TGT_LOG"
+	TGT_STOPPING+=("$TGT_PID")
+	tgt_reap 5
+}
+
+# tgt_reap SECS: the stopped targets that end within SECS s must have
+# exited 0; the others are left for the next call (the case's EXIT trap
+# calls it with 120).
+tgt_reap() {
+	local pid st="" rc left=() deadline=$((EPOCHSECONDS + $1))
+	for pid in "${TGT_STOPPING[@]}"; do
+		while read -r _ _ st _ < "/proc/$pid/stat" 2> /dev/null && [ "$st" != Z ] &&
+			[ "$EPOCHSECONDS" -lt "$deadline" ]; do
+			vm_sleep 0.2
+		done
+		if [ -e "/proc/$pid" ] && [ "$st" != Z ]; then
+			left+=("$pid")
+			continue
+		fi
+		rc=0
+		wait "$pid" || rc=$?
+		vm_assert_eq 0 "$rc" "exit code of the target (pid $pid)"
+	done
+	TGT_STOPPING=("${left[@]}")
+	[ "$1" -lt 120 ] || [ ${#left[@]} -eq 0 ] ||
+		vm_fail "targets still tearing down after $1 s: ${left[*]}"
 }
 
 tgt_hits() { grep -c "^misbehave: $1" "$TGT_LOG" || true; }
