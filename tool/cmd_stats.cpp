@@ -1,5 +1,6 @@
-// rblkctl stats NAME [--json] [--watch [SECONDS]]: the counters once, or
-// every SECONDS the per-second rates since the previous sample.
+// rblkctl stats NAME [--json] [--watch [SECONDS] [--count N]]: the counters
+// once, or every SECONDS the per-second rates since the previous sample
+// (N times, as iostat's count, or until interrupted).
 #include "commands.hpp"
 #include "format.hpp"
 
@@ -17,9 +18,9 @@ void add_stats(CLI::App& app, Request& req)
     CLI::App* sub = app.add_subcommand("stats", "Show a controller's I/O counters");
     add_name_argument(sub, req)->required();
     add_json_options(sub, req.json, "Print JSON (with --watch: one object a line)");
-    sub->add_option("-w,--watch", req.watch_interval,
+    CLI::Option* watch = sub->add_option("-w,--watch", req.watch_interval,
                     "Every SECONDS, print IOPS, MiB/s, in-flight, errors and reconnects "
-                    "until interrupted")
+                    "until interrupted (or --count times)")
         ->expected(0, 1)
         ->default_str("1")
         ->check(CLI::Validator(
@@ -33,6 +34,16 @@ void add_stats(CLI::App& app, Request& req)
                 return std::string();
             },
             "SECONDS>0"));
+    sub->add_option("--count", req.watch_count, "With --watch: stop after N samples")
+        ->check(CLI::Validator(
+            [](const std::string& s) {
+                long long v = 0;
+                if (!CLI::detail::lexical_cast(s, v) || v < 1 || v > 1000000)
+                    return s + " is out of range (1..1000000)";
+                return std::string();
+            },
+            "N"))
+        ->needs(watch);
     sub->callback([&req, sub] {
         if (sub->count("--watch") && req.watch_interval <= 0)
             req.watch_interval = 1;
@@ -52,7 +63,9 @@ int watch_stats(const Request& req, rblk::Client& client, std::ostream& out)
     if (!req.json)
         out << format_stats_header() << std::flush;
     // Ticks on a fixed schedule; the rates use the time actually elapsed.
-    for (clock::time_point next = prev_at + interval;; next += interval) {
+    clock::time_point next = prev_at;
+    for (unsigned n = 0; req.watch_count == 0 || n < req.watch_count; ++n) {
+        next += interval;
         std::this_thread::sleep_until(next);
         const rblk::ControllerInfo c = client.stats(req.name);
         const clock::time_point at = clock::now();
@@ -69,6 +82,7 @@ int watch_stats(const Request& req, rblk::Client& client, std::ostream& out)
         prev = c;
         prev_at = at;
     }
+    return 0;
 }
 
 }  // namespace

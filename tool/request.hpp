@@ -41,6 +41,7 @@ struct Request {
     std::string nqn;   // disconnect --nqn
     bool all = false;  // disconnect --all
     double watch_interval = 0;  // stats --watch: seconds between samples, 0 = once
+    unsigned watch_count = 0;   // stats --count: samples to print, 0 = until interrupted
     std::string file = rblk::kDefaultSessionsFile;  // apply/save; "-" = stdin/stdout
     rblk::SessionFormat format = rblk::SessionFormat::Rblk;  // apply/save --format
     std::string shell;   // completion

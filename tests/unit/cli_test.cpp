@@ -273,6 +273,20 @@ TEST(CliStats, WatchDefaultsToOneSecond)
               "--watch: -1 is out of range (must be greater than 0)");
 }
 
+TEST(CliStats, CountBoundsTheWatch)
+{
+    EXPECT_EQ(parse({"stats", "rblk0", "--watch"})->request().watch_count, 0U);
+    auto s = parse({"stats", "rblk0", "--watch", "2", "--count", "3"});
+    EXPECT_EQ(s->request().watch_interval, 2);
+    EXPECT_EQ(s->request().watch_count, 3U);
+    EXPECT_EQ(parse({"stats", "rblk0", "--count", "3", "--watch"})->request().watch_interval, 1);
+    EXPECT_EQ(parse_error({"stats", "rblk0", "--count", "3"}), "--count requires --watch");
+    EXPECT_EQ(parse_error({"stats", "rblk0", "--watch", "--count", "0"}),
+              "--count: 0 is out of range (1..1000000)");
+    EXPECT_EQ(parse_error({"stats", "rblk0", "--watch", "--count", "-2"}),
+              "--count: -2 is out of range (1..1000000)");
+}
+
 TEST(CliMonitor, JsonLines)
 {
     auto m = parse({"monitor", "--json"});

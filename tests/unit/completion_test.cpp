@@ -159,7 +159,7 @@ TEST_F(CompletionInBash, Subcommands)
 TEST_F(CompletionInBash, OptionsOfTheSubcommand)
 {
     EXPECT_EQ(complete("rblkctl connect --tr"), "--traddr\n--transport\n--trsvcid\n");
-    EXPECT_EQ(complete("rblkctl stats rblk0 --"), "--help\n--json\n--output-format\n--watch\n");
+    EXPECT_EQ(complete("rblkctl stats rblk0 --"), "--count\n--help\n--json\n--output-format\n--watch\n");
     EXPECT_EQ(complete("rblkctl bench --rw randread --io"), "--io-limit\n--iodepth\n");
 }
 
