@@ -204,7 +204,8 @@ void Target::identify(Queue& q, uint32_t slot)
             reply(q, slot, kScSuccess);
             return;
         }
-        if (opts_.namespaces == 2)  // the cases that count these have two
+        // For the log's reader; a scan of hundreds would only bury the rest.
+        if (opts_.namespaces <= 16)
             log("identify-ns: nsid " + std::to_string(c.nsid));
         identify_ns(c.nsid, buf);
         break;

@@ -162,7 +162,7 @@ events=$work/monitor.jsonl
 mon=$!
 udevadm monitor --kernel --property --subsystem-match=rblk > "$work/uevents" 2>&1 &
 udev=$!
-trap 'kill "$mon" "$udev" 2> /dev/null || true; [ -s "$TGT_LOG" ] && { echo "--- target log:"; tail -n 30 "$TGT_LOG"; } >&2' EXIT
+trap 'kill "$mon" "$udev" 2> /dev/null || true; tgt_reap 120; [ -s "$TGT_LOG" ] && { echo "--- target log:"; tail -n 30 "$TGT_LOG"; } >&2' EXIT
 vm_wait_for 20 vm_netlink_groups_joined "$mon" 2
 vm_wait_for 30 grep -q 'monitor will print' "$work/uevents"
 
