@@ -231,13 +231,18 @@ static int rblk_alloc_xprt_queue(struct rblk_ctrl *ctrl, u16 qid, u16 size,
 	return ret;
 }
 
-/* Fabrics Connect on an allocated queue, then the transport takes it all. */
+/*
+ * Fabrics Connect on an allocated queue, authentication if the controller
+ * asks for it, then the transport takes it all.
+ */
 static int rblk_start_queue(struct rblk_ctrl *ctrl, u16 qid,
 			    struct netlink_ext_ack *extack)
 {
+	u32 result;
 	int ret;
 
-	ret = rblk_fabrics_connect(ctrl, qid, extack);
+	ret = rblk_fabrics_connect(ctrl, qid, &result, extack) ?:
+	      rblk_auth_queue(ctrl, qid, result, extack);
 	if (!ret)
 		rblk_rdma_start_queue(&ctrl->queues[qid]);
 	return ret;

@@ -133,7 +133,9 @@ static void rblk_ctrl_release(struct kref *ref)
 	mutex_destroy(&ctrl->scan_lock);
 	rblk_rdma_free_ctrl(ctrl);
 	kfree(ctrl->queues);
-	kfree(ctrl);
+	rblk_auth_free(ctrl);
+	/* The secrets in opts. */
+	kfree_sensitive(ctrl);
 }
 
 void rblk_ctrl_id_free(u32 id)
@@ -400,9 +402,12 @@ static struct rblk_ctrl *rblk_ctrl_alloc(const struct rblk_ctrl_opts *opts)
 	ctrl->state = RBLK_CTRL_NEW;
 	ctrl->state_since = jiffies;
 
-	ret = rblk_stats_alloc(ctrl);
+	ret = rblk_auth_init(ctrl);
 	if (ret)
 		goto out_free;
+	ret = rblk_stats_alloc(ctrl);
+	if (ret)
+		goto out_free_auth;
 	ret = ida_alloc_max(&rblk_ida, RBLK_MAX_CTRLS - 1, GFP_KERNEL);
 	if (ret < 0)
 		goto out_free_stats;
@@ -413,10 +418,12 @@ static struct rblk_ctrl *rblk_ctrl_alloc(const struct rblk_ctrl_opts *opts)
 
 out_free_stats:
 	rblk_stats_free(ctrl);
+out_free_auth:
+	rblk_auth_free(ctrl);
 out_free:
 	mutex_destroy(&ctrl->ns_lock);
 	mutex_destroy(&ctrl->scan_lock);
-	kfree(ctrl);
+	kfree_sensitive(ctrl);
 	return ERR_PTR(ret);
 }
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rblk: the Fabrics-only commands: Connect (with the decoding of its
- * status into a user-facing reason) and Property Get/Set, which stand in
- * for the register reads and writes of PCIe. Everything the target
- * returns is checked before it is used.
+ * status into a user-facing reason), Property Get/Set, which stand in
+ * for the register reads and writes of PCIe, and Authentication Send and
+ * Receive, which carry auth.c's messages. Everything the target returns
+ * is checked before it is used.
  */
 #include <linux/slab.h>
 
@@ -46,7 +47,8 @@ static const char *rblk_connect_error(struct nvme_command *cmd, u16 status,
 	}
 }
 
-int rblk_fabrics_connect(struct rblk_ctrl *ctrl, u16 qid,
+/* *@result: the response's dword 0, whose AUTHREQ says what auth.c must do. */
+int rblk_fabrics_connect(struct rblk_ctrl *ctrl, u16 qid, u32 *result,
 			 struct netlink_ext_ack *extack)
 {
 	struct nvme_command cmd = { };
@@ -93,7 +95,39 @@ int rblk_fabrics_connect(struct rblk_ctrl *ctrl, u16 qid,
 	}
 	if (!qid)
 		WRITE_ONCE(ctrl->cntlid, le16_to_cpu(res.u16));
+	*result = le32_to_cpu(res.u32);
 	return 0;
+}
+
+/*
+ * DH-HMAC-CHAP's transport (SECP E9h, SPSP 0101h), on the queue being
+ * authenticated, before it is live: 0, an errno, or the NVMe status.
+ */
+static void rblk_auth_cmd(struct nvme_command *cmd, u8 fctype, size_t len)
+{
+	cmd->auth_send.opcode = nvme_fabrics_command;
+	cmd->auth_send.fctype = fctype;
+	cmd->auth_send.secp = NVME_AUTH_DHCHAP_PROTOCOL_IDENTIFIER;
+	cmd->auth_send.spsp0 = 0x01;
+	cmd->auth_send.spsp1 = 0x01;
+	/* TL of AUTH_Send and AL of AUTH_Receive share the dword. */
+	cmd->auth_send.tl = cpu_to_le32(len);
+}
+
+int rblk_auth_send(struct rblk_ctrl *ctrl, u16 qid, void *data, size_t len)
+{
+	struct nvme_command cmd = { };
+
+	rblk_auth_cmd(&cmd, nvme_fabrics_type_auth_send, len);
+	return rblk_submit_sync(ctrl, qid, &cmd, data, len, NULL, true);
+}
+
+int rblk_auth_receive(struct rblk_ctrl *ctrl, u16 qid, void *buf, size_t len)
+{
+	struct nvme_command cmd = { };
+
+	rblk_auth_cmd(&cmd, nvme_fabrics_type_auth_receive, len);
+	return rblk_submit_sync(ctrl, qid, &cmd, buf, len, NULL, true);
 }
 
 int rblk_prop_get(struct rblk_ctrl *ctrl, u32 off, bool wide, u64 *val)

@@ -55,6 +55,10 @@ static const struct nla_policy rblk_connect_policy[RBLK_ATTR_MAX + 1] = {
 	[RBLK_ATTR_NR_POLL_QUEUES] = NLA_POLICY_MAX(NLA_U32,
 						    RBLK_NR_IO_QUEUES_MAX),
 	[RBLK_ATTR_DISCOVERY]	= { .type = NLA_FLAG },
+	[RBLK_ATTR_DHCHAP_SECRET] = { .type = NLA_NUL_STRING,
+				      .len = RBLK_DHCHAP_SECRET_MAX },
+	[RBLK_ATTR_DHCHAP_CTRL_SECRET] = { .type = NLA_NUL_STRING,
+					   .len = RBLK_DHCHAP_SECRET_MAX },
 };
 
 /* Commands that name one controller (or, for disconnect, a subsystem). */
@@ -147,6 +151,55 @@ static int rblk_nl_parse_host_traddr(struct genl_info *info,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * A DH-HMAC-CHAP secret into @dst, checked as nvme-auth reads it (format,
+ * key length, CRC) so that a bad one is refused here, with the reason.
+ */
+static int rblk_nl_parse_secret(struct genl_info *info, int type, char *dst,
+				size_t size)
+{
+	struct nlattr *attr = info->attrs[type];
+	int ret;
+
+	if (!attr)
+		return 0;
+	nla_strscpy(dst, attr, size);
+	ret = rblk_auth_check_secret(dst);
+	if (!ret)
+		return 0;
+	memzero_explicit(dst, size);
+	if (ret == -EOPNOTSUPP) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "DH-HMAC-CHAP needs a kernel with nvme-auth (CONFIG_NVME_AUTH), which this one lacks");
+		return ret;
+	}
+	NL_SET_ERR_MSG_ATTR(info->extack, attr,
+			    "not a DH-HMAC-CHAP secret: want DHHC-1:<hash 00-03>:<base64 of a 32, 48 or 64-byte key and its CRC-32>:");
+	return ret == -ENOMEM ? ret : -EINVAL;
+}
+
+static int rblk_nl_parse_secrets(struct genl_info *info,
+				 struct rblk_ctrl_opts *opts)
+{
+	int ret;
+
+	if (info->attrs[RBLK_ATTR_DHCHAP_CTRL_SECRET] &&
+	    !info->attrs[RBLK_ATTR_DHCHAP_SECRET]) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[RBLK_ATTR_DHCHAP_CTRL_SECRET],
+				    "dhchap_ctrl_secret needs dhchap_secret: the controller is checked only in a bidirectional exchange");
+		return -EINVAL;
+	}
+	ret = rblk_nl_parse_secret(info, RBLK_ATTR_DHCHAP_SECRET,
+				   opts->dhchap_secret,
+				   sizeof(opts->dhchap_secret));
+	if (ret)
+		return ret;
+	return rblk_nl_parse_secret(info, RBLK_ATTR_DHCHAP_CTRL_SECRET,
+				    opts->dhchap_ctrl_secret,
+				    sizeof(opts->dhchap_ctrl_secret));
 }
 
 static int rblk_nl_parse_connect(struct genl_info *info,
@@ -254,7 +307,7 @@ static int rblk_nl_parse_connect(struct genl_info *info,
 				    "reconnect_delay exceeds ctrl_loss_tmo");
 		return -EINVAL;
 	}
-	return 0;
+	return rblk_nl_parse_secrets(info, opts);
 }
 
 /*
@@ -534,7 +587,7 @@ static int rblk_nl_connect(struct sk_buff *skb, struct genl_info *info)
 	ret = rblk_nl_reply_ctrl(info, ctrl, RBLK_CMD_CONNECT);
 	rblk_ctrl_put(ctrl);
 out:
-	kfree(opts);
+	kfree_sensitive(opts);	/* the secrets */
 	return ret;
 }
 

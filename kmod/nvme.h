@@ -41,6 +41,7 @@ extern unsigned int rblk_io_timeout;
 #define RBLK_MAX_CTRLS		BIT(MINORBITS)
 
 struct cdev;
+struct rblk_auth;
 struct rblk_ctrl;
 struct rblk_ns_head;
 struct pr_ops;
@@ -258,6 +259,7 @@ struct rblk_ctrl {
 	u32			id;
 	char			name[RBLK_CTRL_NAME_MAX + 1];
 	struct rblk_ctrl_opts	opts;
+	struct rblk_auth	*auth;		/* auth.c: its keys; NULL = none */
 	struct device		*dev;		/* /sys/class/rblk/rblkN, /dev/rblkN */
 	struct cdev		*cdev;		/* of dev; ioctl.c */
 	struct dentry		*debugfs;	/* with dev */
@@ -489,8 +491,16 @@ void rblk_ka_init(struct rblk_ctrl *ctrl);
 void rblk_ka_start(struct rblk_ctrl *ctrl);
 void rblk_ka_stop(struct rblk_ctrl *ctrl);
 
+/* auth.c: DH-HMAC-CHAP (and rblk_auth_check_secret(), rblk.h) */
+int rblk_auth_init(struct rblk_ctrl *ctrl);
+void rblk_auth_free(struct rblk_ctrl *ctrl);
+int rblk_auth_queue(struct rblk_ctrl *ctrl, u16 qid, u32 connect_result,
+		    struct netlink_ext_ack *extack);
+
 /* fabrics.c: Fabrics-only commands */
-int rblk_fabrics_connect(struct rblk_ctrl *ctrl, u16 qid,
+int rblk_auth_send(struct rblk_ctrl *ctrl, u16 qid, void *data, size_t len);
+int rblk_auth_receive(struct rblk_ctrl *ctrl, u16 qid, void *buf, size_t len);
+int rblk_fabrics_connect(struct rblk_ctrl *ctrl, u16 qid, u32 *result,
 			 struct netlink_ext_ack *extack);
 int rblk_prop_get(struct rblk_ctrl *ctrl, u32 off, bool wide, u64 *val);
 int rblk_prop_set(struct rblk_ctrl *ctrl, u32 off, u32 val);

@@ -40,6 +40,9 @@ struct rblk_ctrl_opts {
 	bool			duplicate_connect;
 	/* An admin queue only, no namespaces: see RBLK_ATTR_DISCOVERY. */
 	bool			discovery;
+	/* DH-HMAC-CHAP secrets, "" = none: never shown, wiped when freed. */
+	char			dhchap_secret[RBLK_DHCHAP_SECRET_MAX + 1];
+	char			dhchap_ctrl_secret[RBLK_DHCHAP_SECRET_MAX + 1];
 };
 
 /*
@@ -118,6 +121,12 @@ struct rblk_ctrl *rblk_ctrl_create(const struct rblk_ctrl_opts *opts,
 				   struct netlink_ext_ack *extack);
 /* Synchronous delete; drops the registry's reference. */
 void rblk_ctrl_delete(struct rblk_ctrl *ctrl);
+
+/*
+ * auth.c: 0 if @secret is a DH-HMAC-CHAP secret nvme-auth takes,
+ * -EOPNOTSUPP on a kernel without nvme-auth, else -EINVAL (or -ENOMEM).
+ */
+int rblk_auth_check_secret(const char *secret);
 
 /* Lookups take a reference; release it with rblk_ctrl_put(). */
 struct rblk_ctrl *rblk_ctrl_get_by_id(u32 id);

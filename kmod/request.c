@@ -15,13 +15,16 @@
 
 #define RBLK_MAX_RETRIES	5
 
-static bool rblk_is_connect(struct request *rq)
+/* Connect and authentication: what a queue takes before it is live. */
+static bool rblk_is_bringup(struct request *rq)
 {
 	struct nvme_command *c = &rblk_req(rq)->cmd;
 
 	return blk_rq_is_passthrough(rq) &&
 	       c->common.opcode == nvme_fabrics_command &&
-	       c->fabrics.fctype == nvme_fabrics_type_connect;
+	       (c->fabrics.fctype == nvme_fabrics_type_connect ||
+		c->fabrics.fctype == nvme_fabrics_type_auth_send ||
+		c->fabrics.fctype == nvme_fabrics_type_auth_receive);
 }
 
 /* For the log: the commands of bring-up and keep-alive by name. */
@@ -36,6 +39,10 @@ static const char *rblk_cmd_name(struct rblk_queue *queue,
 			return "Property Get";
 		case nvme_fabrics_type_property_set:
 			return "Property Set";
+		case nvme_fabrics_type_auth_send:
+			return "Authentication Send";
+		case nvme_fabrics_type_auth_receive:
+			return "Authentication Receive";
 		default:
 			return "a Fabrics command";
 		}
@@ -408,11 +415,11 @@ static blk_status_t rblk_queue_not_ready(struct rblk_queue *queue,
 	return rblk_fail_over_now(rq) ? BLK_STS_OK : BLK_STS_RESOURCE;
 }
 
-/* A live queue takes anything; a connected one only its Connect. */
+/* A live queue takes anything; a connected one only its bring-up. */
 static bool rblk_queue_ready(struct rblk_queue *queue, struct request *rq)
 {
 	return rblk_rdma_queue_live(queue) ||
-	       (rblk_is_connect(rq) && rblk_rdma_queue_allocated(queue));
+	       (rblk_is_bringup(rq) && rblk_rdma_queue_allocated(queue));
 }
 
 /* The command, and a new generation: a late CQE of the last is refused. */

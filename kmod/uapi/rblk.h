@@ -26,6 +26,7 @@
 /* The well-known discovery subsystem NQN (NVME_DISC_SUBSYS_NAME). */
 #define RBLK_DISC_SUBNQN	"nqn.2014-08.org.nvmexpress.discovery"
 #define RBLK_HOSTID_LEN		16	/* UUID, binary */
+#define RBLK_DHCHAP_SECRET_MAX	127	/* "DHHC-1:03:" + base64 of 68 bytes + ":" */
 #define RBLK_CTRL_NAME_MAX	31
 #define RBLK_QUEUE_SIZE_MIN	16
 #define RBLK_QUEUE_SIZE_MAX	1024
@@ -207,6 +208,17 @@ enum rblk_attr {
 	 */
 	RBLK_ATTR_NR_NAMESPACES,
 	RBLK_ATTR_NS_CONTINUED,
+	/*
+	 * DH-HMAC-CHAP, NVMe in-band authentication (connect only: never in
+	 * a reply, an event or a dump). Strings as nvme-cli's
+	 * --dhchap-secret and --dhchap-ctrl-secret: the host's secret,
+	 * which the controller checks whenever it asks for authentication,
+	 * and the controller's, with which the host checks the controller
+	 * in turn (it needs the host's). "DHHC-1:<hash>:<base64 of the key
+	 * and its CRC-32>:". A kernel without nvme-auth refuses them.
+	 */
+	RBLK_ATTR_DHCHAP_SECRET,
+	RBLK_ATTR_DHCHAP_CTRL_SECRET,
 	__RBLK_ATTR_MAX,
 };
 
