@@ -179,6 +179,8 @@ static const char * const rblk_auth_refusals[] = {
 		"authentication failed: the controller found the host's message malformed",
 };
 
+static const char rblk_auth_cmd_refused[] =
+	"authentication failed: the controller refused an authentication command";
 static const char rblk_auth_rejected[] =
 	"authentication failed: the controller rejected the host's key (--dhchap-secret)";
 
@@ -533,11 +535,17 @@ int rblk_auth_queue(struct rblk_ctrl *ctrl, u16 qid, u32 connect_result,
 	chap->tid = atomic_inc_return(&ctrl->auth->transaction);
 	ret = rblk_auth_exchange(chap);
 	if (ret) {
-		const char *why = chap->reason ?:
-			"authentication failed: no answer from the controller";
+		const char *why = chap->reason;
 
+		/* An NVMe status on Authentication Send or Receive. */
+		if (!why && ret > 0)
+			why = rblk_auth_cmd_refused;
+		else if (!why)
+			why = "authentication failed: no answer from the controller";
 		dev_err(ctrl->dev, "qid %u: %s (%d)\n", qid, why, ret);
 		rblk_set_err(extack, why);
+		if (ret > 0)
+			ret = -EKEYREJECTED;
 	}
 	rblk_chap_free(chap);
 	kfree(chap);

@@ -39,6 +39,13 @@ void add_host_options(CLI::App* sub, rblk::ConnectOptions& o)
                     "route's)");
     sub->add_option("-T,--tos", o.tos, "RDMA type of service 0..255 (-1: the default)")
         ->default_str(kernel_default(-1));
+    // nvme-cli's spellings. On the command line a secret shows in ps, as
+    // nvme-cli's does.
+    sub->add_option("-S,--dhchap-secret", o.dhchap_secret,
+                    "DH-HMAC-CHAP: the host's secret, DHHC-1:NN:<base64>: (nvme gen-dhchap-key)");
+    sub->add_option("-C,--dhchap-ctrl-secret", o.dhchap_ctrl_secret,
+                    "DH-HMAC-CHAP: the controller's secret, to authenticate it too (needs "
+                    "--dhchap-secret)");
 }
 
 void add_io_options(CLI::App* sub, rblk::ConnectOptions& o, bool queue_counts)

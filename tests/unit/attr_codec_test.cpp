@@ -90,6 +90,26 @@ TEST(ConnectAttrs, EveryOptionRoundTrips)
     EXPECT_EQ(nla_get_u8(p.tb[RBLK_ATTR_TOS]), 255);
 }
 
+TEST(ConnectAttrs, DhchapSecretsAreSentAsGiven)
+{
+    ConnectOptions o;
+    o.traddr = "10.0.0.1";
+    o.subnqn = "s";
+    auto msg = genl_msg(RBLK_CMD_CONNECT);
+    put_connect_attrs(msg.get(), o);
+    Parsed none = parse_all(msg.get());
+    EXPECT_EQ(none.tb[RBLK_ATTR_DHCHAP_SECRET], nullptr);
+    EXPECT_EQ(none.tb[RBLK_ATTR_DHCHAP_CTRL_SECRET], nullptr);
+
+    o.dhchap_secret = "DHHC-1:00:aG9zdA==:";
+    o.dhchap_ctrl_secret = "DHHC-1:01:Y3RybA==:";
+    msg = genl_msg(RBLK_CMD_CONNECT);
+    put_connect_attrs(msg.get(), o);
+    Parsed p = parse_all(msg.get());
+    EXPECT_EQ(str(p.tb[RBLK_ATTR_DHCHAP_SECRET]), "DHHC-1:00:aG9zdA==:");
+    EXPECT_EQ(str(p.tb[RBLK_ATTR_DHCHAP_CTRL_SECRET]), "DHHC-1:01:Y3RybA==:");
+}
+
 TEST(ConnectAttrs, DefaultTosIsNotSent)
 {
     ConnectOptions o;

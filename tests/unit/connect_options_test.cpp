@@ -145,6 +145,27 @@ INSTANTIATE_TEST_SUITE_P(
              "fast-io-fail-tmo 31536001 is out of range (-1..31536000, -1 = off)"}),
     [](const testing::TestParamInfo<Rule>& info) { return std::string(info.param.name); });
 
+TEST(ConnectOptions, DhchapSecretsAreCheckedWithoutEchoingThem)
+{
+    const std::string bad = "hunter2-not-a-secret";
+    const std::string msg = validation_message([&](ConnectOptions& o) { o.dhchap_secret = bad; });
+    EXPECT_EQ(msg, "dhchap-secret is not a DH-HMAC-CHAP secret (DHHC-1:NN:<base64>:, as nvme "
+                   "gen-dhchap-key prints)");
+    EXPECT_EQ(msg.find(bad), std::string::npos);
+    EXPECT_EQ(validation_message([](ConnectOptions& o) {
+                  o.dhchap_secret = "DHHC-1:00:" + std::string(RBLK_DHCHAP_SECRET_MAX, 'A') + ":";
+              }).rfind("dhchap-secret is not", 0),
+              0u);
+    EXPECT_EQ(validation_message([](ConnectOptions& o) { o.dhchap_ctrl_secret = "DHHC-1:00:AA:"; }),
+              "dhchap-ctrl-secret needs dhchap-secret (the controller is checked only in a "
+              "bidirectional exchange)");
+    EXPECT_EQ(validation_message([](ConnectOptions& o) {
+                  o.dhchap_secret = "DHHC-1:00:AA:";
+                  o.dhchap_ctrl_secret = "DHHC-1:03:BB:";
+              }),
+              "<valid>");
+}
+
 TEST(ConnectOptions, ReconnectDelayIsFreeWhenLossIsForever)
 {
     EXPECT_EQ(validation_message([](auto& o) {

@@ -447,12 +447,19 @@ vm_nvmet_teardown() {
 	done
 	for s in "$VM_NVMET"/subsystems/*; do
 		[ -d "$s" ] || continue
+		for l in "$s"/allowed_hosts/*; do
+			[ -L "$l" ] && rm "$l"
+		done
 		for ns in "$s"/namespaces/*; do
 			[ -d "$ns" ] || continue
 			echo 0 > "$ns/enable"
 			rmdir "$ns"
 		done
 		rmdir "$s"
+	done
+	# Hosts (auth_dhchap's, with their DH-HMAC-CHAP keys).
+	for l in "$VM_NVMET"/hosts/*; do
+		[ -d "$l" ] && rmdir "$l"
 	done
 }
 

@@ -151,6 +151,10 @@ void put_connect_attrs(nl_msg* msg, const ConnectOptions& o)
     // -1 is the default: sent as nothing, as nvme-cli does.
     if (o.tos && *o.tos >= 0)
         check_put(nla_put_u8(msg, RBLK_ATTR_TOS, static_cast<std::uint8_t>(*o.tos)), RBLK_ATTR_TOS);
+    for (const auto& [type, value] : {std::pair{RBLK_ATTR_DHCHAP_SECRET, &o.dhchap_secret},
+                                      {RBLK_ATTR_DHCHAP_CTRL_SECRET, &o.dhchap_ctrl_secret}})
+        if (*value)
+            check_put(nla_put_string(msg, type, (*value)->c_str()), type);
 }
 
 void put_set_iopolicy_attrs(nl_msg* msg, const SubsystemRef& ref, Iopolicy policy)

@@ -146,6 +146,18 @@ void ConnectOptions::validate() const
                  "' are of different address families");
     }
     check_range("tos", tos, -1, 255, ", -1 = the transport's default");
+    // A secret's message names the option, never the value. The kernel
+    // checks the rest (base64, key length, CRC) and says what is wrong.
+    for (const auto& [name, secret] : {std::pair{"dhchap-secret", &dhchap_secret},
+                                       {"dhchap-ctrl-secret", &dhchap_ctrl_secret}})
+        if (*secret && ((*secret)->size() > RBLK_DHCHAP_SECRET_MAX ||
+                        !(*secret)->starts_with("DHHC-1:")))
+            fail(std::string(name) +
+                 " is not a DH-HMAC-CHAP secret (DHHC-1:NN:<base64>:, as nvme gen-dhchap-key "
+                 "prints)");
+    if (dhchap_ctrl_secret && !dhchap_secret)
+        fail("dhchap-ctrl-secret needs dhchap-secret (the controller is checked only in a "
+             "bidirectional exchange)");
     check_range("nr-io-queues", nr_io_queues, 1, RBLK_NR_IO_QUEUES_MAX);
     check_range("nr-write-queues", nr_write_queues, 0, RBLK_NR_IO_QUEUES_MAX);
     check_range("nr-poll-queues", nr_poll_queues, 0, RBLK_NR_IO_QUEUES_MAX);

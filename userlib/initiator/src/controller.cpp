@@ -52,6 +52,9 @@ Controller::Controller(const ControllerOptions& opts) : opts_(opts), admin_timeo
     }
     if (c.is_discovery())
         throw Error("the bypass path serves I/O controllers, not discovery controllers");
+    if (c.dhchap_secret || c.dhchap_ctrl_secret)
+        throw Error("--dhchap-secret: the bypass path does not authenticate (DH-HMAC-CHAP) yet; "
+                    "connect with --path kernel");
     if (!c.hostnqn)
         throw Error("no host NQN (set one, or let /etc/nvme/hostnqn provide it)");
     if (c.hostid) {

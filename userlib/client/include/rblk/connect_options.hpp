@@ -33,6 +33,11 @@ struct ConnectOptions {
     // A discovery controller (RBLK_ATTR_DISCOVERY): admin queue only, its
     // log read through /dev/rblkN. Sent also when subnqn is RBLK_DISC_SUBNQN.
     bool discovery = false;
+    // DH-HMAC-CHAP, as nvme-cli's --dhchap-secret and --dhchap-ctrl-secret:
+    // "DHHC-1:<hash>:<base64 of key and CRC-32>:". The kernel checks them
+    // (rblk.ko with nvme-auth); never printed.
+    std::optional<std::string> dhchap_secret;
+    std::optional<std::string> dhchap_ctrl_secret;
 
     // discovery, or subnqn is the well-known discovery NQN (which implies it).
     bool is_discovery() const;
