@@ -179,10 +179,12 @@ static const char * const rblk_auth_refusals[] = {
 		"authentication failed: the controller found the host's message malformed",
 };
 
+static const char rblk_auth_hung_up[] =
+	"authentication failed: the controller hung up on the host's reply (check --dhchap-secret)";
 static const char rblk_auth_cmd_refused[] =
 	"authentication failed: the controller refused an authentication command";
 static const char rblk_auth_rejected[] =
-	"authentication failed: the controller rejected the host's key (--dhchap-secret)";
+	"authentication failed: the controller rejected the host's reply (check --dhchap-secret)";
 
 /*
  * A message from the controller: it must be of this exchange (T_ID) and
@@ -446,6 +448,13 @@ static int rblk_chap_success1(struct rblk_chap *chap)
 	int ret;
 
 	ret = rblk_chap_receive(chap, NVME_AUTH_DHCHAP_MESSAGE_SUCCESS1);
+	/*
+	 * nvmet tears the association down as it queues its failure 1, so
+	 * the receive often meets the hang-up instead (6.12: "host response
+	 * mismatch", then "fatal error").
+	 */
+	if (ret == -ECONNRESET && !chap->reason)
+		chap->reason = rblk_auth_hung_up;
 	if (ret)
 		return ret;
 	if (!chap->ctrl->auth->ctrl_key)

@@ -68,7 +68,9 @@ vm_nvmet_port 1 10.99.0.1 4420
 vm_nvmet_link 1 "$nqn"
 
 connect_fails "the subsystem requires authentication: give the host's key (--dhchap-secret)"
-connect_fails "authentication failed: the controller rejected the host's key" -S "$other"
+# nvmet answers a wrong response with a failure 1 and hangs up at once:
+# the host reads one or meets the other.
+connect_fails "(check --dhchap-secret)" -S "$other"
 connect_fails "not a DH-HMAC-CHAP secret" -S "DHHC-1:01:bm90IGEga2V5:"
 connect_fails "dhchap-ctrl-secret needs" -C "$ckey"
 
