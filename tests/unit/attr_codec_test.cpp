@@ -34,6 +34,28 @@ Parsed parse_all(nl_msg* msg)
 
 std::string str(nlattr* a) { return a ? nla_get_string(a) : "<absent>"; }
 
+// A CONNECT built from @o, and its attributes (which point into msg).
+struct Connect {
+    decltype(genl_msg(RBLK_CMD_CONNECT)) msg;
+    Parsed p;
+};
+
+Connect encode_connect(const ConnectOptions& o)
+{
+    Connect c{genl_msg(RBLK_CMD_CONNECT), {}};
+    put_connect_attrs(c.msg.get(), o);
+    c.p = parse_all(c.msg.get());
+    return c;
+}
+
+ConnectOptions minimal(const char* subnqn = "s")
+{
+    ConnectOptions o;
+    o.traddr = "10.0.0.1";
+    o.subnqn = subnqn;
+    return o;
+}
+
 TEST(ConnectAttrs, EveryOptionRoundTrips)
 {
     ConnectOptions o;
@@ -92,47 +114,36 @@ TEST(ConnectAttrs, EveryOptionRoundTrips)
 
 TEST(ConnectAttrs, DhchapSecretsAreSentAsGiven)
 {
-    ConnectOptions o;
-    o.traddr = "10.0.0.1";
-    o.subnqn = "s";
-    auto msg = genl_msg(RBLK_CMD_CONNECT);
-    put_connect_attrs(msg.get(), o);
-    Parsed none = parse_all(msg.get());
-    EXPECT_EQ(none.tb[RBLK_ATTR_DHCHAP_SECRET], nullptr);
-    EXPECT_EQ(none.tb[RBLK_ATTR_DHCHAP_CTRL_SECRET], nullptr);
+    ConnectOptions o = minimal();
+    const Connect none = encode_connect(o);
+    EXPECT_EQ(none.p.tb[RBLK_ATTR_DHCHAP_SECRET], nullptr);
+    EXPECT_EQ(none.p.tb[RBLK_ATTR_DHCHAP_CTRL_SECRET], nullptr);
 
     o.dhchap_secret = "DHHC-1:00:aG9zdA==:";
     o.dhchap_ctrl_secret = "DHHC-1:01:Y3RybA==:";
-    msg = genl_msg(RBLK_CMD_CONNECT);
-    put_connect_attrs(msg.get(), o);
-    Parsed p = parse_all(msg.get());
+    const Connect c = encode_connect(o);
+    const Parsed& p = c.p;
     EXPECT_EQ(str(p.tb[RBLK_ATTR_DHCHAP_SECRET]), "DHHC-1:00:aG9zdA==:");
     EXPECT_EQ(str(p.tb[RBLK_ATTR_DHCHAP_CTRL_SECRET]), "DHHC-1:01:Y3RybA==:");
 }
 
 TEST(ConnectAttrs, DefaultTosIsNotSent)
 {
-    ConnectOptions o;
-    o.traddr = "10.0.0.1";
-    o.subnqn = "s";
+    ConnectOptions o = minimal();
     o.tos = -1;
-    auto msg = genl_msg(RBLK_CMD_CONNECT);
-    put_connect_attrs(msg.get(), o);
-    Parsed p = parse_all(msg.get());
+    const Connect c = encode_connect(o);
+    const Parsed& p = c.p;
     EXPECT_EQ(p.tb[RBLK_ATTR_TOS], nullptr);
     EXPECT_EQ(p.tb[RBLK_ATTR_HOST_TRADDR], nullptr);
 }
 
 TEST(ConnectAttrs, ZeroWriteAndPollQueuesGivenAreSent)
 {
-    ConnectOptions o;
-    o.traddr = "10.0.0.1";
-    o.subnqn = "s";
+    ConnectOptions o = minimal();
     o.nr_write_queues = 0;
     o.nr_poll_queues = 0;
-    auto msg = genl_msg(RBLK_CMD_CONNECT);
-    put_connect_attrs(msg.get(), o);
-    Parsed p = parse_all(msg.get());
+    const Connect c = encode_connect(o);
+    const Parsed& p = c.p;
     for (int t : {RBLK_ATTR_NR_WRITE_QUEUES, RBLK_ATTR_NR_POLL_QUEUES}) {
         ASSERT_NE(p.tb[t], nullptr) << "attribute " << t;
         EXPECT_EQ(nla_get_u32(p.tb[t]), 0u) << "attribute " << t;
@@ -141,12 +152,8 @@ TEST(ConnectAttrs, ZeroWriteAndPollQueuesGivenAreSent)
 
 TEST(ConnectAttrs, UnsetOptionsAreNotSentSoKernelDefaultsApply)
 {
-    ConnectOptions o;
-    o.traddr = "10.0.0.1";
-    o.subnqn = "nqn.x";
-    auto msg = genl_msg(RBLK_CMD_CONNECT);
-    put_connect_attrs(msg.get(), o);
-    Parsed p = parse_all(msg.get());
+    const Connect c = encode_connect(minimal("nqn.x"));
+    const Parsed& p = c.p;
     EXPECT_EQ(nla_get_u16(p.tb[RBLK_ATTR_TRSVCID]), RBLK_DEFAULT_TRSVCID);
     for (int t : {RBLK_ATTR_HOSTNQN, RBLK_ATTR_HOSTID, RBLK_ATTR_NR_IO_QUEUES,
                   RBLK_ATTR_QUEUE_SIZE, RBLK_ATTR_KATO, RBLK_ATTR_RECONNECT_DELAY,
