@@ -168,7 +168,7 @@ mp_nvme_paths() {
 	head=${head#/dev/}
 	for d in /sys/block/"$head"/slaves/* /sys/block/nvme*c*n*; do
 		[ -e "$d" ] || continue
-		[ "$(cat "$d/device/subsysnqn" 2> /dev/null)" = "$1" ] && echo "${d##*/}"
+		[ "$(cat "$d/device/subsysnqn" 2> /dev/null)" != "$1" ] || echo "${d##*/}"
 	done | sort -u
 }
 

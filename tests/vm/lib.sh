@@ -459,7 +459,7 @@ vm_nvmet_teardown() {
 	done
 	# Hosts (auth_dhchap's, with their DH-HMAC-CHAP keys).
 	for l in "$VM_NVMET"/hosts/*; do
-		[ -d "$l" ] && rmdir "$l"
+		[ ! -d "$l" ] || rmdir "$l"
 	done
 }
 
