@@ -8,6 +8,7 @@ packages=(
 	cmake g++ make pkg-config
 	libgtest-dev libgmock-dev libnl-3-dev libnl-genl-3-dev liburing-dev
 	libcli11-dev nlohmann-json3-dev libibverbs-dev librdmacm-dev libnvme-dev
+	zlib1g-dev libssl-dev
 	bc flex bison
 	# static checks: checkpatch comes from the kernel source tarball
 	sparse linux-source-6.1 perl xz-utils shellcheck

@@ -31,6 +31,7 @@ Cli::Cli() : app_("rblkctl: control rblk NVMe-oF/RDMA block devices", "rblkctl")
     add_bench_command(app_, request_);
     add_bypass_io(app_, request_);
     add_ublk_server(app_, request_);
+    add_keys(app_, request_);
     add_completion(app_, request_);  // last: it describes everything above
 }
 

@@ -27,6 +27,7 @@ void add_session(CLI::App& app, Request& req);     // cmd_session.cpp: apply, sa
 void add_discover(CLI::App& app, Request& req);    // cmd_discover.cpp: discover, connect-all
 void add_bypass_io(CLI::App& app, Request& req);   // cmd_bypass_io.cpp: read, write
 void add_ublk_server(CLI::App& app, Request& req); // cmd_ublk.cpp: the hidden ublk-server
+void add_keys(CLI::App& app, Request& req);        // cmd_keys.cpp: gen-dhchap-key
 
 // The option groups connect shares with discover, connect-all and monitor
 // (cmd_connect.cpp): one definition each, so the spellings cannot drift.
@@ -112,10 +113,11 @@ int run_apply(const Request& req, const std::vector<rblk::ConnectOptions>& sessi
               rblk::Client& client, std::ostream& out);
 int run_save(const Request& req, rblk::Client& client, std::ostream& out);
 // The commands that need no kernel: cmd_bench.cpp, completion.cpp,
-// cmd_bypass_io.cpp (the bypass path talks to the target itself).
+// cmd_keys.cpp, cmd_bypass_io.cpp (the bypass path talks to the target itself).
 int run_bench(const Request& req, std::ostream& out);
 int run_bypass_io(const Request& req, std::ostream& out);
 int run_completion(const Request& req, std::ostream& out);
+int run_gen_dhchap_key(const Request& req, std::ostream& out);
 // cmd_ublk.cpp, over the ublk daemon (rblk/bypass/ublk_daemon.hpp):
 // connect --path bypass (a detached ublk server, its devices printed once
 // it is ready), the server in the foreground (ublk-server, for systemd),

@@ -4,6 +4,7 @@
 
 #include <rblk/bench/options.hpp>
 #include <rblk/connect_options.hpp>
+#include <rblk/dhchap_key.hpp>
 #include <rblk/session_config.hpp>
 
 #include <cstdint>
@@ -14,7 +15,8 @@ namespace rblkctl {
 
 enum class Command {
     None, List, Connect, Disconnect, Show, Stats, Monitor, Apply, Save, Bench, Completion,
-    Discover, ConnectAll, ListSubsys, SetIopolicy, Read, Write, ConnectBypass, UblkServer
+    Discover, ConnectAll, ListSubsys, SetIopolicy, Read, Write, ConnectBypass, UblkServer,
+    GenDhchapKey
 };
 
 // read/write: raw bytes between a namespace and a file, through a data
@@ -49,6 +51,7 @@ struct Request {
     rblk::bench::BenchArgs bench;  // bench: its options, as given
     std::string bench_path = "kernel";  // bench --path: kernel (io_uring) or bypass
     BypassIoArgs bypass_io;        // read, write
+    rblk::DhchapKeySpec dhchap_key;  // gen-dhchap-key
     // discover/connect-all: the discovery controller is req.connect (its
     // subnqn the discovery NQN, RBLK_DISC_SUBNQN by default); connect-all
     // and monitor --connect-new also take its I/O options for the controllers

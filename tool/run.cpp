@@ -8,6 +8,7 @@ int run(const Request& req, std::ostream& out)
     case Command::None: return 0;
     case Command::Bench: return run_bench(req, out);
     case Command::Completion: return run_completion(req, out);
+    case Command::GenDhchapKey: return run_gen_dhchap_key(req, out);
     case Command::Read:
     case Command::Write: return run_bypass_io(req, out);
     case Command::ConnectBypass: return run_connect_bypass(req, out);
@@ -43,7 +44,8 @@ int run(const Request& req, std::ostream& out)
     case Command::Read:
     case Command::Write:
     case Command::ConnectBypass:
-    case Command::UblkServer: break;
+    case Command::UblkServer:
+    case Command::GenDhchapKey: break;
     }
     return 0;
 }

@@ -386,7 +386,9 @@ std::set<std::string> byte_count_options(Cli& cli)
     const std::regex bytes_like("--(bs|.*(size|offset|length|limit|bytes))$");
     std::set<std::string> names;
     for (const auto& [name, opt] : all_options(cli))
-        if (std::regex_search(name, bytes_like) && !name.ends_with("--queue-size"))
+        // A queue's depth; gen-dhchap-key's length is nvme-cli's 32, 48 or 64.
+        if (std::regex_search(name, bytes_like) && !name.ends_with("--queue-size") &&
+            name != "gen-dhchap-key --key-length")
             names.insert(name);
     return names;
 }
