@@ -535,6 +535,8 @@ static void rblk_reconnect_work(struct work_struct *work)
 {
 	struct rblk_ctrl *ctrl = container_of(to_delayed_work(work),
 					      struct rblk_ctrl, reconnect_work);
+	/* The reason a connect gives the user, here for the kernel log. */
+	struct netlink_ext_ack why = {};
 	unsigned long flags;
 	int ret;
 
@@ -544,10 +546,13 @@ static void rblk_reconnect_work(struct work_struct *work)
 	ctrl->next_reconnect = 0;
 	spin_unlock_irqrestore(&ctrl->lock, flags);
 
-	ret = rblk_ctrl_connect(ctrl, false, NULL);
+	ret = rblk_ctrl_connect(ctrl, false, &why);
 	if (!ret)
 		return;
-	dev_info(ctrl->dev, "reconnect failed: %d\n", ret);
+	if (why._msg)
+		dev_info(ctrl->dev, "reconnect failed: %s (%d)\n", why._msg, ret);
+	else
+		dev_info(ctrl->dev, "reconnect failed: %d\n", ret);
 	if (rblk_ctrl_state(ctrl) == RBLK_CTRL_CONNECTING)
 		rblk_reconnect_or_delete(ctrl, false);
 }

@@ -70,6 +70,16 @@ static const struct nla_policy rblk_select_policy[RBLK_ATTR_MAX + 1] = {
 				    .len = RBLK_NQN_MAX },
 };
 
+/* GET_CTRL: one controller, or with a dump every one; secrets for root. */
+static const struct nla_policy rblk_get_ctrl_policy[RBLK_ATTR_MAX + 1] = {
+	[RBLK_ATTR_CTRL_ID]	= { .type = NLA_U32 },
+	[RBLK_ATTR_CTRL_NAME]	= { .type = NLA_NUL_STRING,
+				    .len = RBLK_CTRL_NAME_MAX },
+	[RBLK_ATTR_SUBNQN]	= { .type = NLA_NUL_STRING,
+				    .len = RBLK_NQN_MAX },
+	[RBLK_ATTR_WITH_SECRETS] = { .type = NLA_FLAG },
+};
+
 /* SET_IOPOLICY: a subsystem by NQN (and host NQN) or by one controller. */
 static const struct nla_policy rblk_iopolicy_policy[RBLK_ATTR_MAX + 1] = {
 	[RBLK_ATTR_CTRL_ID]	= { .type = NLA_U32 },
@@ -420,7 +430,27 @@ static int rblk_nl_put_times(struct sk_buff *msg,
 	return 0;
 }
 
-static int rblk_nl_put_ctrl_attrs(struct sk_buff *msg, struct rblk_ctrl *ctrl)
+/* Which secrets @opts holds, and with @secrets their values. */
+static int rblk_nl_put_dhchap(struct sk_buff *msg,
+			      const struct rblk_ctrl_opts *opts, bool secrets)
+{
+	if (!opts->dhchap_secret[0])
+		return 0;
+	if (nla_put_u8(msg, RBLK_ATTR_DHCHAP, opts->dhchap_ctrl_secret[0] ?
+		       RBLK_DHCHAP_BIDIRECTIONAL : RBLK_DHCHAP_HOST))
+		return -EMSGSIZE;
+	if (!secrets)
+		return 0;
+	if (nla_put_string(msg, RBLK_ATTR_DHCHAP_SECRET, opts->dhchap_secret) ||
+	    (opts->dhchap_ctrl_secret[0] &&
+	     nla_put_string(msg, RBLK_ATTR_DHCHAP_CTRL_SECRET,
+			    opts->dhchap_ctrl_secret)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int rblk_nl_put_ctrl_attrs(struct sk_buff *msg, struct rblk_ctrl *ctrl,
+				  bool secrets)
 {
 	const struct rblk_ctrl_opts *opts = rblk_ctrl_opts(ctrl);
 	struct rblk_ctrl_info info;
@@ -456,6 +486,8 @@ static int rblk_nl_put_ctrl_attrs(struct sk_buff *msg, struct rblk_ctrl *ctrl)
 		return -EMSGSIZE;
 	if (opts->discovery && nla_put_flag(msg, RBLK_ATTR_DISCOVERY))
 		return -EMSGSIZE;
+	if (rblk_nl_put_dhchap(msg, opts, secrets))
+		return -EMSGSIZE;
 	if (info.has_subsys &&
 	    (nla_put_u32(msg, RBLK_ATTR_SUBSYS_ID, info.subsys_id) ||
 	     nla_put_u8(msg, RBLK_ATTR_IOPOLICY, info.iopolicy) ||
@@ -476,15 +508,17 @@ static int rblk_nl_put_ctrl_attrs(struct sk_buff *msg, struct rblk_ctrl *ctrl)
 }
 
 /*
- * One message of controller @ctrl: all its attributes, or with @cont only
- * CTRL_ID, CTRL_NAME and NS_CONTINUED (uapi: RBLK_ATTR_NS_CONTINUED); then
+ * One message of controller @ctrl: all its attributes (with @secrets its
+ * DH-HMAC-CHAP secrets too), or with @cont only CTRL_ID, CTRL_NAME and
+ * NS_CONTINUED (uapi: RBLK_ATTR_NS_CONTINUED); then
  * as many of @set's namespaces from *@pos on as fit. -EMSGSIZE, and @msg
  * as it was, when a continuation would carry no namespace or the
  * attributes do not fit.
  */
 static int rblk_nl_fill_ctrl(struct sk_buff *msg, struct rblk_ctrl *ctrl,
 			     const struct rblk_nl_ns *set, int *pos, bool cont,
-			     u32 portid, u32 seq, int flags, u8 cmd)
+			     bool secrets, u32 portid, u32 seq, int flags,
+			     u8 cmd)
 {
 	int from = *pos, ret;
 	void *hdr;
@@ -500,7 +534,7 @@ static int rblk_nl_fill_ctrl(struct sk_buff *msg, struct rblk_ctrl *ctrl,
 		      nla_put_string(msg, RBLK_ATTR_CTRL_NAME, info.name) ||
 		      nla_put_flag(msg, RBLK_ATTR_NS_CONTINUED) ? -EMSGSIZE : 0;
 	} else {
-		ret = rblk_nl_put_ctrl_attrs(msg, ctrl) ?:
+		ret = rblk_nl_put_ctrl_attrs(msg, ctrl, secrets) ?:
 		      nla_put_u32(msg, RBLK_ATTR_NR_NAMESPACES, set->nr);
 	}
 	if (!ret) {
@@ -517,7 +551,7 @@ static int rblk_nl_fill_ctrl(struct sk_buff *msg, struct rblk_ctrl *ctrl,
 }
 
 static int rblk_nl_reply_ctrl(struct genl_info *info, struct rblk_ctrl *ctrl,
-			      u8 cmd)
+			      bool secrets, u8 cmd)
 {
 	struct rblk_nl_ns set;
 	struct sk_buff *msg;
@@ -534,8 +568,8 @@ static int rblk_nl_reply_ctrl(struct genl_info *info, struct rblk_ctrl *ctrl,
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = rblk_nl_fill_ctrl(msg, ctrl, &set, &pos, false, info->snd_portid,
-				info->snd_seq, 0, cmd);
+	ret = rblk_nl_fill_ctrl(msg, ctrl, &set, &pos, false, secrets,
+				info->snd_portid, info->snd_seq, 0, cmd);
 	if (ret) {
 		nlmsg_free(msg);
 		goto out;
@@ -584,7 +618,7 @@ static int rblk_nl_connect(struct sk_buff *skb, struct genl_info *info)
 		ret = PTR_ERR(ctrl);
 		goto out;
 	}
-	ret = rblk_nl_reply_ctrl(info, ctrl, RBLK_CMD_CONNECT);
+	ret = rblk_nl_reply_ctrl(info, ctrl, false, RBLK_CMD_CONNECT);
 	rblk_ctrl_put(ctrl);
 out:
 	kfree_sensitive(opts);	/* the secrets */
@@ -729,15 +763,37 @@ static struct rblk_ctrl *rblk_nl_get_one(struct genl_info *info)
 	return rblk_nl_get_named(info);
 }
 
+/*
+ * Whether GET_CTRL's @attrs ask for the secrets; -EPERM, with the reason,
+ * for a sender of @skb without CAP_SYS_ADMIN.
+ */
+static int rblk_nl_with_secrets(struct sk_buff *skb, struct nlattr **attrs,
+				struct netlink_ext_ack *extack)
+{
+	struct nlattr *flag = attrs ? attrs[RBLK_ATTR_WITH_SECRETS] : NULL;
+
+	if (!flag)
+		return 0;
+	if (!netlink_capable(skb, CAP_SYS_ADMIN)) {
+		rblk_nl_set_err(extack, flag,
+				"the DH-HMAC-CHAP secrets are for root (CAP_SYS_ADMIN) only");
+		return -EPERM;
+	}
+	return 1;
+}
+
 static int rblk_nl_get_ctrl(struct sk_buff *skb, struct genl_info *info)
 {
 	struct rblk_ctrl *ctrl;
-	int ret;
+	int secrets, ret;
 
+	secrets = rblk_nl_with_secrets(skb, info->attrs, info->extack);
+	if (secrets < 0)
+		return secrets;
 	ctrl = rblk_nl_get_one(info);
 	if (IS_ERR(ctrl))
 		return PTR_ERR(ctrl);
-	ret = rblk_nl_reply_ctrl(info, ctrl, RBLK_CMD_GET_CTRL);
+	ret = rblk_nl_reply_ctrl(info, ctrl, secrets, RBLK_CMD_GET_CTRL);
 	rblk_ctrl_put(ctrl);
 	return ret;
 }
@@ -745,14 +801,16 @@ static int rblk_nl_get_ctrl(struct sk_buff *skb, struct genl_info *info)
 /*
  * Where a GET_CTRL dump resumes: the controller (its id), the NSID its
  * next message starts at (0: its first message, with all attributes), the
- * one controller asked for (its id + 1; 0: every controller), and whether
- * the first round has resolved that selector.
+ * one controller asked for (its id + 1; 0: every controller), whether
+ * the first round has resolved that selector, and whether the secrets
+ * were asked for (and allowed).
  */
 enum {
 	RBLK_NL_DUMP_ID,
 	RBLK_NL_DUMP_NSID,
 	RBLK_NL_DUMP_ONE,
 	RBLK_NL_DUMP_BEGUN,
+	RBLK_NL_DUMP_SECRETS,
 };
 
 /*
@@ -766,8 +824,13 @@ static int rblk_nl_dump_ctrl_select(struct netlink_callback *cb)
 	struct genl_info info = { .attrs = tb, .extack = cb->extack };
 	struct rblk_ctrl_info cinfo;
 	struct rblk_ctrl *ctrl;
+	int secrets;
 
 	cb->args[RBLK_NL_DUMP_BEGUN] = 1;
+	secrets = rblk_nl_with_secrets(cb->skb, tb, cb->extack);
+	if (secrets < 0)
+		return secrets;
+	cb->args[RBLK_NL_DUMP_SECRETS] = secrets;
 	if (!tb || (!tb[RBLK_ATTR_CTRL_NAME] && !tb[RBLK_ATTR_CTRL_ID] &&
 		    !tb[RBLK_ATTR_SUBNQN]))
 		return 0;
@@ -803,6 +866,7 @@ static int rblk_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 		goto out;
 	do {
 		ret = rblk_nl_fill_ctrl(skb, ctrl, &set, &pos, *nsid != 0,
+					cb->args[RBLK_NL_DUMP_SECRETS],
 					NETLINK_CB(cb->skb).portid,
 					cb->nlh->nlmsg_seq, NLM_F_MULTI,
 					RBLK_CMD_GET_CTRL);
@@ -908,7 +972,7 @@ static const struct genl_ops rblk_nl_ops[] = {
 		.cmd		= RBLK_CMD_GET_CTRL,
 		.doit		= rblk_nl_get_ctrl,
 		.dumpit		= rblk_nl_dump_ctrl,
-		.policy		= rblk_select_policy,
+		.policy		= rblk_get_ctrl_policy,
 		.maxattr	= RBLK_ATTR_MAX,
 	},
 	{

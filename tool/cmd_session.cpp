@@ -8,9 +8,12 @@
 #include <rblk/session_config.hpp>
 #include <rblk/session_file.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
+
+#include <sys/stat.h>
 
 namespace rblkctl {
 
@@ -76,6 +79,13 @@ std::vector<rblk::ConnectOptions> load_sessions(const Request& req)
     for (const std::string& w : read.warnings)
         std::cerr << "rblkctl: warning: " << w << '\n';
     std::vector<rblk::ConnectOptions>& sessions = read.sessions;
+    // As ssh of a private key, but a warning: a boot's apply still connects.
+    struct stat st {};
+    if (req.file != "-" && ::stat(req.file.c_str(), &st) == 0 && (st.st_mode & S_IROTH) &&
+        std::any_of(sessions.begin(), sessions.end(),
+                    [](const rblk::ConnectOptions& o) { return o.dhchap_secret.has_value(); }))
+        std::cerr << "rblkctl: warning: " << req.file
+                  << " holds DH-HMAC-CHAP keys and anyone can read it: chmod o-r it\n";
     const rblk::HostIdentity host = host_identity();
     for (rblk::ConnectOptions& o : sessions) {
         rblk::apply_host_identity(o, host);
@@ -125,13 +135,27 @@ int run_apply(const Request& req, const std::vector<rblk::ConnectOptions>& sessi
 
 int run_save(const Request& req, rblk::Client& client, std::ostream& out)
 {
-    const std::vector<rblk::ControllerInfo> controllers = client.list();
+    std::vector<rblk::ControllerInfo> controllers = client.list();
+    // DH-HMAC-CHAP keys go into a file that only its owner reads, never to
+    // stdout; the kernel gives them to root alone.
+    const auto has_keys = [](const rblk::ControllerInfo& c) {
+        return c.dhchap != rblk::Dhchap::None && !c.discovery;
+    };
+    if (std::any_of(controllers.begin(), controllers.end(), has_keys)) {
+        if (req.file == "-")
+            std::cerr << "rblkctl: warning: DH-HMAC-CHAP keys are not printed: save to a file "
+                         "to keep them\n";
+        else
+            controllers = client.list_with_secrets();
+    }
+    const bool keys = std::any_of(controllers.begin(), controllers.end(),
+                                  [](const rblk::ControllerInfo& c) { return c.dhchap_secret.has_value(); });
     if (req.format == rblk::SessionFormat::Rblk) {
         const nlohmann::json config = rblk::sessions_json(controllers);
         if (req.file == "-")
             out << config.dump(2) << '\n';
         else
-            rblk::write_json_file(req.file, config);
+            rblk::write_json_file(req.file, config, keys ? 0600 : 0644);
         return 0;
     }
     if (req.file == "-") {

@@ -193,6 +193,7 @@ std::string format_show(const rblk::ControllerInfo& c)
         {"type:", c.discovery ? "discovery" : "io"},
         {"hostnqn:", or_dash(c.hostnqn)},
         {"hostid:", or_dash(c.hostid)},
+        {"dhchap:", rblk::dhchap_name(c.dhchap)},
         {"cntlid:", std::to_string(c.cntlid)},
         {"model:", or_dash(c.model)},
         {"serial:", or_dash(c.serial)},

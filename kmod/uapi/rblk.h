@@ -209,20 +209,39 @@ enum rblk_attr {
 	RBLK_ATTR_NR_NAMESPACES,
 	RBLK_ATTR_NS_CONTINUED,
 	/*
-	 * DH-HMAC-CHAP, NVMe in-band authentication (connect only: never in
-	 * a reply, an event or a dump). Strings as nvme-cli's
+	 * DH-HMAC-CHAP, NVMe in-band authentication. Strings as nvme-cli's
 	 * --dhchap-secret and --dhchap-ctrl-secret: the host's secret,
 	 * which the controller checks whenever it asks for authentication,
 	 * and the controller's, with which the host checks the controller
 	 * in turn (it needs the host's). "DHHC-1:<hash>:<base64 of the key
 	 * and its CRC-32>:". A kernel without nvme-auth refuses them.
+	 * Given to CONNECT; never in an event, and in a GET_CTRL reply or
+	 * dump only when it asks with RBLK_ATTR_WITH_SECRETS.
 	 */
 	RBLK_ATTR_DHCHAP_SECRET,
 	RBLK_ATTR_DHCHAP_CTRL_SECRET,
+	/*
+	 * GET_CTRL (doit and dump), flag: put the controller's secrets in
+	 * the reply, for `rblkctl save`. Needs CAP_SYS_ADMIN, as root alone
+	 * reads nvme's dhchap_secret attributes (mode 0600).
+	 */
+	RBLK_ATTR_WITH_SECRETS,
+	/*
+	 * u8 enum rblk_dhchap: the secrets the controller was given (not
+	 * whether the target asked for them); absent: none.
+	 */
+	RBLK_ATTR_DHCHAP,
 	__RBLK_ATTR_MAX,
 };
 
 #define RBLK_ATTR_MAX (__RBLK_ATTR_MAX - 1)
+
+/* RBLK_ATTR_DHCHAP */
+enum rblk_dhchap {
+	RBLK_DHCHAP_NONE,
+	RBLK_DHCHAP_HOST,		/* the host's secret: the target checks the host */
+	RBLK_DHCHAP_BIDIRECTIONAL,	/* and the controller's: the host checks it too */
+};
 
 /* Nested inside RBLK_ATTR_NAMESPACES, one RBLK_NS_ATTR_ENTRY per namespace. */
 enum rblk_ns_attr {

@@ -8,7 +8,7 @@
 //   rblk_nlprobe connect [--transport S] [--traddr S] [--trsvcid N] [--subnqn S]
 //                        [--hostnqn S] [--queue-size N] [--nr-io-queues N] [--kato N]
 //   rblk_nlprobe disconnect --name S
-//   rblk_nlprobe get [--dump] [--name S] [--id N] [--subnqn S]
+//   rblk_nlprobe get [--dump] [--name S] [--id N] [--subnqn S] [--with-secrets]
 #include <rblk/client.hpp>
 #include <rblk/error.hpp>
 
@@ -25,7 +25,8 @@
 
 namespace {
 
-// One attribute to send: type, and either a string or an integer of `width` bytes.
+// One attribute to send: type, and a string, an integer of `width` bytes or
+// neither (a flag).
 struct RawAttr {
     int type;
     std::optional<std::string> str;
@@ -44,6 +45,8 @@ void put(nl_msg* msg, const RawAttr& a)
     int rc;
     if (a.str)
         rc = nla_put_string(msg, a.type, a.str->c_str());
+    else if (!a.num)
+        rc = nla_put_flag(msg, a.type);
     else if (a.width == 2)
         rc = nla_put_u16(msg, a.type, static_cast<std::uint16_t>(*a.num));
     else
@@ -77,6 +80,13 @@ public:
             });
     }
 
+    void flag(CLI::App* sub, const std::string& name, int type)
+    {
+        sub->add_flag_callback(name, [this, type] {
+            req_.attrs.push_back({type, std::nullopt, std::nullopt, 0});
+        });
+    }
+
 private:
     ProbeRequest& req_;
 };
@@ -104,6 +114,7 @@ void build_cli(CLI::App& app, ProbeRequest& req, Parser& p)
     p.string(get, "--name", RBLK_ATTR_CTRL_NAME);
     p.number(get, "--id", RBLK_ATTR_CTRL_ID, 4);
     p.string(get, "--subnqn", RBLK_ATTR_SUBNQN);
+    p.flag(get, "--with-secrets", RBLK_ATTR_WITH_SECRETS);
     // A dump refuses a bad selector in its first round, not in a doit.
     get->add_flag_callback("--dump", [&req] { req.flags = NLM_F_DUMP; });
 }

@@ -56,7 +56,7 @@ TEST(Json, ListEntryHasExactlyTheDocumentedKeysAndTypes)
                                               "nr_io_queues", "nr_write_queues",
                                               "nr_poll_queues", "queue_size", "host_traddr",
                                               "tos", "discovery", "subsys_id", "multipath",
-                                              "iopolicy", "anatt", "namespaces"}));
+                                              "iopolicy", "anatt", "dhchap", "namespaces"}));
     EXPECT_EQ(c["discovery"], false);
     EXPECT_EQ(c["name"], "rblk7");
     EXPECT_EQ(c["id"], 7);
@@ -91,6 +91,7 @@ TEST(Json, ListEntryHasExactlyTheDocumentedKeysAndTypes)
     EXPECT_EQ(c["multipath"], false);
     EXPECT_EQ(c["iopolicy"], "");
     EXPECT_EQ(c["anatt"], 0);
+    EXPECT_EQ(c["dhchap"], "none");
     EXPECT_EQ(ns["path_disk"], "");
     EXPECT_EQ(ns["ana_state"], "");
     EXPECT_EQ(ns["anagrpid"], 0);
@@ -320,6 +321,22 @@ TEST(Json, WatchLineAddsRates)
     EXPECT_EQ(j["rates"], json::parse(R"({"interval_s":2.0,"iops":150.0,"read_iops":100.0,
                                           "write_iops":50.0,"mib_s":1.5,"read_mib_s":1.0,
                                           "write_mib_s":0.5})"));
+}
+
+// The secrets save writes are in no JSON a person sees, show's included.
+TEST(Json, DhchapIsWhichSecretsNeverTheirValues)
+{
+    ControllerInfo c = sample();
+    c.dhchap = Dhchap::Bidirectional;
+    c.dhchap_secret = "DHHC-1:01:host-secret-value:";
+    c.dhchap_ctrl_secret = "DHHC-1:02:ctrl-secret-value:";
+    for (const json& j : {list_json({c}), controller_detail_json(c)}) {
+        const std::string text = j.dump();
+        EXPECT_NE(text.find(R"("dhchap":"bidirectional")"), std::string::npos) << text;
+        EXPECT_EQ(text.find("secret-value"), std::string::npos) << text;
+    }
+    c.dhchap = Dhchap::Host;
+    EXPECT_EQ(controller_json(c)["dhchap"], "host");
 }
 
 TEST(Json, EventObject)

@@ -132,6 +132,9 @@ TEST(LibnvmeConfig, RdmaPortsOfADumpBecomeSessions)
     EXPECT_TRUE(a.duplicate_connect);
     EXPECT_FALSE(a.reconnect_delay.has_value());  // left out: the default
     EXPECT_FALSE(a.fast_io_fail_tmo.has_value());
+    // The host's key, as libnvme's connect takes it for a port without one.
+    EXPECT_EQ(a.dhchap_secret, "DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:");
+    EXPECT_FALSE(a.dhchap_ctrl_secret.has_value());
 
     const ConnectOptions& b = r.sessions[1];
     EXPECT_EQ(b.subnqn, "nqn.2024-01.io.example:sub1");
@@ -143,6 +146,8 @@ TEST(LibnvmeConfig, RdmaPortsOfADumpBecomeSessions)
     EXPECT_EQ(b.reconnect_delay, 2);
     EXPECT_EQ(b.fast_io_fail_tmo, 10);
     EXPECT_FALSE(b.duplicate_connect);
+    EXPECT_EQ(b.dhchap_secret, a.dhchap_secret);
+    EXPECT_EQ(b.dhchap_ctrl_secret, "DHHC-1:00:P7wDosaMEdMTBxsXxMgaL5mBH0ZxRyPSMh1dNAb3qm6hEtZW:");
 
     const ConnectOptions& c = r.sessions[2];
     EXPECT_EQ(c.hostnqn, "nqn.2014-08.org.nvmexpress:uuid:0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
@@ -150,16 +155,38 @@ TEST(LibnvmeConfig, RdmaPortsOfADumpBecomeSessions)
     EXPECT_EQ(c.subnqn, "nqn.2024-01.io.example:sub2");
     EXPECT_EQ(c.traddr, "10.0.0.3");
     EXPECT_FALSE(c.discovery);
+    EXPECT_FALSE(c.dhchap_secret.has_value());
+}
+
+TEST(LibnvmeConfig, APortsOwnDhchapKeyWinsOverItsHosts)
+{
+    const SessionsRead r = parse_libnvme_config(json::parse(R"([{"hostnqn": "nqn.h",
+        "dhchap_key": "DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:",
+        "subsystems": [{"nqn": "nqn.s", "ports": [{"transport": "rdma", "traddr": "10.0.0.1",
+          "trsvcid": "4420",
+          "dhchap_key": "DHHC-1:00:P7wDosaMEdMTBxsXxMgaL5mBH0ZxRyPSMh1dNAb3qm6hEtZW:"}]}]}])"));
+    ASSERT_EQ(r.sessions.size(), 1u);
+    EXPECT_EQ(r.sessions[0].dhchap_secret,
+              "DHHC-1:00:P7wDosaMEdMTBxsXxMgaL5mBH0ZxRyPSMh1dNAb3qm6hEtZW:");
+    EXPECT_TRUE(r.warnings.empty());
+    // A key that is no key is refused where it is, without its value.
+    try {
+        parse_libnvme_config(json::parse(R"([{"hostnqn": "nqn.h", "subsystems": [{"nqn":
+            "nqn.s", "ports": [{"transport": "rdma", "traddr": "10.0.0.1", "trsvcid": "4420",
+            "dhchap_key": "secret-words"}]}]}])"));
+        ADD_FAILURE() << "no exception";
+    } catch (const InvalidOption& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("[0].subsystems[0].ports[0]: ", 0), 0u) << e.what();
+        EXPECT_NE(std::string(e.what()).find("DH-HMAC-CHAP"), std::string::npos) << e.what();
+        EXPECT_EQ(std::string(e.what()).find("secret-words"), std::string::npos) << e.what();
+    }
 }
 
 TEST(LibnvmeConfig, WhatRblkCannotDoIsOneWarningLineEach)
 {
     const SessionsRead r = parse_libnvme_config(json::parse(kDump));
     const std::vector<std::string> expected = {
-        "[0]: dhchap_key is not supported by rblk: connecting without it",
         "[0].subsystems[0].ports[1]: transport 'tcp' skipped: rblk connects over rdma only",
-        "[0].subsystems[0].ports[2]: dhchap_ctrl_key is not supported by rblk: connecting "
-        "without it",
         "[0].subsystems[0].ports[2]: host_iface is not supported by rblk: connecting without it",
         "[0].subsystems[1].ports[0]: transport 'fc' skipped: rblk connects over rdma only",
         "[1].subsystems[1].ports[0]: discovery controller skipped: rblkctl connect-all "
@@ -355,7 +382,9 @@ TEST(LibnvmeConfig, LoadNamesTheFileInErrorsAndWarnings)
     const SessionsRead r = load_libnvme_config_file(path.string());
     EXPECT_EQ(r.sessions.size(), 3u);
     ASSERT_FALSE(r.warnings.empty());
-    EXPECT_EQ(r.warnings[0].rfind(path.string() + ": [0]: dhchap_key", 0), 0u) << r.warnings[0];
+    EXPECT_EQ(r.warnings[0].rfind(path.string() + ": [0].subsystems[0].ports[1]: transport", 0),
+              0u)
+        << r.warnings[0];
 
     std::ofstream(path) << R"({"hosts": []})";
     try {
@@ -537,6 +566,31 @@ TEST_F(LibnvmeConfigFile, WhatIsNotAConfigJsonIsNotWrittenOver)
     put("[{", 0644);
     EXPECT_THROW(save_libnvme_config_file(path_.string(), served()), InvalidOption);
     EXPECT_EQ(text(), "[{");
+}
+
+TEST_F(LibnvmeConfigFile, TheKeysOfAControllerAreSavedWhereApplyReadsThem)
+{
+    std::vector<ControllerInfo> now = served();
+    now[1].dhchap = Dhchap::Bidirectional;
+    now[1].dhchap_secret = "DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:";
+    now[1].dhchap_ctrl_secret = "DHHC-1:00:P7wDosaMEdMTBxsXxMgaL5mBH0ZxRyPSMh1dNAb3qm6hEtZW:";
+    put("[]\n", 0644);
+    EXPECT_TRUE(save_libnvme_config_file(path_.string(), now));
+    EXPECT_EQ(mode(), 0640u);
+    const SessionsRead r = parse_libnvme_config(json::parse(text()));
+    ASSERT_EQ(r.sessions.size(), 2u);
+    EXPECT_FALSE(r.sessions[0].dhchap_secret.has_value());
+    EXPECT_EQ(r.sessions[1].dhchap_secret, now[1].dhchap_secret);
+    EXPECT_EQ(r.sessions[1].dhchap_ctrl_secret, now[1].dhchap_ctrl_secret);
+    // A port whose key rblk does not know keeps nvme-cli's.
+    put(kDump, 0600);
+    now = served();
+    EXPECT_TRUE(save_libnvme_config_file(path_.string(), now));
+    EXPECT_EQ(ojson::parse(text())[0]["dhchap_key"], ojson::parse(kDump)[0]["dhchap_key"]);
+    now[0].dhchap_secret = "DHHC-1:00:P7wDosaMEdMTBxsXxMgaL5mBH0ZxRyPSMh1dNAb3qm6hEtZW:";
+    EXPECT_TRUE(save_libnvme_config_file(path_.string(), now));
+    EXPECT_EQ(ojson::parse(text())[0]["subsystems"][0]["ports"][0]["dhchap_key"],
+              *now[0].dhchap_secret);
 }
 
 TEST_F(LibnvmeConfigFile, ANewFileIsWhatLibnvmeWrites)

@@ -61,7 +61,7 @@ TEST(Sessions, EmptyHostListIsNoSessions)
     EXPECT_TRUE(parse_sessions(json::parse(R"({"hosts": []})")).empty());
 }
 
-std::string error_of(const char* text)
+std::string error_of(const std::string& text)
 {
     try {
         parse_sessions(json::parse(text));
@@ -119,6 +119,45 @@ TEST(Sessions, ConnectValidationAppliesToEveryPort)
     EXPECT_EQ(error_of(R"({"hosts": [{"subsystems": [{"nqn": "s", "ports": [
                            {"traddr": "10.0.0.1", "nr_poll_queues": -1}]}]}]})"),
               "hosts[0].subsystems[0].ports[0]: nr-poll-queues -1 is out of range (0..128)");
+}
+
+TEST(Sessions, DhchapKeysTakeLibnvmesNamesAPortsWinningOverItsHosts)
+{
+    const std::string host_key = "DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:";
+    const std::string port_key = "DHHC-1:00:P7wDosaMEdMTBxsXxMgaL5mBH0ZxRyPSMh1dNAb3qm6hEtZW:";
+    const auto s = parse_sessions(json::parse(R"({"hosts": [{"dhchap_key": ")" + host_key +
+                                              R"(", "subsystems": [{"nqn": "s", "ports": [
+        {"traddr": "10.0.0.1"},
+        {"traddr": "10.0.0.2", "dhchap_key": ")" + port_key + R"(", "dhchap_ctrl_key": ")" +
+                                              host_key + R"("}]}]}]})"));
+    ASSERT_EQ(s.size(), 2u);
+    EXPECT_EQ(s[0].dhchap_secret, host_key);
+    EXPECT_FALSE(s[0].dhchap_ctrl_secret.has_value());
+    EXPECT_EQ(s[1].dhchap_secret, port_key);
+    EXPECT_EQ(s[1].dhchap_ctrl_secret, host_key);
+    // connect's rules, and never the value in the message.
+    const std::string bad = error_of(R"({"hosts": [{"subsystems": [{"nqn": "s", "ports": [
+        {"traddr": "10.0.0.1", "dhchap_key": "hunter2"}]}]}]})");
+    EXPECT_EQ(bad.rfind("hosts[0].subsystems[0].ports[0]: ", 0), 0u) << bad;
+    EXPECT_EQ(bad.find("hunter2"), std::string::npos) << bad;
+    EXPECT_NE(error_of(R"({"hosts": [{"subsystems": [{"nqn": "s", "ports": [
+        {"traddr": "10.0.0.1", "dhchap_ctrl_key": ")" + port_key + R"("}]}]}]})")
+                  .find("needs"),
+              std::string::npos);
+}
+
+TEST(Sessions, SaveWritesTheKeysAControllerHoldsAndApplyTakesThemBack)
+{
+    ControllerInfo c = test::session_controller("rblk0", "nqn.h1", "nqn.s1", "10.0.0.1", 4420);
+    c.dhchap = Dhchap::Host;
+    // What a plain list reports: which, not the key: nothing to write.
+    EXPECT_FALSE(sessions_json({c})["hosts"][0]["subsystems"][0]["ports"][0].contains(
+        "dhchap_key"));
+    c.dhchap_secret = "DHHC-1:00:ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:";
+    const auto back = parse_sessions(sessions_json({c}));
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(back[0].dhchap_secret, c.dhchap_secret);
+    EXPECT_FALSE(back[0].dhchap_ctrl_secret.has_value());
 }
 
 TEST(Sessions, HostTraddrAndTosRoundTrip)

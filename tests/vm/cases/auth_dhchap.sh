@@ -4,7 +4,11 @@
 # each refused with their reason; the right keys connect (SHA-256 with
 # ffdhe2048, SHA-512 with the null group, unidirectional and
 # bidirectional), carry I/O, and authenticate again on a reconnect; the
-# kernel's nvme-rdma connects with the same keys in the same run. No key
+# kernel's nvme-rdma connects with the same keys in the same run (keys
+# from rblkctl gen-dhchap-key). A key changed on the target fails the
+# reconnects, with the reason in the kernel log, until the host has it.
+# save writes the keys into a file only root reads (the kernel gives them
+# to root alone), never to stdout, and apply connects from it. No key
 # shows in rblkctl's output, sysfs or the kernel log. On a kernel without
 # nvme-auth (Debian's 6.1) a secret is refused in one line.
 # vm-group: protocol
@@ -43,9 +47,11 @@ if ! grep -Eq '^CONFIG_NVME_AUTH=[ym]' "/boot/config-$(uname -r)"; then
 	exit 0
 fi
 
-key=$(nvme gen-dhchap-key --key-length=32 --hmac=1 --nqn="$host") || vm_fail "nvme gen-dhchap-key failed"
-other=$(nvme gen-dhchap-key --key-length=32 --hmac=1 --nqn="$host")
-ckey=$(nvme gen-dhchap-key --key-length=48 --hmac=2 --nqn="$nqn")
+# rblkctl's keys for what must connect (nvmet and nvme-rdma take them as
+# nvme-cli's), nvme-cli's for the rest.
+key=$("$RBLKCTL" gen-dhchap-key --hmac=1 --nqn="$host") || vm_fail "rblkctl gen-dhchap-key failed"
+other=$(nvme gen-dhchap-key --key-length=32 --hmac=1 --nqn="$host") || vm_fail "nvme gen-dhchap-key failed"
+ckey=$("$RBLKCTL" gen-dhchap-key -m 2 -n "$nqn")
 wrong_ckey=$(nvme gen-dhchap-key --key-length=48 --hmac=2 --nqn="$nqn")
 vm_assert_match '^DHHC-1:01:.*:$' "$key" "the generated host key"
 
@@ -119,13 +125,57 @@ vm_wait_for 10 test -z "$(vm_rblk_ctrls)"
 target_keys "hmac(sha384)" ffdhe3072 "$ckey"
 connect_fails "does not match --dhchap-ctrl-secret" -S "$key" -C "$wrong_ckey"
 connect_ok "SHA-384, ffdhe3072, bidirectional" -C "$ckey"
+dhchap=$("$RBLKCTL" show rblk0 --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["dhchap"])')
+vm_assert_eq bidirectional "$dhchap" "show's dhchap"
+
+# save: both keys into a file only root reads (the kernel gives them to
+# root alone), never to stdout; apply brings the session back, and the
+# host checks the controller again.
+saved=/tmp/auth-sessions.json
+"$RBLKCTL" save "$saved" || vm_fail "save failed"
+vm_assert_eq 600 "$(stat -c %a "$saved")" "mode of a sessions file with keys"
+grep -qF "\"dhchap_key\": \"$key\"" "$saved" || vm_fail "save left the host key out"
+grep -qF "\"dhchap_ctrl_key\": \"$ckey\"" "$saved" || vm_fail "save left the controller key out"
+printed=$("$RBLKCTL" save - 2> /tmp/auth-save.err) || vm_fail "save - failed"
+[[ $printed != *DHHC-1* ]] || vm_fail "save - printed a key"
+vm_assert_contains "$(cat /tmp/auth-save.err)" "DH-HMAC-CHAP keys are not printed" "save -"
+rc=0
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+	"$RBLK_NLPROBE" get --dump --with-secrets) || rc=$?
+vm_assert_eq 1 "$rc" "exit code of an unprivileged dump with secrets ($out)"
+vm_assert_match '^error EPERM attr=with_secrets msg=the DH-HMAC-CHAP secrets are for root' "$out" \
+	"an unprivileged dump with secrets"
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "disconnect failed"
+vm_wait_for 10 test -z "$(vm_rblk_ctrls)"
+out=$("$RBLKCTL" apply "$saved") || vm_fail "apply of the saved session failed: $out"
+vm_assert_match "^rblk[0-9]+ +$nqn +10\.99\.0\.1:4420 +connected$" "$out" "apply"
+vm_assert_eq bidirectional "$("$RBLKCTL" show "$(vm_rblk_ctrls)" --json |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["dhchap"])')" "dhchap after apply"
+echo "RESULT: auth: saved (mode 600) and applied back, bidirectional"
+"$RBLKCTL" disconnect --all > /dev/null || vm_fail "disconnect failed"
 vm_wait_for 10 test -z "$(vm_rblk_ctrls)"
 
 target_keys "hmac(sha512)" null
-connect_ok "SHA-512, no DH"
+connect_ok "SHA-512, no DH" -c 1
+
+# The target's key changes: every reconnect is refused, its reason in the
+# kernel log, until the host is given the new key.
+echo "$other" > "$h/dhchap_key"
+vm_nvmet_unlink 1 "$nqn"
+vm_wait_for 30 state_not live
+vm_nvmet_link 1 "$nqn"
+refused() { dmesg | grep -q 'rblk0: reconnect failed: authentication failed: .*(check --dhchap-secret)'; }
+vm_wait_for 60 refused
+vm_assert_eq connecting "$(cat /sys/class/rblk/rblk0/state)" "state with the old key"
 "$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "disconnect failed"
 vm_wait_for 10 test -z "$(vm_rblk_ctrls)"
+vm_rblk_connect "$nqn" -q "$host" -I "$hostid" -S "$other" > /dev/null
+dd if=/dev/rblk0n1 of=/dev/null bs=4k count=1 iflag=direct status=none ||
+	vm_fail "a read with the target's new key failed"
+echo "RESULT: auth: a changed target key refused at reconnect, the new one taken"
+"$RBLKCTL" disconnect rblk0 > /dev/null || vm_fail "disconnect failed"
+vm_wait_for 10 test -z "$(vm_rblk_ctrls)"
+echo "$key" > "$h/dhchap_key"
 
 # The reference, same target, same keys.
 t0=$(vm_now_ms)

@@ -2,10 +2,11 @@
 # Sessions beside nvme-cli (issue 32 section 2): /etc/nvme/config.json as
 # nvme-cli writes it (`nvme config --modify --update`), with an rdma port,
 # a tcp port and DH-HMAC-CHAP keys. `rblkctl apply --format libnvme` reads
-# it through libnvme and connects the rdma port only, with its values (the
-# tcp port and the keys are one warning line each, naming a key, never its
-# value); `rblkctl save` and a refused `save --format libnvme` (no FILE)
-# leave config.json byte for byte (sha256); `save --format libnvme COPY`
+# it through libnvme and connects the rdma port only, with its values and
+# its host key (the tcp port is a warning line, and no key is printed);
+# `rblkctl save` writes the key into rblk's sessions file, mode 600, and
+# neither it nor a refused `save --format libnvme` (no FILE) touches
+# config.json (sha256); `save --format libnvme COPY`
 # merges into a copy, keeps every key nvme-cli wrote and takes the copy
 # out of everyone's reach (keys), and apply from it finds the session there.
 # Newest kernel only: it checks rblkctl and libnvme's file; cli_control and
@@ -60,6 +61,8 @@ cp "$cfg" "$work/config.json.nvme-cli"
 vm_assert_contains "$(cat "$cfg")" '"hdr_digest":true' "nvme-cli's file"
 sum() { sha256sum "$1" | cut -d' ' -f1; }
 before=$(sum "$cfg")
+# Readable by all, with a key in it: apply says so (and connects).
+chmod 0644 "$cfg"
 
 # apply: the rdma port, connected with the file's values and host identity.
 out=$("$RBLKCTL" apply --format libnvme 2> "$work/apply.stderr") ||
@@ -67,8 +70,10 @@ out=$("$RBLKCTL" apply --format libnvme 2> "$work/apply.stderr") ||
 vm_assert_match "^rblk0 +$a +10\.99\.0\.1:4420 +connected$" "$out" "apply"
 vm_assert_eq 1 "$(wc -l <<< "$out")" "apply: one session (the rdma port): $out"
 err=$(cat "$work/apply.stderr")
-vm_assert_contains "$err" "$cfg: [0]: dhchap_key is not supported by rblk: connecting without it" \
-	"apply: the host key"
+vm_assert_match "^rblkctl: warning: $cfg holds DH-HMAC-CHAP keys and anyone can read it: chmod o-r it$" \
+	"$err" "apply: the file's mode"
+vm_assert_eq host "$("$RBLKCTL" show rblk0 --json |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["dhchap"])')" "apply: the host key"
 vm_assert_match "^rblkctl: warning: $cfg: \[0\]\.subsystems\[0\]\.ports\[[01]\]: transport 'tcp' skipped: rblk connects over rdma only$" \
 	"$err" "apply: the tcp port"
 case $err in *DHHC-1*) vm_fail "apply printed a key: $err" ;; esac
@@ -80,6 +85,8 @@ vm_assert_eq "$before" "$(sum "$cfg")" "config.json after apply"
 # with exit 2; nvme-cli's file unchanged by either.
 "$RBLKCTL" save || vm_fail "save failed"
 vm_assert_exists "$sessions"
+vm_assert_eq 600 "$(stat -c %a "$sessions")" "mode of the sessions file holding a key"
+grep -qF "\"dhchap_key\": \"$host_key\"" "$sessions" || vm_fail "save left the host key out"
 rc=0
 "$RBLKCTL" save --format libnvme 2> "$work/save.stderr" || rc=$?
 vm_assert_eq 2 "$rc" "exit code of save --format libnvme without FILE"

@@ -38,10 +38,11 @@ const nla_policy* ctrl_policy()
             t[a].type = NLA_U32;
         for (int a : {RBLK_ATTR_CTRL_NAME, RBLK_ATTR_TRANSPORT, RBLK_ATTR_TRADDR,
                       RBLK_ATTR_SUBNQN, RBLK_ATTR_HOSTNQN, RBLK_ATTR_MODEL, RBLK_ATTR_SERIAL,
-                      RBLK_ATTR_FIRMWARE, RBLK_ATTR_HOST_TRADDR})
+                      RBLK_ATTR_FIRMWARE, RBLK_ATTR_HOST_TRADDR, RBLK_ATTR_DHCHAP_SECRET,
+                      RBLK_ATTR_DHCHAP_CTRL_SECRET})
             t[a].type = NLA_STRING;
         for (int a : {RBLK_ATTR_STATE, RBLK_ATTR_OLD_STATE, RBLK_ATTR_TOS, RBLK_ATTR_IOPOLICY,
-                      RBLK_ATTR_ANATT})
+                      RBLK_ATTR_ANATT, RBLK_ATTR_DHCHAP})
             t[a].type = NLA_U8;
         for (int a : {RBLK_ATTR_TRSVCID, RBLK_ATTR_CNTLID})
             t[a].type = NLA_U16;
@@ -263,6 +264,11 @@ ControllerInfo parse_controller(nlmsghdr* hdr)
     if (nlattr* a = tb[RBLK_ATTR_IOPOLICY])
         c.iopolicy = static_cast<Iopolicy>(nla_get_u8(a));
     c.anatt = get_or<std::uint8_t>(tb[RBLK_ATTR_ANATT], nla_get_u8);
+    c.dhchap = get_or<Dhchap>(tb[RBLK_ATTR_DHCHAP], nla_get_u8);
+    if (tb[RBLK_ATTR_DHCHAP_SECRET])
+        c.dhchap_secret = get_string(tb[RBLK_ATTR_DHCHAP_SECRET]);
+    if (tb[RBLK_ATTR_DHCHAP_CTRL_SECRET])
+        c.dhchap_ctrl_secret = get_string(tb[RBLK_ATTR_DHCHAP_CTRL_SECRET]);
     if (tb[RBLK_ATTR_NAMESPACES])
         c.namespaces = parse_namespaces(tb[RBLK_ATTR_NAMESPACES]);
     c.nr_namespaces = get_opt_u32(tb[RBLK_ATTR_NR_NAMESPACES]);

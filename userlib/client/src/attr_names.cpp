@@ -20,7 +20,8 @@ constexpr std::array<std::string_view, RBLK_ATTR_MAX + 1> kAttrNames = {
     "loss_deadline_ms", "host_traddr", "tos", "nr_write_queues", "nr_poll_queues", "discovery", "aen_result",
     "req_nr_io_queues", "req_nr_write_queues", "req_nr_poll_queues", "req_queue_size",
     "subsys_id", "multipath", "iopolicy", "anatt", "nsid", "disk", "resv_notice",
-    "nr_namespaces", "ns_continued", "dhchap_secret", "dhchap_ctrl_secret",
+    "nr_namespaces", "ns_continued", "dhchap_secret", "dhchap_ctrl_secret", "with_secrets",
+    "dhchap",
 };
 static_assert(kAttrNames[RBLK_ATTR_NR_POLL_QUEUES] == "nr_poll_queues");
 static_assert(kAttrNames[RBLK_ATTR_AEN_RESULT] == "aen_result");
@@ -29,6 +30,7 @@ static_assert(kAttrNames[RBLK_ATTR_ANATT] == "anatt");
 static_assert(kAttrNames[RBLK_ATTR_RESV_NOTICE] == "resv_notice");
 static_assert(kAttrNames[RBLK_ATTR_NS_CONTINUED] == "ns_continued");
 static_assert(kAttrNames[RBLK_ATTR_DHCHAP_CTRL_SECRET] == "dhchap_ctrl_secret");
+static_assert(kAttrNames[RBLK_ATTR_DHCHAP] == "dhchap");
 static_assert(kAttrNames.back().size() > 0, "name every enum rblk_attr value");
 
 constexpr std::array<std::string_view, RBLK_NS_ATTR_MAX + 1> kNsAttrNames = {

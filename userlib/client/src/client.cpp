@@ -100,6 +100,18 @@ std::vector<ControllerInfo> Client::list()
     return out;
 }
 
+std::vector<ControllerInfo> Client::list_with_secrets()
+{
+    std::vector<ControllerInfo> out;
+    request(RBLK_CMD_GET_CTRL, NLM_F_DUMP,
+            [](nl_msg* msg) {
+                if (nla_put_flag(msg, RBLK_ATTR_WITH_SECRETS) < 0)
+                    throw Error(EMSGSIZE, "with_secrets does not fit");
+            },
+            [&](nlmsghdr* hdr) { merge_dump_message(out, hdr); }, "list with secrets");
+    return out;
+}
+
 ControllerInfo Client::show(const std::string& name)
 {
     // The dump of that one controller, not the doit: its reply lists only

@@ -60,6 +60,16 @@ std::string iopolicy_name(Iopolicy policy)
     return unknown(static_cast<unsigned>(i));
 }
 
+std::string dhchap_name(Dhchap d)
+{
+    switch (d) {
+    case Dhchap::None: return "none";
+    case Dhchap::Host: return "host";
+    case Dhchap::Bidirectional: return "bidirectional";
+    }
+    return unknown(static_cast<unsigned>(d));
+}
+
 std::optional<Iopolicy> parse_iopolicy(std::string_view name)
 {
     for (std::size_t i = 0; i < kIopolicyNames.size(); ++i)

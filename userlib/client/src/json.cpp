@@ -87,6 +87,7 @@ json controller_json(const ControllerInfo& c)
             {"multipath", c.multipath},
             {"iopolicy", iopolicy_or_empty(c.iopolicy)},
             {"anatt", c.anatt},
+            {"dhchap", dhchap_name(c.dhchap)},
             {"namespaces", std::move(namespaces)}};
 }
 

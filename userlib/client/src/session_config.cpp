@@ -145,7 +145,7 @@ ConnectOptions parse_port(const Node& port, const ConnectOptions& base)
     port.object({"transport", "traddr", "trsvcid", "nr_io_queues", "nr_write_queues",
                  "nr_poll_queues", "queue_size", "keep_alive_tmo", "reconnect_delay",
                  "ctrl_loss_tmo", "fast_io_fail_tmo", "duplicate_connect", "host_traddr",
-                 "tos"});
+                 "tos", "dhchap_key", "dhchap_ctrl_key"});
     ConnectOptions o = base;
     o.transport = port.opt_string("transport").value_or("rdma");
     o.traddr = port.string("traddr");
@@ -161,6 +161,10 @@ ConnectOptions parse_port(const Node& port, const ConnectOptions& base)
     o.host_traddr = port.opt_string("host_traddr");
     o.tos = port.opt_integer("tos");
     o.duplicate_connect = port.opt_bool("duplicate_connect").value_or(false);
+    // libnvme's names; a port's key wins over its host's.
+    if (port.has("dhchap_key"))
+        o.dhchap_secret = port.string("dhchap_key");
+    o.dhchap_ctrl_secret = port.opt_string("dhchap_ctrl_key");
     return validated(port.path, o);
 }
 
@@ -170,10 +174,11 @@ std::vector<ConnectOptions> parse_tree(const Node& hosts)
     std::vector<ConnectOptions> out;
     for (std::size_t h = 0; h < hosts.value.size(); ++h) {
         const Node host = hosts.at(h);
-        host.object({"hostnqn", "hostid", "subsystems"});
+        host.object({"hostnqn", "hostid", "dhchap_key", "subsystems"});
         ConnectOptions base;
         base.hostnqn = host.opt_string("hostnqn");
         base.hostid = host.opt_string("hostid");
+        base.dhchap_secret = host.opt_string("dhchap_key");
         const Node subsystems = host.array("subsystems");
         for (std::size_t s = 0; s < subsystems.value.size(); ++s) {
             const Node subsys = subsystems.at(s);
@@ -451,14 +456,22 @@ std::optional<ConnectOptions> libnvme_session(nvme_host_t h, nvme_subsystem_t s,
     if (const json* v = first_value(ports, "tos"); v && jsonc_int(*v) != -1)
         o.tos = jsonc_int(*v);
 
+    // DH-HMAC-CHAP as libnvme's connect takes it: the port's host key, else
+    // its host's.
+    const char* host_key = nvme_ctrl_get_dhchap_host_key(c);
+    if (!set_string(host_key))
+        host_key = nvme_host_get_dhchap_key(h);
+    if (set_string(host_key))
+        o.dhchap_secret = host_key;
+    if (const char* ctrl_key = nvme_ctrl_get_dhchap_key(c); set_string(ctrl_key))
+        o.dhchap_ctrl_secret = ctrl_key;
+
     // What would change what the connect means but rblk cannot do: a word
     // each (the key's name, never its value).
     const auto unsupported = [&](const char* key, bool set) {
         if (set)
             say(std::string(key) + " is not supported by rblk: connecting without it");
     };
-    unsupported("dhchap_key", set_string(nvme_ctrl_get_dhchap_host_key(c)));
-    unsupported("dhchap_ctrl_key", set_string(nvme_ctrl_get_dhchap_key(c)));
     // Newer libnvme's keys, which 1.3's tree does not hold.
     for (const char* key : {"keyring", "tls_key", "tls_key_identity"})
         unsupported(key, set_value(first_value(ports, key)));
@@ -533,9 +546,6 @@ SessionsRead read_libnvme_config(const json& doc, const std::string& text)
         nvme_for_each_host(tree.root, h)
         {
             const Said host_at = raw_host_of(raw, h);
-            if (set_string(nvme_host_get_dhchap_key(h)))
-                said.push_back({host_at.order, host_at.text + ": dhchap_key is not supported by "
-                                                              "rblk: connecting without it"});
             nvme_for_each_subsystem(h, s)
             {
                 nvme_subsystem_for_each_ctrl(s, c)
@@ -637,6 +647,10 @@ json sessions_port(const ControllerInfo& c)
         port["nr_write_queues"] = q.nr_write_queues;
     if (q.nr_poll_queues > 0)
         port["nr_poll_queues"] = q.nr_poll_queues;
+    if (c.dhchap_secret)
+        port["dhchap_key"] = *c.dhchap_secret;
+    if (c.dhchap_ctrl_secret)
+        port["dhchap_ctrl_key"] = *c.dhchap_ctrl_secret;
     return port;
 }
 
@@ -649,6 +663,10 @@ ojson libnvme_port(const ControllerInfo& c)
     if (!c.host_traddr.empty())
         port["host_traddr"] = c.host_traddr;
     port["trsvcid"] = std::to_string(c.trsvcid);
+    if (c.dhchap_secret)
+        port["dhchap_key"] = *c.dhchap_secret;
+    if (c.dhchap_ctrl_secret)
+        port["dhchap_ctrl_key"] = *c.dhchap_ctrl_secret;
     const auto put = [&](const char* key, std::int64_t v, std::int64_t unset) {
         if (v != unset)
             port[key] = v;
@@ -668,9 +686,10 @@ ojson libnvme_port(const ControllerInfo& c)
     return port;
 }
 
-// What save owns in a port of rblk's: the values a controller has. Every
-// other key of that port (dhchap_key, hdr_digest, persistent, ...) and
-// every other entry of the file is nvme-cli's and stays as it is.
+// What save owns in a port of rblk's: the values a controller has (and
+// its DH-HMAC-CHAP keys when it holds some: see merge_libnvme_config()).
+// Every other key of that port (hdr_digest, persistent, ...) and every
+// other entry of the file is nvme-cli's and stays as it is.
 constexpr const char* kOwnedPortKeys[] = {
     "nr_io_queues",  "nr_write_queues", "nr_poll_queues",   "queue_size", "keep_alive_tmo",
     "reconnect_delay", "ctrl_loss_tmo", "fast_io_fail_tmo", "tos"};
@@ -823,6 +842,11 @@ ojson merge_libnvme_config(ojson config, const std::vector<ControllerInfo>& cont
             else
                 port->erase(key);
         }
+        // The keys the controller holds; one it does not know (connected
+        // without, or before secrets were reported) stays nvme-cli's.
+        for (const char* key : {"dhchap_key", "dhchap_ctrl_key"})
+            if (fresh.contains(key))
+                (*port)[key] = fresh[key];
     }
     return config;
 }

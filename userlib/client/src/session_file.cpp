@@ -65,9 +65,9 @@ nlohmann::json read_json_file(const std::string& path)
     return parse_json_text<nlohmann::json>(read_text_file(path), path);
 }
 
-void write_json_file(const std::string& path, const nlohmann::json& content)
+void write_json_file(const std::string& path, const nlohmann::json& content, mode_t mode)
 {
-    write_file(path, content.dump(2) + '\n');
+    write_file(path, content.dump(2) + '\n', mode);
 }
 
 void write_all(int fd, std::string_view content, const std::string& what)

@@ -30,6 +30,9 @@ public:
     // Deletes every controller; returns their names.
     std::vector<std::string> disconnect_all();
     std::vector<ControllerInfo> list();
+    // list() with each controller's DH-HMAC-CHAP secrets, for save: root
+    // only (KernelError EPERM for others, with the kernel's reason).
+    std::vector<ControllerInfo> list_with_secrets();
     ControllerInfo show(const std::string& name);
     // The controller's counters: only id, name and stats are filled.
     ControllerInfo stats(const std::string& name);

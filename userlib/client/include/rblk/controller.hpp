@@ -153,6 +153,15 @@ struct QueueRequest {
     bool operator==(const QueueRequest&) const = default;
 };
 
+// enum rblk_dhchap: the host's secret alone, or the controller's too.
+enum class Dhchap : std::uint8_t {
+    None = RBLK_DHCHAP_NONE,
+    Host = RBLK_DHCHAP_HOST,
+    Bidirectional = RBLK_DHCHAP_BIDIRECTIONAL,
+};
+// "none", "host", "bidirectional"
+std::string dhchap_name(Dhchap d);
+
 struct ControllerInfo {
     std::uint32_t id = 0;
     std::string name;  // "rblk0"
@@ -190,6 +199,12 @@ struct ControllerInfo {
     bool multipath = false;
     std::optional<Iopolicy> iopolicy;
     std::uint8_t anatt = 0;  // ANA transition time, seconds; 0: no ANA
+    // DH-HMAC-CHAP (RBLK_ATTR_DHCHAP): which secrets it was given, not
+    // whether the target asked. Their values come only from
+    // Client::list_with_secrets() (root's, for save) and are never printed.
+    Dhchap dhchap = Dhchap::None;
+    std::optional<std::string> dhchap_secret;
+    std::optional<std::string> dhchap_ctrl_secret;
     std::vector<NamespaceInfo> namespaces;
     // How many namespaces the controller had (RBLK_ATTR_NR_NAMESPACES):
     // a CONNECT or GET_CTRL doit reply lists fewer when they do not fit

@@ -15,7 +15,8 @@
 //               "reconnect_delay": 10, "ctrl_loss_tmo": 600,
 //               "fast_io_fail_tmo": -1, "duplicate_connect": false,
 //               "host_traddr": "10.0.0.2", "tos": 0,
-//               "nr_write_queues": 2, "nr_poll_queues": 1 }
+//               "nr_write_queues": 2, "nr_poll_queues": 1,
+//               "dhchap_key": "DHHC-1:01:...:", "dhchap_ctrl_key": "DHHC-1:02:...:" }
 //           ]
 //         }
 //       ]
@@ -27,7 +28,9 @@
 // as libnvme writes it) to 4420, the rest to the kernel's defaults. `save`
 // writes host_traddr, tos, nr_write_queues and nr_poll_queues only when the
 // controller has them (a source address, a tos, queues of that type granted).
-// Unknown keys are errors, so a typo is not silently ignored. The queue
+// DH-HMAC-CHAP keys take libnvme's names (connect's --dhchap-secret and
+// --dhchap-ctrl-secret); a host's "dhchap_key" is its ports' unless a port
+// has its own. Unknown keys are errors, so a typo is not silently ignored. The queue
 // counts and depth `save` writes are those connect asked for, not what the
 // target granted (saved_queues()).
 //
@@ -37,7 +40,7 @@
 // itself (no "hosts" object), trsvcid is a string, a value at its default
 // is left out (0 for the counts and timeouts, 600 for ctrl_loss_tmo, -1
 // for tos, false for flags), every port names its "transport", and it
-// holds keys rblk does not take (host_iface, dhchap_key, tls, ...). rblk
+// holds keys rblk does not take (host_iface, tls, ...). rblk
 // reads it with libnvme's own reader (parse_libnvme_config()) and writes
 // into it only by merging (merge_libnvme_config()): it is nvme-cli's file.
 #pragma once
@@ -82,9 +85,10 @@ std::vector<ConnectOptions> load_sessions_file(const std::string& path);
 // warning, and so is what libnvme skips silently (a host without a
 // hostnqn, a subsystem without an nqn, a port without a transport).
 // Deliberately unlike libnvme 1.3, ctrl_loss_tmo and tos are honoured
-// (libnvme writes them but its reader drops them). Keys that would change
-// what the connect means but rblk cannot do (DH-HMAC-CHAP and TLS keys,
-// host_iface) are warnings naming the key, never its value; the rest
+// (libnvme writes them but its reader drops them). DH-HMAC-CHAP keys are
+// taken as libnvme's connect takes them (a port's dhchap_key, else its
+// host's). Keys that would change what the connect means but rblk cannot
+// do (TLS keys, host_iface) are warnings naming the key, never its value; the rest
 // (hdr_digest, persistent, hostsymname, ...) are ignored, as libnvme
 // ignores what does not apply. A list that is not a list, a trsvcid that
 // is no port number or a value connect refuses is InvalidOption naming the

@@ -21,8 +21,9 @@ template <typename Json>
 Json parse_json_text(const std::string& text, const std::string& path);
 
 // Writes atomically (temporary file in the same directory, then rename),
-// creating the parent directory if needed. Throws std::system_error.
-void write_json_file(const std::string& path, const nlohmann::json& content);
+// creating the parent directory if needed, with `mode` whatever the umask.
+// Throws std::system_error.
+void write_json_file(const std::string& path, const nlohmann::json& content, mode_t mode = 0644);
 
 // All of `content` to fd (a short write continues, EINTR retries).
 // Throws std::system_error naming `what`.
