@@ -45,6 +45,7 @@ struct rblk_chap {
 	u8			c1[RBLK_AUTH_MAX_HASH];
 	u8			c2[RBLK_AUTH_MAX_HASH];
 	u8			response[RBLK_AUTH_MAX_HASH];
+	struct crypto_shash	*hmac_tfm;	/* the hash chosen, keyed per response */
 	struct crypto_kpp	*dh_tfm;
 	u8			*ctrl_pub;	/* the controller's DH value */
 	size_t			ctrl_pub_len;
@@ -291,6 +292,15 @@ static int rblk_chap_challenge(struct rblk_chap *chap)
 	}
 	chap->s1 = le32_to_cpu(ch->seqnum);
 	memcpy(chap->c1, ch->cval, chap->hash_len);
+	chap->hmac_tfm = crypto_alloc_shash(nvme_auth_hmac_name(chap->hash_id),
+					    0, 0);
+	if (IS_ERR(chap->hmac_tfm)) {
+		ret = PTR_ERR(chap->hmac_tfm);
+		chap->hmac_tfm = NULL;
+		rblk_chap_fail(chap, NVME_AUTH_DHCHAP_FAILURE_HASH_UNUSABLE,
+			       "authentication failed: this kernel lacks the hash the controller chose");
+		return ret;
+	}
 	if (!dhvlen)
 		return 0;
 	chap->ctrl_pub = kmemdup(ch->cval + ch->hl, dhvlen, GFP_KERNEL);
@@ -347,8 +357,8 @@ static int rblk_chap_response(struct rblk_chap *chap,
 			      const u8 *challenge, u32 seq, const char *role,
 			      const char *first, const char *second, u8 *out)
 {
+	struct crypto_shash *tfm = chap->hmac_tfm;
 	struct nvme_dhchap_key *tkey;
-	struct crypto_shash *tfm;
 	u8 aug[RBLK_AUTH_MAX_HASH];
 	u8 word[4];
 	int ret;
@@ -365,11 +375,6 @@ static int rblk_chap_response(struct rblk_chap *chap,
 		if (ret)
 			goto out_key;
 		challenge = aug;
-	}
-	tfm = crypto_alloc_shash(nvme_auth_hmac_name(chap->hash_id), 0, 0);
-	if (IS_ERR(tfm)) {
-		ret = PTR_ERR(tfm);
-		goto out_aug;
 	}
 	ret = crypto_shash_setkey(tfm, tkey->key, tkey->len);
 	if (!ret) {
@@ -391,8 +396,6 @@ static int rblk_chap_response(struct rblk_chap *chap,
 		      crypto_shash_final(desc, out);
 		shash_desc_zero(desc);
 	}
-	crypto_free_shash(tfm);
-out_aug:
 	memzero_explicit(aug, sizeof(aug));
 out_key:
 	nvme_auth_free_key(tkey);
@@ -490,6 +493,8 @@ static void rblk_chap_free(struct rblk_chap *chap)
 {
 	if (chap->dh_tfm)
 		crypto_free_kpp(chap->dh_tfm);
+	if (chap->hmac_tfm)
+		crypto_free_shash(chap->hmac_tfm);
 	kfree_sensitive(chap->sess_key);
 	kfree(chap->host_pub);
 	kfree(chap->ctrl_pub);
