@@ -20,6 +20,7 @@ CONTROLLER = {"name": STR, "id": INT, "state": STR, "transport": STR, "traddr": 
               "nr_io_queues": INT, "nr_write_queues": INT, "nr_poll_queues": INT,
               "queue_size": INT, "host_traddr": STR, "tos": INT, "discovery": bool,
               "subsys_id": INT, "multipath": bool, "iopolicy": STR, "anatt": INT,
+              "dhchap": STR,
               "namespaces": list}
 SUBSYSTEM = {"name": STR, "id": INT, "subnqn": STR, "hostnqn": STR, "multipath": bool,
              "iopolicy": STR, "paths": list, "namespaces": list}
@@ -68,6 +69,9 @@ def controller(c, what, schema=CONTROLLER, optional=None):
     conform(c, schema, what, optional)
     if c["state"] not in STATES:
         fail(f"{what}: unknown state {c['state']!r}")
+    # This case connects without DH-HMAC-CHAP keys.
+    if c["dhchap"] != "none":
+        fail(f"{what}: dhchap {c['dhchap']!r} without a key")
     if not re.fullmatch(r"rblk\d+", c["name"]) or c["name"] != f"rblk{c['id']}":
         fail(f"{what}: name {c['name']!r} does not match id {c['id']}")
     for ns in c["namespaces"]:

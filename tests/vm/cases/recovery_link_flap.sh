@@ -188,7 +188,7 @@ flap_cause() {
 	grep -q 'qp#1 ' <<< "$log" && c+="rxe0's CM QP (QP1) failed a send; "
 	grep -q 'keep-alive failed\|keep-alive timed out' <<< "$log" && c+="a keep-alive failed; "
 	n=$(grep -c 'reconnect failed' <<< "$log" || true)
-	[ "$n" = 0 ] || c+="$n reconnect(s) failed ($(grep -o 'reconnect failed: -[0-9]*' <<< "$log" | sort | uniq -c | tr -s ' \n' ' ')); "
+	[ "$n" = 0 ] || c+="$n reconnect(s) failed ($(sed -n 's/.*reconnect failed: //p' <<< "$log" | sort | uniq -c | tr -s ' \n' ' ')); "
 	grep -q 'reconnected:' <<< "$log" && c+="rblk reconnected; "
 	grep -q 'fast_io_fail_tmo expired' <<< "$log" && c+="fast_io_fail_tmo expired; "
 	grep -q 'ctrl_loss_tmo expired' <<< "$log" && c+="ctrl_loss_tmo expired, controller removed; "

@@ -135,7 +135,7 @@ three_more() { [ "$(admin_hangups)" -ge $((base + 3)) ]; }
 vm_wait_for 60 three_more
 t=$(tgt_s_since "$t0")
 vm_assert_eq connecting "$(cat /sys/class/rblk/rblk0/state)" "reconnect-hangup: state"
-gap=$(dmesg | grep 'rblk0: reconnect failed: -104' | tail -n 3 | sed 's/^\[ *\([0-9.]*\)\].*/\1/' |
+gap=$(dmesg | grep 'rblk0: reconnect failed: target closed the connection during Connect (-104)' | tail -n 3 | sed 's/^\[ *\([0-9.]*\)\].*/\1/' |
 	awk 'NR == 1 { a = $1 } END { printf "%.2f", ($1 - a) / 2 }')
 echo "RESULT: reconnect-hangup: 3 reconnects ended by the target's hang-up within $t s of its restart, one every $gap s (reconnect_delay 1 s)"
 awk -v t="$t" 'BEGIN { exit !(t < 20) }' ||

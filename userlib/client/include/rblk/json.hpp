@@ -15,7 +15,9 @@
 //              are head disks shared by the subsystem's paths), "iopolicy":
 //              "numa" | "round-robin" | "queue-depth" (the subsystem's; ""
 //              when not reported), "anatt": 10 (ANA transition time, s; 0:
-//              no ANA), "namespaces": [NAMESPACE, ...]}
+//              no ANA), "dhchap": "none" | "host" | "bidirectional" (the
+//              DH-HMAC-CHAP secrets it holds, never their value),
+//              "namespaces": [NAMESPACE, ...]}
 // NAMESPACE:  {"nsid": 1, "device": "/dev/rblk0n1" (with multipath the head),
 //              "size_bytes": 1073741824, "lba_size": 512, "path_disk":
 //              "rblk0c1n1" (the hidden per-path disk; "" without multipath),
