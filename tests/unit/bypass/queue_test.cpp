@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -83,6 +84,114 @@ TEST(QueueFailure, ReadByAnotherThreadWhileTheOwnerFailsIt)
     EXPECT_EQ(q->failure(), "qid 1: the target hung up");  // the first reason stays
     q->fail("a second reason");
     EXPECT_EQ(q->failure(), "qid 1: the target hung up");
+}
+
+// The target's answer to the command of the send_index-th SEND, in the
+// buffer of the recv_index-th receive posted: its RECV completion queued.
+void respond(std::size_t send_index, std::size_t recv_index, std::uint64_t result = 0)
+{
+    const auto* cmd = reinterpret_cast<const Command*>(fake_rdma::sends().at(send_index).addr);
+    const fake_rdma::Posted& rcv = fake_rdma::recvs().at(recv_index);
+    Completion cqe{};
+    cqe.cid = cmd->cid;
+    cqe.result = result;
+    std::memcpy(reinterpret_cast<void*>(rcv.addr), &cqe, sizeof(cqe));
+    ibv_wc wc{};
+    wc.wr_id = rcv.wr_id;
+    wc.status = IBV_WC_SUCCESS;
+    wc.opcode = IBV_WC_RECV;
+    wc.byte_len = sizeof(cqe);
+    fake_rdma::complete(wc);
+}
+
+// The provider's completions of the signaled SENDs from `from` on: each
+// retires itself and the unsignaled ones before it (SendWindow).
+void complete_sends(std::size_t from)
+{
+    for (std::size_t i = from; i < fake_rdma::sends().size(); ++i) {
+        if (!fake_rdma::sends()[i].signaled)
+            continue;
+        ibv_wc wc{};
+        wc.wr_id = fake_rdma::sends()[i].wr_id;
+        wc.status = IBV_WC_SUCCESS;
+        wc.opcode = IBV_WC_SEND;
+        fake_rdma::complete(wc);
+    }
+}
+
+Command read_command()
+{
+    Command cmd{};
+    cmd.opcode = 0x02;
+    cmd.nsid = 1;
+    return cmd;
+}
+
+TEST(QueueDatapath, ConnectPostsEveryReceiveInOneCall)
+{
+    auto q = connected_queue();
+    EXPECT_EQ(fake_rdma::recv_posts(), 1);
+    EXPECT_EQ(fake_rdma::recvs().size(), 4u);
+}
+
+// Each response's receive goes back to the QP, but the ones one poll
+// handled go in one chain: one ibv_post_recv() (one provider lock, one
+// doorbell record) per poll rather than per response, as nvme-rdma's
+// receive path does per CQ batch and SPDK's per poll.
+TEST(QueueDatapath, ResponsesOfOnePollRepostTheirReceivesInOneCall)
+{
+    auto q = connected_queue();
+    const int posts = fake_rdma::recv_posts();
+    for (std::uint64_t i = 0; i < 3; ++i)
+        ASSERT_TRUE(q->submit(read_command(), {}, 100 + i).ok());
+    q->flush();
+    EXPECT_EQ(fake_rdma::send_posts(), 1);
+    ASSERT_EQ(fake_rdma::sends().size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i)
+        respond(i, i, 7 + i);
+    QueueCompletion out[8];
+    ASSERT_EQ(q->poll(out), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(out[i].user_data, 100 + i);
+        EXPECT_TRUE(out[i].status.ok());
+        EXPECT_EQ(out[i].result, 7 + i);
+    }
+    EXPECT_EQ(fake_rdma::recv_posts() - posts, 1);
+    ASSERT_EQ(fake_rdma::recvs().size(), 4u + 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(fake_rdma::recvs()[4 + i].wr_id, fake_rdma::recvs()[i].wr_id);
+        EXPECT_EQ(fake_rdma::recvs()[4 + i].addr, fake_rdma::recvs()[i].addr);
+    }
+    EXPECT_FALSE(q->failed()) << q->failure();
+}
+
+// Rounds that wrap the ring of finished commands (4 entries) hand each
+// completion out once, oldest first.
+TEST(QueueDatapath, CompletionsComeOutInOrderAcrossTheReadyRingsWrap)
+{
+    auto q = connected_queue();
+    std::uint64_t next = 0;
+    for (int round = 0; round < 5; ++round) {
+        const std::size_t sent = fake_rdma::sends().size();
+        const std::size_t recvd = fake_rdma::recvs().size();
+        for (int i = 0; i < 3; ++i)
+            ASSERT_TRUE(q->submit(read_command(), {}, next + i).ok());
+        q->flush();
+        complete_sends(sent);
+        // Answered out of order: the last command first.
+        respond(sent + 2, recvd - 4);
+        respond(sent + 0, recvd - 3);
+        respond(sent + 1, recvd - 2);
+        QueueCompletion out[2];
+        ASSERT_EQ(q->poll(out), 2u);
+        EXPECT_EQ(out[0].user_data, next + 2);
+        EXPECT_EQ(out[1].user_data, next + 0);
+        ASSERT_EQ(q->poll(out), 1u);
+        EXPECT_EQ(out[0].user_data, next + 1);
+        EXPECT_EQ(q->in_flight(), 0);
+        next += 3;
+    }
+    EXPECT_FALSE(q->failed()) << q->failure();
 }
 
 }  // namespace

@@ -17,7 +17,9 @@ namespace {
 
 // wr_id of a SEND: this | its SendWindow sequence number; a RECV: its index.
 constexpr std::uint64_t kSendWr = 1ull << 63;
-constexpr std::size_t kPollBatch = 32;
+// Completions per ibv_poll_cq(): as many as a deep queue's burst (SPDK
+// polls 128 at a time).
+constexpr std::size_t kPollBatch = 128;
 // IB CM reason of a reject by the peer's rdma_cm consumer (the target).
 constexpr int kRejConsumerDefined = 28;
 
@@ -36,6 +38,8 @@ Queue::Queue(const QueueConfig& cfg, const sockaddr* dst, const sockaddr* src)
       slots_(cfg.size),
       pend_wr_(cfg.size),
       pend_sge_(cfg.size),
+      recv_wr_(cfg.size),
+      recv_sge_(cfg.size),
       ready_(cfg.size)
 {
     if (rdma_resolve_addr(id_.get(), const_cast<sockaddr*>(src), const_cast<sockaddr*>(dst),
@@ -157,9 +161,16 @@ void Queue::connect(ibv_pd* pd)
     connected_ = true;
     if (rep.crqsize && rep.crqsize < cfg_.size - 1)
         throw Error("target receive queue smaller than the host SQ");
-    for (std::uint32_t i = 0; i < cfg_.size; ++i)
-        if (!post_recv(i))
-            throw Error(errno_message("cannot post the receive buffers", errno));
+    for (std::uint32_t i = 0; i < cfg_.size; ++i) {
+        recv_sge_[i] = {reinterpret_cast<std::uint64_t>(response(i)), sizeof(Completion), ring_mr_->lkey};
+        recv_wr_[i] = {};
+        recv_wr_[i].wr_id = i;
+        recv_wr_[i].sg_list = &recv_sge_[i];
+        recv_wr_[i].num_sge = 1;
+        queue_recv(i);
+    }
+    if (const int err = post_recvs())
+        throw Error(errno_message("cannot post the receive buffers", err));
 }
 
 void Queue::disconnect() noexcept
@@ -198,15 +209,25 @@ void Queue::check_cm()
     }
 }
 
-bool Queue::post_recv(std::uint32_t idx)
+void Queue::queue_recv(std::uint32_t idx)
 {
-    ibv_sge sge{reinterpret_cast<std::uint64_t>(response(idx)), sizeof(Completion), ring_mr_->lkey};
-    ibv_recv_wr wr{};
-    wr.wr_id = idx;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
+    ibv_recv_wr* wr = &recv_wr_[idx];
+    wr->next = nullptr;
+    if (recv_tail_)
+        recv_tail_->next = wr;
+    else
+        recv_head_ = wr;
+    recv_tail_ = wr;
+}
+
+int Queue::post_recvs()
+{
+    ibv_recv_wr* head = recv_head_;
+    recv_head_ = recv_tail_ = nullptr;
+    if (!head)
+        return 0;
     ibv_recv_wr* bad = nullptr;
-    return ibv_post_recv(qp_.get(), &wr, &bad) == 0;
+    return ibv_post_recv(qp_.get(), head, &bad);
 }
 
 IoStatus Queue::submit(Command cmd, std::span<const std::byte> inline_data, std::uint64_t user_data)
@@ -287,7 +308,10 @@ void Queue::make_ready(std::uint16_t tag)
 {
     if (!slots_[tag].ready) {
         slots_[tag].ready = true;
-        ready_[(ready_head_ + ready_count_++) % ready_.size()] = tag;
+        std::size_t i = ready_head_ + ready_count_++;
+        if (i >= ready_.size())
+            i -= ready_.size();
+        ready_[i] = tag;
     }
 }
 
@@ -321,10 +345,7 @@ void Queue::handle_wc(const ibv_wc& wc)
         return;
     }
     const Completion cqe = *response(idx);
-    if (!post_recv(idx)) {
-        fail(errno_message("re-posting a receive", errno));
-        return;
-    }
+    queue_recv(idx);  // its buffer is read: back to the QP at the reap's end
     std::uint16_t tag = 0;
     const CqeVerdict v = table_.on_response(cqe.cid, tag);
     if (v != CqeVerdict::Ok) {
@@ -364,7 +385,8 @@ std::size_t Queue::hand_out(std::span<QueueCompletion> out)
     std::size_t n = 0;
     while (n < out.size() && ready_count_ > 0) {
         const std::uint16_t tag = ready_[ready_head_];
-        ready_head_ = (ready_head_ + 1) % ready_.size();
+        if (++ready_head_ == ready_.size())
+            ready_head_ = 0;
         --ready_count_;
         Slot& s = slots_[tag];
         QueueCompletion& c = out[n++];
@@ -392,6 +414,12 @@ void Queue::reap(std::size_t enough)
         if (ready_count_ >= enough)
             break;
     }
+    // Before any tag is released (hand_out()): a new command's response
+    // must find its receive posted.
+    if (down())
+        recv_head_ = recv_tail_ = nullptr;  // a failed QP takes no more
+    else if (const int err = post_recvs())
+        fail(errno_message("re-posting the receives", err));
     if (got < 0)
         fail("polling the completion queue failed");
 }

@@ -7,7 +7,7 @@
 // completion channel (and on the CM channel, for the target's hang-up).
 // SENDs go unsignaled but one in sig_every (SendWindow): a command ends
 // on its response alone. The commands submitted between two reaps are
-// posted as one chain (flush()). Every response is checked (CommandTable)
+// posted as one chain (flush()), and so are the receives a reap consumed. Every response is checked (CommandTable)
 // before it completes anything; a bad one, a failed work request, the
 // target's hang-up or a command past its timeout fails the queue: its QP
 // goes to the error state (so the target can no longer touch host memory
@@ -135,7 +135,10 @@ private:
     };
     std::byte* capsule(std::uint16_t tag) const;
     Completion* response(std::uint32_t idx) const;
-    bool post_recv(std::uint32_t idx);
+    // Chains receive `idx` (its response read) for post_recvs().
+    void queue_recv(std::uint32_t idx);
+    // Posts the chained receives in one call: 0 or an errno.
+    int post_recvs();
     void handle_wc(const ibv_wc& wc);
     // Handles the work completions waiting (until `enough` commands are
     // ready to hand out); false when polling the CQ failed.
@@ -167,6 +170,14 @@ private:
     std::vector<ibv_sge> pend_sge_;
     std::size_t pend_count_ = 0;
     std::uint64_t doorbells_ = 0;
+    // One receive work request per response buffer, built at connect;
+    // those a reap consumed are chained (recv_head_ .. recv_tail_, through
+    // their next) and posted together at its end. No receive is in the
+    // chain and the QP at once, so `size` requests always do.
+    std::vector<ibv_recv_wr> recv_wr_;
+    std::vector<ibv_sge> recv_sge_;
+    ibv_recv_wr* recv_head_ = nullptr;
+    ibv_recv_wr* recv_tail_ = nullptr;
     SendWindow window_;
     CommandTable::Clock::time_point window_full_since_{};  // {} while it has room
     // Tags finished, to hand out, oldest first: a ring of `size` entries
