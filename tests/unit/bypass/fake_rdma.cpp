@@ -61,9 +61,13 @@ int post_recv(ibv_qp*, ibv_recv_wr* wr, ibv_recv_wr**)
 int post_send(ibv_qp*, ibv_send_wr* wr, ibv_send_wr**)
 {
     ++state().send_posts;
-    for (; wr; wr = wr->next)
-        state().sends.push_back({wr->wr_id, wr->num_sge ? wr->sg_list[0].addr : 0,
-                                 (wr->send_flags & IBV_SEND_SIGNALED) != 0});
+    for (; wr; wr = wr->next) {
+        fake_rdma::Posted p{wr->wr_id, wr->num_sge ? wr->sg_list[0].addr : 0,
+                            (wr->send_flags & IBV_SEND_SIGNALED) != 0, wr->num_sge};
+        if (wr->num_sge > 1)
+            p.data = wr->sg_list[1].addr, p.data_len = wr->sg_list[1].length, p.data_lkey = wr->sg_list[1].lkey;
+        state().sends.push_back(p);
+    }
     return 0;
 }
 
@@ -219,6 +223,7 @@ int ibv_query_device(ibv_context*, ibv_device_attr* attr)
     attr->max_qp_wr = 4096;
     attr->max_cqe = 65536;
     attr->max_qp_rd_atom = 16;
+    attr->max_sge = 32;  // as rxe
     return 0;
 }
 

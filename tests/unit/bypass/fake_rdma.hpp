@@ -16,11 +16,16 @@
 
 namespace fake_rdma {
 
-// One posted work request: its wr_id and its first buffer's address.
+// One posted work request: its wr_id, its buffers (the first, and the
+// second if it has one: data = 0 else) and whether it was signaled.
 struct Posted {
     std::uint64_t wr_id;
     std::uint64_t addr;
     bool signaled;
+    int num_sge = 1;
+    std::uint64_t data = 0;
+    std::uint32_t data_len = 0;
+    std::uint32_t data_lkey = 0;
 };
 
 // Back to a healthy fake: no failure armed, no events left, counters zero.

@@ -17,6 +17,7 @@ namespace {
 
 // wr_id of a SEND: this | its SendWindow sequence number; a RECV: its index.
 constexpr std::uint64_t kSendWr = 1ull << 63;
+constexpr std::uint16_t kNoTag = 0xffff;
 // Completions per ibv_poll_cq(): as many as a deep queue's burst (SPDK
 // polls 128 at a time).
 constexpr std::size_t kPollBatch = 128;
@@ -33,11 +34,10 @@ Queue::Queue(const QueueConfig& cfg, const sockaddr* dst, const sockaddr* src)
     : cfg_(cfg),
       channel_(make_event_channel()),
       id_(make_cm_id(channel_.get(), this)),
-      capsule_size_((sizeof(Command) + cfg.inline_max + 63) / 64 * 64),
       table_(cfg.size),
       slots_(cfg.size),
       pend_wr_(cfg.size),
-      pend_sge_(cfg.size),
+      pend_sge_(2 * static_cast<std::size_t>(cfg.size)),
       recv_wr_(cfg.size),
       recv_sge_(cfg.size),
       ready_(cfg.size)
@@ -73,11 +73,17 @@ Queue::~Queue()
         ibv_ack_cq_events(cq_.get(), unacked_events_);
 }
 
-std::byte* Queue::capsule(std::uint16_t tag) const { return ring_.get() + tag * capsule_size_; }
+Command* Queue::command(std::uint16_t tag) const { return reinterpret_cast<Command*>(ring_.get()) + tag; }
 
 Completion* Queue::response(std::uint32_t idx) const
 {
-    return reinterpret_cast<Completion*>(ring_.get() + cfg_.size * capsule_size_) + idx;
+    return reinterpret_cast<Completion*>(ring_.get() + cfg_.size * sizeof(Command)) + idx;
+}
+
+std::byte* Queue::bounce(std::uint16_t tag) const
+{
+    return ring_.get() + cfg_.size * (sizeof(Command) + sizeof(Completion)) +
+           static_cast<std::size_t>(tag) * cfg_.inline_max;
 }
 
 void Queue::connect(ibv_pd* pd)
@@ -95,6 +101,9 @@ void Queue::connect(ibv_pd* pd)
     if (sq_depth < cfg_.size + sig_every || cq_depth > static_cast<std::uint32_t>(std::max(attr.max_cqe, 0)))
         throw Error("queue size exceeds the RDMA device's limits");
     window_ = SendWindow(sq_depth, sig_every);
+    data_send_tag_.assign(sq_depth, kNoTag);
+    if (attr.max_sge < 2)
+        throw Error("the RDMA device cannot send two buffers in one work request");
 
     comp_.reset(ibv_create_comp_channel(verbs));
     if (!comp_)
@@ -106,7 +115,7 @@ void Queue::connect(ibv_pd* pd)
     if (!cq_)
         throw Error("cannot allocate RDMA queue resources (CQ)");
 
-    const std::size_t ring_bytes = cfg_.size * (capsule_size_ + sizeof(Completion));
+    const std::size_t ring_bytes = cfg_.size * (sizeof(Command) + sizeof(Completion) + cfg_.inline_max);
     ring_ = aligned_bytes(ring_bytes, "the queue's capsules");
     ring_mr_.reset(ibv_reg_mr(pd, ring_.get(), ring_bytes, IBV_ACCESS_LOCAL_WRITE));
     if (!ring_mr_)
@@ -118,7 +127,7 @@ void Queue::connect(ibv_pd* pd)
     init.qp_type = IBV_QPT_RC;
     init.cap.max_send_wr = sq_depth;
     init.cap.max_recv_wr = cfg_.size;
-    init.cap.max_send_sge = 1;
+    init.cap.max_send_sge = 2;
     init.cap.max_recv_sge = 1;
     if (rdma_create_qp(id_.get(), pd, &init) != 0)
         throw Error("cannot allocate RDMA queue resources (QP)");
@@ -230,11 +239,12 @@ int Queue::post_recvs()
     return ibv_post_recv(qp_.get(), head, &bad);
 }
 
-IoStatus Queue::submit(Command cmd, std::span<const std::byte> inline_data, std::uint64_t user_data)
+IoStatus Queue::submit(Command cmd, const CapsuleData& data, std::uint64_t user_data)
 {
     if (down())
         return {IoStatus::Kind::QueueDown, 0};
-    if (inline_data.size() > cfg_.inline_max)
+    const auto len = static_cast<std::uint32_t>(data.bytes.size());
+    if (data.bytes.size() > cfg_.inline_max)
         return {IoStatus::Kind::Invalid, 0};
     const auto now = CommandTable::Clock::now();
     if (window_.full()) {
@@ -255,33 +265,41 @@ IoStatus Queue::submit(Command cmd, std::span<const std::byte> inline_data, std:
     if (!tag)
         return {IoStatus::Kind::Busy, 0};
     cmd.cid = table_.cid(*tag);
-    if (!inline_data.empty())
-        cmd.dptr = in_capsule_sgl(static_cast<std::uint32_t>(inline_data.size()));
-    std::byte* c = capsule(*tag);
-    std::memcpy(c, &cmd, sizeof(cmd));
-    if (!inline_data.empty())
-        std::memcpy(c + sizeof(cmd), inline_data.data(), inline_data.size());
+    if (len)
+        cmd.dptr = in_capsule_sgl(len);
+    Command* c = command(*tag);
+    *c = cmd;
     slots_[*tag] = Slot{user_data, 0, 0, IoStatus::Kind::Ok, false};
 
     // Chained behind the SENDs not yet posted; flush() rings the doorbell.
     // A tag is in the chain at most once, so `size` entries always do.
-    const SendWindow::Slot ws = window_.take();
-    ibv_sge& sge = pend_sge_[pend_count_];
-    sge = {reinterpret_cast<std::uint64_t>(c), static_cast<std::uint32_t>(sizeof(cmd) + inline_data.size()),
-           ring_mr_->lkey};
+    const bool caller_memory = len && data.lkey && !data.stable;
+    const SendWindow::Slot ws = window_.take(caller_memory);
+    ibv_sge* sge = &pend_sge_[2 * pend_count_];
+    sge[0] = {reinterpret_cast<std::uint64_t>(c), sizeof(Command), ring_mr_->lkey};
+    if (len && data.lkey) {
+        sge[1] = {reinterpret_cast<std::uint64_t>(data.bytes.data()), len, data.lkey};
+    } else if (len) {
+        std::memcpy(bounce(*tag), data.bytes.data(), len);
+        sge[1] = {reinterpret_cast<std::uint64_t>(bounce(*tag)), len, ring_mr_->lkey};
+    }
     ibv_send_wr& wr = pend_wr_[pend_count_];
     wr = {};
     wr.wr_id = kSendWr | ws.seq;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
+    wr.sg_list = sge;
+    wr.num_sge = len ? 2 : 1;
     wr.opcode = IBV_WR_SEND;
     wr.send_flags = ws.signaled ? IBV_SEND_SIGNALED : 0;
     if (pend_count_ > 0)
         pend_wr_[pend_count_ - 1].next = &wr;
     ++pend_count_;
-    // The capsule is the SEND's only buffer (in-capsule data is copied
-    // into it): the command ends on its response alone (see SendWindow).
-    table_.on_send_done(*tag);
+    // The command ends on its response alone when the SEND reads only the
+    // queue's memory or memory that outlives the connection (see
+    // SendWindow); else on its SEND's completion too.
+    if (caller_memory)
+        data_send_tag_[ws.seq % window_.depth()] = *tag;
+    else
+        table_.on_send_done(*tag);
     return {};
 }
 
@@ -327,8 +345,20 @@ void Queue::handle_wc(const ibv_wc& wc)
     if (send) {
         // Only signaled SENDs complete successfully: each retires itself
         // and the unsignaled ones before it.
-        if (!window_.retire(wc.wr_id & ~kSendWr))
+        const std::uint64_t seq = wc.wr_id & ~kSendWr;
+        if (!window_.retire(seq)) {
             fail("completion of an unknown send");
+            return;
+        }
+        // A SEND that read the caller's memory: its command may end now.
+        std::uint16_t& t = data_send_tag_[seq % window_.depth()];
+        if (t != kNoTag) {
+            const std::uint16_t tag = t;
+            t = kNoTag;
+            table_.on_send_done(tag);
+            if (table_.finished(tag))
+                make_ready(tag);
+        }
         return;
     }
     const auto idx = static_cast<std::uint32_t>(wc.wr_id);
