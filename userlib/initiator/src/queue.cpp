@@ -239,7 +239,7 @@ int Queue::post_recvs()
     return ibv_post_recv(qp_.get(), head, &bad);
 }
 
-IoStatus Queue::submit(Command cmd, const CapsuleData& data, std::uint64_t user_data)
+IoStatus Queue::submit(const Command& cmd, const CapsuleData& data, std::uint64_t user_data)
 {
     if (down())
         return {IoStatus::Kind::QueueDown, 0};
@@ -264,11 +264,12 @@ IoStatus Queue::submit(Command cmd, const CapsuleData& data, std::uint64_t user_
     const auto tag = table_.acquire(now + cfg_.cmd_timeout);
     if (!tag)
         return {IoStatus::Kind::Busy, 0};
-    cmd.cid = table_.cid(*tag);
-    if (len)
-        cmd.dptr = in_capsule_sgl(len);
+    // Built in its send slot: the caller's command is copied once.
     Command* c = command(*tag);
     *c = cmd;
+    c->cid = table_.cid(*tag);
+    if (len)
+        c->dptr = in_capsule_sgl(len);
     slots_[*tag] = Slot{user_data, 0, 0, IoStatus::Kind::Ok, false};
 
     // Chained behind the SENDs not yet posted; flush() rings the doorbell.

@@ -107,7 +107,7 @@ public:
     // until the command completes. Busy when the queue is full (every tag
     // in flight, or the send queue waiting for the provider: poll, then
     // submit again), QueueDown once failed.
-    IoStatus submit(Command cmd, const CapsuleData& data, std::uint64_t user_data);
+    IoStatus submit(const Command& cmd, const CapsuleData& data, std::uint64_t user_data);
     // Posts the commands submitted since the last flush as one chain: one
     // ibv_post_send(), one doorbell (as the module's blk-mq batches and
     // SPDK's delayed submission). poll(), wait() and arm_events() flush
