@@ -14,6 +14,16 @@
 # queue: --nr-poll-queues 1, fio hipri=1). Each job runs a warm-up, then A
 # and B I/Os, --repeats times (the report shows how well repeats agree).
 #
+# The side `bypass` is the kernel-bypass initiator: fio's engine
+# librblk_fio.so (thread=1, one queue of the job's depth), sleeping on
+# its completion channel (rblk_event=1), in interrupt mode only (busy
+# polling spins as often as the emulator's timing makes it). Its library
+# runs in user space: with it the plugin counts user blocks by address
+# (user=1), fio's exec_prerun saves the job's memory map for each run
+# (raw/maps.N, the run of mark N), and the report attributes the blocks
+# in librblk_fio.so (the library and the engine's glue) and in the verbs
+# libraries by the objects' own symbol tables.
+#
 # Started on the host it boots the test VM with the plugin and runs
 # itself there:
 #   tests/bench/insn_meter.sh [--kernel 6.1|6.12|KVER] [--build-dir build]
@@ -28,7 +38,7 @@
 #   --mode M       interrupt, polled or both (default both)
 #   --ios A,B      I/O counts of the two runs (default 1000,4000)
 #   --repeats N    A/B pairs per job and side (default 2)
-#   --sides A,B    rblk, nvme-rdma (default both)
+#   --sides A,B    rblk, nvme-rdma, bypass (default rblk,nvme-rdma)
 # The results come back to <build-dir>/vm-out/bench.insn_meter/meter/ (or
 # --out DIR): meter.md, meter.json (tests/bench/meter_report.py), and raw/
 # (the plugin's delta.N files, labels, kallsyms.MODE). A measurement to
@@ -105,8 +115,8 @@ parse_opts() {
 	[ "${#sides[@]}" -gt 0 ] || usage_error "--sides names no side"
 	for s in "${sides[@]}"; do
 		case $s in
-		rblk | nvme-rdma) ;;
-		*) usage_error "--sides: no side '$s' (sides: rblk,nvme-rdma)" ;;
+		rblk | nvme-rdma | bypass) ;;
+		*) usage_error "--sides: no side '$s' (sides: rblk,nvme-rdma,bypass)" ;;
 		esac
 	done
 }
@@ -132,8 +142,10 @@ if [ -z "${RBLK_SRC_DIR:-}" ]; then
 	deltas=$build/vm-out/$name.deltas
 	rm -rf -- "$deltas"
 	mkdir -p "$deltas"
+	plugin_args="$plugin,out=$deltas"
+	[[ " ${sides[*]} " != *" bypass "* ]] || plugin_args+=",user=1"
 	rc=0
-	RBLK_VM_PLUGIN="$plugin,out=$deltas" "$here/../vm/run-in-vm.sh" --build-dir "$build" "${vm[@]}" \
+	RBLK_VM_PLUGIN="$plugin_args" "$here/../vm/run-in-vm.sh" --build-dir "$build" "${vm[@]}" \
 		--timeout "$timeout" --name "$name" "$0" "${args[@]}" || rc=$?
 	results=$build/vm-out/$name/meter
 	if [ "$rc" -eq 0 ]; then
@@ -153,6 +165,8 @@ parse_opts "$@"
 vm_require "$RBLKCTL"
 MARK=$RBLK_BUILD_DIR/tests/bench/meter/rblk_meter_mark
 vm_require "$MARK"
+ENGINE=$RBLK_BUILD_DIR/userlib/initiator/fio/librblk_fio.so
+[[ " ${sides[*]} " != *" bypass "* ]] || vm_require "$ENGINE"
 [ -n "${RBLK_VM_PLUGIN:-}" ] || vm_fail "no plugin: start this script on the host (it loads insn_meter.so)"
 raw=$RBLK_VM_OUT/meter/raw
 mkdir -p "$raw"
@@ -191,6 +205,8 @@ connect() {
 		ctrl=${line[0]} dev_of[rblk]=${line[1]:-}
 		[ -b "${dev_of[rblk]}" ] || vm_fail "rblk: no disk for $nqn"
 	fi
+	# fio's engine connects its own controller in each run.
+	dev_of[bypass]="trtype=rdma adrfam=IPv4 traddr=10.99.0.1 trsvcid=4420 subnqn=${nqn//:/\\:} ns=1"
 	if has_side nvme-rdma; then
 		dev_of[nvme-rdma]=$(vm_nvme_ref_connect "$nqn" 10.99.0.1 4420 --nr-io-queues="$nq" \
 			--queue-size="$qsize" "${ref_poll[@]}")
@@ -202,15 +218,23 @@ disconnect() {
 	! has_side rblk || "$RBLKCTL" disconnect "$ctrl" > /dev/null || vm_fail "rblkctl disconnect $ctrl failed"
 }
 
-# fio_run MODE JOB SIDE IOS: one run of IOS I/Os.
+# fio_run MODE JOB SIDE IOS: one run of IOS I/Os. The bypass side's
+# prerun hook saves the job's memory map for the mark that ends the run
+# ($PPID, in the hook's shell, is fio's job; fio sends the hook's stdout
+# to <job>.prerun.txt in its directory, /tmp).
 fio_run() {
 	local mode=$1 job=$2 side=$3 ios=$4 args eng=(--ioengine=io_uring --direct=1)
 	read -ra args <<< "${job_fio[$job]}"
-	[ "$mode" = interrupt ] || eng+=(--hipri=1)
-	timeout -k 5 600 fio --name="$job" --filename="${dev_of[$side]}" "${eng[@]}" \
+	if [ "$side" = bypass ]; then
+		eng=(--ioengine=external:"$ENGINE" --thread=1 --rblk_event=1
+			--exec_prerun="dd if=/proc/\$PPID/maps of=$raw/maps.$n_marks status=none")
+	elif [ "$mode" != interrupt ]; then
+		eng+=(--hipri=1)
+	fi
+	(cd /tmp && timeout -k 5 600 fio --name="$job" --filename="${dev_of[$side]}" "${eng[@]}" \
 		--number_ios="$ios" --norandommap --randrepeat=1 --output=/dev/null \
 		--disk_util=0 --eta=never \
-		"${args[@]}" > /tmp/meter-fio.log 2>&1 ||
+		"${args[@]}") > /tmp/meter-fio.log 2>&1 ||
 		vm_fail "fio $job on ${dev_of[$side]} ($side, $mode) failed: $(tail -n 5 /tmp/meter-fio.log)"
 }
 
@@ -223,6 +247,10 @@ for mode in "${modes[@]}"; do
 	cp /proc/kallsyms "$raw/kallsyms.$mode"
 	for job in "${jobs[@]}"; do
 		for side in "${sides[@]}"; do
+			if [ "$side" = bypass ] && [ "$mode" != interrupt ]; then
+				vm_log "$mode: $job: bypass is counted sleeping, in interrupt mode only"
+				continue
+			fi
 			fio_run "$mode" "$job" "$side" "$ios_a"
 			mark "$mode $job $side warm 0"
 			for ((r = 1; r <= repeats; r++)); do

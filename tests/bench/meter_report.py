@@ -3,11 +3,16 @@
 
 Reads DIR/raw/: the plugin's delta.<n> files (the instructions each
 translated block executed since the previous mark, keyed by the block's
-start address; address 1 is all of user space), labels ("<n> <mode>
-<job> <side> <ios> <repeat>": what ran before mark n), kallsyms.<mode>
-(the guest's /proc/kallsyms while that mode ran) and meta.json. A delta
-line is "<hex address> <instructions> <executions>"; the executions of
-the block at a symbol's own address are the function's calls.
+start address; address 1 is all of user space, unless the plugin ran
+with user=1), labels ("<n> <mode> <job> <side> <ios> <repeat>": what ran
+before mark n), kallsyms.<mode> (the guest's /proc/kallsyms while that
+mode ran), maps.<n> (the memory map of the fio job that ran before mark
+n, for the bypass side) and meta.json. A delta line is "<hex address>
+<instructions> <executions>"; the executions of the block at a symbol's
+own address are the function's calls. A user address inside an object
+that maps.<n> names is attributed by that object's own symbol table
+(nm, readelf: the guest's files are the host's, its root is the host's
+/ read-only), the object being the symbol's module ("user:<file name>").
 
 Per job, mode, side and repeat, the figure of a symbol is its count in
 the run of B I/Os minus its count in the run of A I/Os, divided by B - A:
@@ -19,14 +24,21 @@ import bisect
 import json
 import os
 import re
+import subprocess
 import sys
 
 USER = 1
+KERNEL_START = 0xffff800000000000
 
 DRIVERS = {
     "rblk": ("rblk",),
     "nvme-rdma": ("nvme_rdma", "nvme_core", "nvme_fabrics"),
+    # The kernel-bypass initiator: its library and fio engine's glue,
+    # one shared object in fio's process.
+    "bypass": ("user:librblk_fio.so",),
 }
+# The figures set against nvme-rdma's, in the tables' ratio columns.
+RATIOS = (("rblk", "nvme-rdma"), ("bypass", "nvme-rdma"))
 
 # Each driver's blk-mq poll entry and what it calls per poll before a
 # completion's own handler: polled, their count per I/O is the number of
@@ -35,7 +47,14 @@ DRIVERS = {
 POLL_LOOP = {
     "rblk": ("rblk_poll", "rblk_rdma_poll"),
     "nvme-rdma": ("nvme_rdma_poll",),
+    "bypass": (),  # counted sleeping only (insn_meter.sh)
 }
+
+# User-space objects: libibverbs, librdmacm and the providers
+# (lib<name>-rdmav<N>.so) are the verbs layer; the C and C++ runtimes
+# apart from the application (fio).
+VERBS_RE = re.compile(r"^(libibverbs\.so|librdmacm\.so|lib[a-z0-9_]+-rdmav[0-9]+\.so)")
+RUNTIME_RE = re.compile(r"^(libc\.so|libstdc\+\+\.so|libgcc_s\.so|libm\.so|ld-linux)")
 
 # What stands for the hardware and the far end here: soft-RoCE and its
 # CRC, the network stack under it, the target and its disk.
@@ -102,23 +121,117 @@ class Symbols:
         self.addrs = [s[0] for s in syms]
         self.syms = syms
 
-    def lookup(self, addr):
-        """(name, module, whether addr is the symbol's first byte)."""
+    def lookup(self, addr, user=None):
+        """(name, module, whether addr is the symbol's first byte); a user
+        address through `user` (a UserMap of the run) when there is one."""
         if addr == USER:
             return ("(user space)", "user", False)
+        if addr < KERNEL_START:
+            return user.lookup(addr) if user else ("(user space)", "user", False)
         i = bisect.bisect_right(self.addrs, addr) - 1
         if i < 0:
             return (f"0x{addr:x}", "unknown", False)
         return self.syms[i][1], self.syms[i][2], self.syms[i][0] == addr
 
 
+def _run(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, check=False).stdout
+    except OSError:
+        return ""
+
+
+def short_name(name):
+    """A demangled C++ name without its parameter list."""
+    i = name.find("(", name.find("operator()") + len("operator()") if "operator()" in name else 0)
+    return name[:i] if i > 0 else name
+
+
+class ElfSymbols:
+    """An object file's code symbols (its static table, else its dynamic
+    one, as a stripped system library has) and its loadable segments."""
+
+    def __init__(self, path):
+        self.segments = []  # (file offset, virtual address, file size)
+        for line in _run(["readelf", "-lW", path]).splitlines():
+            parts = line.split()
+            if len(parts) >= 5 and parts[0] == "LOAD":
+                self.segments.append((int(parts[1], 16), int(parts[2], 16), int(parts[4], 16)))
+        syms = {}
+        for extra in ([], ["-D"]):
+            for line in _run(["nm", "--defined-only", "-C", *extra, path]).splitlines():
+                m = re.match(r"^([0-9a-fA-F]+) ([tTwWi]) (.+)$", line)
+                if m:
+                    syms.setdefault(int(m.group(1), 16), short_name(m.group(3)))
+        self.addrs = sorted(syms)
+        self.names = [syms[a] for a in self.addrs]
+
+    def vaddr(self, file_off):
+        for off, va, size in self.segments:
+            if off <= file_off < off + size:
+                return file_off - off + va
+        return file_off
+
+    def lookup(self, file_off):
+        va = self.vaddr(file_off)
+        i = bisect.bisect_right(self.addrs, va) - 1
+        if i < 0:
+            return "(no symbol)", False
+        return self.names[i], self.addrs[i] == va
+
+
+_elf_cache = {}
+
+
+def elf_symbols(path):
+    if path not in _elf_cache:
+        _elf_cache[path] = ElfSymbols(path)
+    return _elf_cache[path]
+
+
+class UserMap:
+    """A process's executable mappings (/proc/PID/maps): a user address
+    to (symbol, "user:<object>", entry); addresses outside them are other
+    processes' ("user:(other)")."""
+
+    def __init__(self, path, elf=elf_symbols):
+        self.maps = []  # (start, end, file offset, object path)
+        self.elf = elf
+        with open(path) as f:
+            for line in f:
+                parts = line.split(None, 5)
+                if len(parts) < 6 or "x" not in parts[1] or not parts[5].strip().startswith("/"):
+                    continue
+                lo, hi = (int(x, 16) for x in parts[0].split("-"))
+                self.maps.append((lo, hi, int(parts[2], 16), parts[5].strip()))
+        self.maps.sort()
+        self.starts = [m[0] for m in self.maps]
+
+    def lookup(self, addr):
+        i = bisect.bisect_right(self.starts, addr) - 1
+        if i < 0 or addr >= self.maps[i][1]:
+            return ("(another process)", "user:(other)", False)
+        lo, _, off, path = self.maps[i]
+        name, entry = self.elf(path).lookup(addr - lo + off)
+        return name, "user:" + os.path.basename(path), entry
+
+
 def category(side, name, mod):
     """The row of the host-side table that a symbol belongs to."""
-    if mod == "user":
-        return "application (user space)"
     for s, mods in DRIVERS.items():
         if mod in mods:
             return "the driver" if s == side else "the other driver (idle)"
+    if mod == "user:(other)":
+        return "other processes (user space)"
+    if mod.startswith("user:"):
+        obj = mod[5:]
+        if VERBS_RE.match(obj):
+            return "verbs and provider (user space)"
+        if RUNTIME_RE.match(obj):
+            return "C and C++ runtime (user space)"
+        return "application (user space)"
+    if mod == "user":
+        return "application (user space)"
     if mod in RDMA_MODULES:
         return "RDMA core"
     if mod in FAR_MODULES:
@@ -141,11 +254,11 @@ def read_delta(path):
     return counts
 
 
-def per_symbol(delta, symbols):
+def per_symbol(delta, symbols, user=None):
     """{(name, module): instructions}, {(name, module): calls}"""
     insns, calls = {}, {}
     for addr, (n, execs) in delta.items():
-        name, mod, entry = symbols.lookup(addr)
+        name, mod, entry = symbols.lookup(addr, user)
         key = (name, mod)
         insns[key] = insns.get(key, 0) + n
         if entry:
@@ -179,8 +292,14 @@ def summarize(d):
         if mode not in symtabs:
             symtabs[mode] = Symbols(load_kallsyms(os.path.join(raw, f"kallsyms.{mode}")))
         sy = symtabs[mode]
-        a, a_calls = per_symbol(read_delta(os.path.join(raw, f"delta.{idx[ios_a]}")), sy)
-        b, b_calls = per_symbol(read_delta(os.path.join(raw, f"delta.{idx[ios_b]}")), sy)
+
+        def user_map(n):
+            path = os.path.join(raw, f"maps.{n}")
+            return UserMap(path) if os.path.exists(path) else None
+        a, a_calls = per_symbol(read_delta(os.path.join(raw, f"delta.{idx[ios_a]}")), sy,
+                                user_map(idx[ios_a]))
+        b, b_calls = per_symbol(read_delta(os.path.join(raw, f"delta.{idx[ios_b]}")), sy,
+                                user_map(idx[ios_b]))
         diff, calls = {}, {}
         for key in set(a) | set(b):
             v = (b.get(key, 0) - a.get(key, 0)) / (ios_b - ios_a)
@@ -200,7 +319,12 @@ def summarize(d):
             "driver": sum(v for v, _ in driver_syms),
             "poll_loop": poll_insns,
             "polls": sum(calls.get((name, mod), 0) for (name, mod) in calls
-                         if name == loop[0] and mod in DRIVERS[side]),
+                         if loop and name == loop[0] and mod in DRIVERS[side]),
+            # The verbs layer's system calls into the RDMA core: a
+            # provider's doorbell and completion-channel work (soft-RoCE
+            # rings its doorbells through the kernel).
+            "uverbs_calls": {name: c for (name, mod), c in calls.items()
+                             if mod == "ib_uverbs" and name.startswith("ib_uverbs_") and c >= 0.01},
             "host_side": sum(v for c, v in cats.items() if not c.startswith("far end")
                              and c != "the other driver (idle)"),
             "categories": cats,
@@ -222,18 +346,25 @@ def spread(xs):
     return (max(xs) - min(xs)) / m if m and len(xs) > 1 else 0.0
 
 
+def ratio_key(a, key):
+    """The row's key of side a's ratio to nvme-rdma: rblk's keep the plain name."""
+    return key if a == "rblk" else f"{a}_{key}"
+
+
 def side_table(rows, sides, head, ratio, cell):
     """A markdown table, a row per (mode, job): each side's cell(row[side])
-    under head.format(side), and the ratio row[ratio] when both sides ran."""
-    both = len(sides) == 2
+    under head.format(side), then each of RATIOS whose sides both ran
+    (row[ratio], or row["bypass_" + ratio]); "-" where a side did not run
+    in that row (the bypass side, polled)."""
+    pairs = [(a, b) for a, b in RATIOS if a in sides and b in sides]
     hdr = "| mode | job | " + " | ".join(head.format(s) for s in sides)
-    if both:
-        hdr += " | rblk / nvme-rdma"
-    out = [hdr + " |", "|" + "---|" * (2 + len(sides) + both)]
+    hdr += "".join(f" | {a} / {b}" for a, b in pairs)
+    out = [hdr + " |", "|" + "---|" * (2 + len(sides) + len(pairs))]
     for row in rows:
-        cells = [cell(row[s]) for s in sides]
-        if both:
-            cells.append(f"{row.get(ratio, 0):.2f}x")
+        cells = [cell(row[s]) if s in row else "-" for s in sides]
+        for a, _ in pairs:
+            k = ratio_key(a, ratio)
+            cells.append(f"{row[k]:.2f}x" if k in row else "-")
         out.append(f"| {row['mode']} | {row['job']} | " + " | ".join(cells) + " |")
     return out
 
@@ -255,6 +386,8 @@ def report(d):
             row = {"mode": mode, "job": job}
             for s in sides:
                 rs = g.get(s, [])
+                if not rs:
+                    continue
                 row[s] = {"driver": mean([r["driver"] for r in rs]),
                           "driver_wo_poll": mean([r["driver"] - r["poll_loop"] for r in rs]),
                           "driver_wo_poll_spread": spread([r["driver"] - r["poll_loop"] for r in rs]),
@@ -262,12 +395,14 @@ def report(d):
                           "driver_spread": spread([r["driver"] for r in rs]),
                           "host_side": mean([r["host_side"] for r in rs]),
                           "repeats": len(rs)}
-            if "rblk" in row and "nvme-rdma" in row and row["nvme-rdma"]["driver"]:
-                row["driver_ratio"] = row["rblk"]["driver"] / row["nvme-rdma"]["driver"]
-                if row["nvme-rdma"]["driver_wo_poll"]:
-                    row["driver_wo_poll_ratio"] = (row["rblk"]["driver_wo_poll"] /
-                                                   row["nvme-rdma"]["driver_wo_poll"])
-                row["host_side_ratio"] = row["rblk"]["host_side"] / row["nvme-rdma"]["host_side"]
+            ref = row.get("nvme-rdma")
+            for a, _ in RATIOS:
+                if a not in row or not ref or not ref["driver"]:
+                    continue
+                row[ratio_key(a, "driver_ratio")] = row[a]["driver"] / ref["driver"]
+                if ref["driver_wo_poll"]:
+                    row[ratio_key(a, "driver_wo_poll_ratio")] = row[a]["driver_wo_poll"] / ref["driver_wo_poll"]
+                row[ratio_key(a, "host_side_ratio")] = row[a]["host_side"] / ref["host_side"]
             table.append(row)
 
     lines = [f"# Instructions per I/O: rblk.ko and nvme-rdma ({meta['kernel']})", "",
@@ -276,23 +411,27 @@ def report(d):
              f"difference; the mean of {meta['repeats']} repeats, with their spread ((max-min)/mean). "
              f"{meta['nr_io_queues']} I/O queues x {meta['queue_size']} each side; {meta['target']}.", "",
              "## The driver's own code", "",
-             "rblk.ko: module `rblk`. nvme-rdma: `nvme_rdma` + `nvme_core` + `nvme_fabrics`.", ""]
+             "rblk.ko: module `rblk`. nvme-rdma: `nvme_rdma` + `nvme_core` + `nvme_fabrics`. "
+             "bypass: the kernel-bypass initiator's library with fio's engine glue "
+             "(`librblk_fio.so`, user space), sleeping on its completion channel.", ""]
     lines += side_table(table, sides, "{} (spread)", "driver_ratio",
                         lambda r: f"{r['driver']:,.0f} ({r['driver_spread']:.1%})")
     polled = [row for row in table if row["mode"] != "interrupt"]
+    psides = [s for s in sides if any(s in row for row in polled)]
     if polled:
         lines += ["", "Polled, the driver's figure holds its blk-mq poll entry (rblk: `" +
                   "`, `".join(POLL_LOOP["rblk"]) + "`; nvme-rdma: `" + "`, `".join(POLL_LOOP["nvme-rdma"]) +
                   "`), called until the answer is there: how often is the emulator's timing. "
                   "Without them (each completion's own handling stays in):", ""]
-        lines += side_table(polled, sides, "{} (spread; polls per I/O)", "driver_wo_poll_ratio",
+        lines += side_table(polled, psides, "{} (spread; polls per I/O)", "driver_wo_poll_ratio",
                             lambda r: f"{r['driver_wo_poll']:,.0f} ({r['driver_wo_poll_spread']:.1%}; "
                                       f"{r['polls']:,.0f})")
     lines += ["", "## The initiator's host side", "",
               "Everything but what stands for the hardware and the far end (rxe, the network stack, "
               "CRC, nvmet, null_blk) and the other side's idle driver: the driver, the RDMA core, the "
-              "block layer and io_uring, syscalls, interrupts and scheduling, memory, fio. "
-              "Kernel symbols are put in rows by their names' prefixes: a guide.", ""]
+              "block layer and io_uring, syscalls, interrupts and scheduling, memory, fio; for the "
+              "bypass side its library, the verbs libraries in user space and the system calls they "
+              "make. Kernel symbols are put in rows by their names' prefixes: a guide.", ""]
     lines += side_table(table, sides, "{}", "host_side_ratio", lambda r: f"{r['host_side']:,.0f}")
 
     for mode in modes:
@@ -317,6 +456,11 @@ def report(d):
                 lines.append("")
                 lines.append(f"{s}'s top symbols (instructions, calls per I/O): " +
                              ", ".join(f"`{n}` {v:,.0f} ({calls.get(n, 0):,.1f})" for n, v in top))
+                uv = sorted(rs[0].get("uverbs_calls", {}).items(), key=lambda kv: -kv[1])
+                if uv and s == "bypass":
+                    lines.append("")
+                    lines.append(f"{s}'s system calls into the RDMA core, per I/O: " +
+                                 ", ".join(f"`{n}` {c:,.2f}" for n, c in uv))
     md = "\n".join(lines) + "\n"
     with open(os.path.join(d, "meter.md"), "w") as f:
         f.write(md)

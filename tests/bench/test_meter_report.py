@@ -131,5 +131,110 @@ class MeterReport(unittest.TestCase):
         self.assertIn("lacks a run", str(cm.exception))
 
 
+class FakeElf:
+    """An object's symbols by file offset: (offset, name) sorted."""
+
+    def __init__(self, syms):
+        self.syms = syms
+
+    def lookup(self, off):
+        best = ("(no symbol)", False)
+        for a, n in self.syms:
+            if a <= off:
+                best = (n, a == off)
+        return best
+
+
+LIB = "/build/userlib/initiator/fio/librblk_fio.so"
+VERBS = "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.47.0"
+PROVIDER = "/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so"
+
+
+def maps(shift):
+    """fio's memory map, its libraries `shift` bytes up (ASLR)."""
+    def r(lo, hi):
+        return f"{lo + shift:x}-{hi + shift:x}"
+    return (f"555555554000-555555600000 r-xp 00000000 00:1f 11 /usr/bin/fio\n"
+            f"{r(0x7f0000000000, 0x7f0000001000)} r--p 00000000 00:1f 12 {LIB}\n"
+            f"{r(0x7f0000001000, 0x7f0000010000)} r-xp 00001000 00:1f 12 {LIB}\n"
+            f"{r(0x7f0000100000, 0x7f0000110000)} r-xp 00004000 00:1f 13 {VERBS}\n"
+            f"{r(0x7f0000200000, 0x7f0000210000)} r-xp 00002000 00:1f 14 {PROVIDER}\n"
+            f"{r(0x7f0000300000, 0x7f0000301000)} rw-p 00000000 00:00 0\n")
+
+
+class MeterReportBypass(unittest.TestCase):
+    """The bypass side: user blocks by address, attributed through the
+    run's memory map to the library's own symbols."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+        raw = os.path.join(self.d, "raw")
+        os.mkdir(raw)
+        with open(os.path.join(raw, "kallsyms.interrupt"), "w") as f:
+            f.write(KALLSYMS + "ffffffffc0006000 t ib_uverbs_post_send\t[ib_uverbs]\n")
+        with open(os.path.join(raw, "meta.json"), "w") as f:
+            json.dump({"kernel": "6.12.0-test", "nr_io_queues": 2, "queue_size": 128, "ios": [100, 300],
+                       "repeats": 1, "target": "test", "jobs": {"4k-randread-qd1": "--rw=randread"}}, f)
+        meter_report._elf_cache.update({
+            LIB: FakeElf([(0x1000, "rblk_fio_submit"), (0x1400, "rblk::bypass::Queue::submit")]),
+            VERBS: FakeElf([(0x4000, "ibv_cmd_post_send")]),
+            PROVIDER: FakeElf([]),
+            "/usr/bin/fio": FakeElf([(0, "td_io_queue")]),
+        })
+
+        def run(ios, base, shift):
+            # The library moves between runs (ASLR): each run's own map.
+            lib = 0x7f0000001000 + shift
+            return {lib: 40 * ios + base, lib + 0x10: 20 * ios, lib + 0x400: 30 * ios,
+                    0x7f0000100000 + shift: 15 * ios, 0x7f0000200010 + shift: 5 * ios,
+                    0x555555554100: 200 * ios + base, 0x1234000: 3 * base,
+                    0xffffffffc0006000: ios, 0xffffffffc0003010: 7 * ios, 0xffffffffc0001000: 9}
+
+        marks = [("start", {0x1234000: 5}, 0, None),
+                 ("interrupt 4k-randread-qd1 bypass 100 1", run(100, 1000, 0), 100, 0),
+                 ("interrupt 4k-randread-qd1 bypass 300 1", run(300, 1000, 0x40000000), 300, 0x40000000)]
+        with open(os.path.join(raw, "labels"), "w") as f:
+            for i, (label, counts, ios, shift) in enumerate(marks):
+                f.write(f"{i} {label}\n")
+                with open(os.path.join(raw, f"delta.{i}"), "w") as g:
+                    g.write("".join(f"{a:x} {n} {ios if a in (0x7f0000001000 + (shift or 0), 0xffffffffc0006000) else 0}\n"
+                                    for a, n in counts.items()))
+                if shift is not None:
+                    with open(os.path.join(raw, f"maps.{i}"), "w") as g:
+                        g.write(maps(shift))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+        meter_report._elf_cache.clear()
+
+    def test_library_symbols_and_rows(self):
+        _, runs = meter_report.summarize(self.d)
+        (r,) = runs
+        self.assertEqual(r["side"], "bypass")
+        self.assertEqual(r["driver_symbols"], [["rblk_fio_submit", 60.0], ["rblk::bypass::Queue::submit", 30.0]])
+        self.assertAlmostEqual(r["driver"], 90)
+        self.assertEqual(r["driver_calls"]["rblk_fio_submit"], 1.0)
+        cats = r["categories"]
+        self.assertAlmostEqual(cats["verbs and provider (user space)"], 20)
+        self.assertAlmostEqual(cats["application (user space)"], 200)
+        self.assertAlmostEqual(cats["far end: rdma_rxe"], 7)
+        self.assertNotIn("other processes (user space)", cats)  # a constant: it cancels
+        self.assertEqual(r["uverbs_calls"], {"ib_uverbs_post_send": 1.0})
+        self.assertAlmostEqual(r["host_side"], 90 + 20 + 200 + 1)
+
+    def test_table_sets_bypass_against_nvme_rdma(self):
+        md = meter_report.report(self.d)
+        self.assertIn("| interrupt | 4k-randread-qd1 | 90 (0.0%) |", md)
+        self.assertIn("`ib_uverbs_post_send` 1.00", md)
+
+    def test_an_address_outside_the_map_is_another_process(self):
+        um = meter_report.UserMap(os.path.join(self.d, "raw", "maps.1"))
+        self.assertEqual(um.lookup(0x1234000), ("(another process)", "user:(other)", False))
+        self.assertEqual(um.lookup(0x7f0000001400), ("rblk::bypass::Queue::submit", "user:librblk_fio.so", True))
+        # A mapping that is not executable names nothing.
+        self.assertEqual(um.lookup(0x7f0000000010)[1], "user:(other)")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -8,7 +8,10 @@
  * block or instruction, so the guest runs at nearly its usual TCG speed.
  * The executions of the block at a function's first byte are its calls. Blocks that start in
  * user space share one counter (their addresses mean nothing across
- * processes, and the report needs only their sum). A block ends at every
+ * processes, and the report of a kernel driver needs only their sum), or
+ * with user=1 have a counter per address as kernel blocks do: the report
+ * then attributes those in the measured process by the memory map the
+ * guest saved during its run (the kernel-bypass initiator's library). A block ends at every
  * branch, call and return, so its start address names the function that
  * executed it; the host attributes it with the guest's /proc/kallsyms.
  *
@@ -16,7 +19,7 @@
  * (meter_mark.c): `nopl MARK(%rax,%rax,1)`, a NOP no compiler emits with
  * that displacement. At each mark the plugin writes delta.<n> in out=DIR:
  * every counter that moved since the previous mark, as "<hex address>
- * <instructions> <executions>" lines (address 1 is user space). The host differences
+ * <instructions> <executions>" lines (address 1: all of user space, without user=1). The host differences
  * the windows of two runs of different I/O counts, so start-up costs
  * cancel and what is left is per I/O.
  *
@@ -24,7 +27,7 @@
  * (run-in-vm.sh does when RBLK_VM_PLUGIN is set), so that one host thread
  * runs every vCPU and no count is lost to a race.
  *
- * Usage: -plugin insn_meter.so,out=DIR
+ * Usage: -plugin insn_meter.so,out=DIR[,user=1]
  */
 #include <errno.h>
 #include <pthread.h>
@@ -72,6 +75,7 @@ static size_t index_size;	/* a power of two */
 static size_t n_counters;
 static char out_dir[4096];
 static unsigned int n_marks;
+static int user_by_address;	/* user=1 */
 
 static size_t slot_of(uint64_t addr, size_t size)
 {
@@ -189,7 +193,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 	(void)id;
 	if (addr < KERNEL_START) {
-		addr = USER_KEY;
+		if (!user_by_address)
+			addr = USER_KEY;
 		for (i = 0; i < n; i++) {
 			struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
@@ -218,8 +223,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	for (i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4) && strlen(argv[i] + 4) < sizeof(out_dir)) {
 			strcpy(out_dir, argv[i] + 4);
+		} else if (!strcmp(argv[i], "user=1") || !strcmp(argv[i], "user=0")) {
+			user_by_address = argv[i][5] == '1';
 		} else {
-			fprintf(stderr, "insn_meter: unknown or too long argument '%s' (usage: out=DIR)\n",
+			fprintf(stderr,
+				"insn_meter: unknown or too long argument '%s' (usage: out=DIR[,user=1])\n",
 				argv[i]);
 			return -1;
 		}

@@ -10,15 +10,16 @@
 
 #include <cerrno>
 #include <deque>
+#include <vector>
 
 #undef ibv_reg_mr  // verbs.h's inline dispatch: the function itself is what we define
 
 namespace fake_rdma {
 namespace {
 
-int post_recv(ibv_qp*, ibv_recv_wr*, ibv_recv_wr**) { return 0; }
-int post_send(ibv_qp*, ibv_send_wr*, ibv_send_wr**) { return 0; }
-int poll_cq(ibv_cq*, int, ibv_wc*) { return 0; }
+int post_recv(ibv_qp*, ibv_recv_wr*, ibv_recv_wr**);
+int post_send(ibv_qp*, ibv_send_wr*, ibv_send_wr**);
+int poll_cq(ibv_cq*, int, ibv_wc*);
 int req_notify_cq(ibv_cq*, int) { return 0; }
 
 struct State {
@@ -27,6 +28,11 @@ struct State {
     std::deque<rdma_cm_event*> events;
     int cm_read_errno = 0;
     int disconnects = 0;
+    int send_posts = 0;
+    int recv_posts = 0;
+    std::vector<Posted> sends;
+    std::vector<Posted> recvs;
+    std::deque<ibv_wc> wcs;
 
     State()
     {
@@ -42,6 +48,35 @@ State& state()
 {
     static State s;
     return s;
+}
+
+int post_recv(ibv_qp*, ibv_recv_wr* wr, ibv_recv_wr**)
+{
+    ++state().recv_posts;
+    for (; wr; wr = wr->next)
+        state().recvs.push_back({wr->wr_id, wr->num_sge ? wr->sg_list[0].addr : 0, false});
+    return 0;
+}
+
+int post_send(ibv_qp*, ibv_send_wr* wr, ibv_send_wr**)
+{
+    ++state().send_posts;
+    for (; wr; wr = wr->next) {
+        fake_rdma::Posted p{wr->wr_id, wr->num_sge ? wr->sg_list[0].addr : 0,
+                            (wr->send_flags & IBV_SEND_SIGNALED) != 0, wr->num_sge};
+        if (wr->num_sge > 1)
+            p.data = wr->sg_list[1].addr, p.data_len = wr->sg_list[1].length, p.data_lkey = wr->sg_list[1].lkey;
+        state().sends.push_back(p);
+    }
+    return 0;
+}
+
+int poll_cq(ibv_cq*, int n, ibv_wc* out)
+{
+    int got = 0;
+    for (auto& q = state().wcs; got < n && !q.empty(); q.pop_front())
+        out[got++] = q.front();
+    return got;
 }
 
 void push_event(rdma_cm_id* id, rdma_cm_event_type type)
@@ -64,6 +99,11 @@ void reset()
     s.events.clear();
     s.cm_read_errno = 0;
     s.disconnects = 0;
+    s.send_posts = 0;
+    s.recv_posts = 0;
+    s.sends.clear();
+    s.recvs.clear();
+    s.wcs.clear();
 }
 
 void fail_cm_reads(int err) { state().cm_read_errno = err; }
@@ -71,6 +111,11 @@ void fail_cm_reads(int err) { state().cm_read_errno = err; }
 ibv_pd* pd() { return &state().pd; }
 
 int disconnects() { return state().disconnects; }
+int send_posts() { return state().send_posts; }
+int recv_posts() { return state().recv_posts; }
+const std::vector<Posted>& sends() { return state().sends; }
+const std::vector<Posted>& recvs() { return state().recvs; }
+void complete(const ibv_wc& wc) { state().wcs.push_back(wc); }
 
 }  // namespace fake_rdma
 
@@ -178,6 +223,7 @@ int ibv_query_device(ibv_context*, ibv_device_attr* attr)
     attr->max_qp_wr = 4096;
     attr->max_cqe = 65536;
     attr->max_qp_rd_atom = 16;
+    attr->max_sge = 32;  // as rxe
     return 0;
 }
 

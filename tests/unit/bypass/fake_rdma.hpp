@@ -3,15 +3,30 @@
 // Queue resolves, connects and disconnects against it without an RDMA
 // device, so its host-side logic (failure, teardown) runs on the host.
 // CM events are queued in order, as rdma_cm would deliver them for each
-// step; posts and polls succeed and complete nothing. Not thread safe but
-// for what a test reads back (the counters).
+// step. Posts succeed and are recorded; polls return what a test queued
+// with complete() (nothing by default). Not thread safe but for what a
+// test reads back (the counters).
 #pragma once
 
 #include <rdma/rdma_cma.h>
 
 #include <atomic>
+#include <cstdint>
+#include <vector>
 
 namespace fake_rdma {
+
+// One posted work request: its wr_id, its buffers (the first, and the
+// second if it has one: data = 0 else) and whether it was signaled.
+struct Posted {
+    std::uint64_t wr_id;
+    std::uint64_t addr;
+    bool signaled;
+    int num_sge = 1;
+    std::uint64_t data = 0;
+    std::uint32_t data_len = 0;
+    std::uint32_t data_lkey = 0;
+};
 
 // Back to a healthy fake: no failure armed, no events left, counters zero.
 void reset();
@@ -25,5 +40,15 @@ ibv_pd* pd();
 
 // rdma_disconnect() calls since reset().
 int disconnects();
+
+// ibv_post_send() and ibv_post_recv() calls since reset() (doorbells),
+// and every work request they carried, in order.
+int send_posts();
+int recv_posts();
+const std::vector<Posted>& sends();
+const std::vector<Posted>& recvs();
+
+// Queues a work completion for the next ibv_poll_cq() calls.
+void complete(const ibv_wc& wc);
 
 }  // namespace fake_rdma

@@ -3,6 +3,7 @@
 // reads it.
 #include "fake_rdma.hpp"
 
+#include <rblk/bypass/capsule.hpp>
 #include <rblk/bypass/queue.hpp>
 
 #include <gtest/gtest.h>
@@ -12,14 +13,16 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace rblk::bypass {
 namespace {
 
-std::unique_ptr<Queue> connected_queue()
+std::unique_ptr<Queue> connected_queue(std::uint32_t inline_max = 0)
 {
     fake_rdma::reset();
     sockaddr_in dst{};
@@ -29,6 +32,7 @@ std::unique_ptr<Queue> connected_queue()
     QueueConfig cfg;
     cfg.qid = 1;
     cfg.size = 4;
+    cfg.inline_max = inline_max;
     auto q = std::make_unique<Queue>(cfg, reinterpret_cast<const sockaddr*>(&dst), nullptr);
     q->connect(fake_rdma::pd());
     return q;
@@ -83,6 +87,228 @@ TEST(QueueFailure, ReadByAnotherThreadWhileTheOwnerFailsIt)
     EXPECT_EQ(q->failure(), "qid 1: the target hung up");  // the first reason stays
     q->fail("a second reason");
     EXPECT_EQ(q->failure(), "qid 1: the target hung up");
+}
+
+// The target's answer to the command of the send_index-th SEND, in the
+// buffer of the recv_index-th receive posted: its RECV completion queued.
+void respond(std::size_t send_index, std::size_t recv_index, std::uint64_t result = 0)
+{
+    const auto* cmd = reinterpret_cast<const Command*>(fake_rdma::sends().at(send_index).addr);
+    const fake_rdma::Posted& rcv = fake_rdma::recvs().at(recv_index);
+    Completion cqe{};
+    cqe.cid = cmd->cid;
+    cqe.result = result;
+    std::memcpy(reinterpret_cast<void*>(rcv.addr), &cqe, sizeof(cqe));
+    ibv_wc wc{};
+    wc.wr_id = rcv.wr_id;
+    wc.status = IBV_WC_SUCCESS;
+    wc.opcode = IBV_WC_RECV;
+    wc.byte_len = sizeof(cqe);
+    fake_rdma::complete(wc);
+}
+
+// The provider's completions of the signaled SENDs from `from` on: each
+// retires itself and the unsignaled ones before it (SendWindow).
+void complete_sends(std::size_t from)
+{
+    for (std::size_t i = from; i < fake_rdma::sends().size(); ++i) {
+        if (!fake_rdma::sends()[i].signaled)
+            continue;
+        ibv_wc wc{};
+        wc.wr_id = fake_rdma::sends()[i].wr_id;
+        wc.status = IBV_WC_SUCCESS;
+        wc.opcode = IBV_WC_SEND;
+        fake_rdma::complete(wc);
+    }
+}
+
+Command read_command()
+{
+    Command cmd{};
+    cmd.opcode = 0x02;
+    cmd.nsid = 1;
+    return cmd;
+}
+
+TEST(QueueDatapath, ConnectPostsEveryReceiveInOneCall)
+{
+    auto q = connected_queue();
+    EXPECT_EQ(fake_rdma::recv_posts(), 1);
+    EXPECT_EQ(fake_rdma::recvs().size(), 4u);
+}
+
+// Each response's receive goes back to the QP, but the ones one poll
+// handled go in one chain: one ibv_post_recv() (one provider lock, one
+// doorbell record) per poll rather than per response, as nvme-rdma's
+// receive path does per CQ batch and SPDK's per poll.
+TEST(QueueDatapath, ResponsesOfOnePollRepostTheirReceivesInOneCall)
+{
+    auto q = connected_queue();
+    const int posts = fake_rdma::recv_posts();
+    for (std::uint64_t i = 0; i < 3; ++i)
+        ASSERT_TRUE(q->submit(read_command(), {}, 100 + i).ok());
+    q->flush();
+    EXPECT_EQ(fake_rdma::send_posts(), 1);
+    ASSERT_EQ(fake_rdma::sends().size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i)
+        respond(i, i, 7 + i);
+    QueueCompletion out[8];
+    ASSERT_EQ(q->poll(out), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(out[i].user_data, 100 + i);
+        EXPECT_TRUE(out[i].status.ok());
+        EXPECT_EQ(out[i].result, 7 + i);
+    }
+    EXPECT_EQ(fake_rdma::recv_posts() - posts, 1);
+    ASSERT_EQ(fake_rdma::recvs().size(), 4u + 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(fake_rdma::recvs()[4 + i].wr_id, fake_rdma::recvs()[i].wr_id);
+        EXPECT_EQ(fake_rdma::recvs()[4 + i].addr, fake_rdma::recvs()[i].addr);
+    }
+    EXPECT_FALSE(q->failed()) << q->failure();
+}
+
+// Rounds that wrap the ring of finished commands (4 entries) hand each
+// completion out once, oldest first.
+TEST(QueueDatapath, CompletionsComeOutInOrderAcrossTheReadyRingsWrap)
+{
+    auto q = connected_queue();
+    std::uint64_t next = 0;
+    for (int round = 0; round < 5; ++round) {
+        const std::size_t sent = fake_rdma::sends().size();
+        const std::size_t recvd = fake_rdma::recvs().size();
+        for (int i = 0; i < 3; ++i)
+            ASSERT_TRUE(q->submit(read_command(), {}, next + i).ok());
+        q->flush();
+        complete_sends(sent);
+        // Answered out of order: the last command first.
+        respond(sent + 2, recvd - 4);
+        respond(sent + 0, recvd - 3);
+        respond(sent + 1, recvd - 2);
+        QueueCompletion out[2];
+        ASSERT_EQ(q->poll(out), 2u);
+        EXPECT_EQ(out[0].user_data, next + 2);
+        EXPECT_EQ(out[1].user_data, next + 0);
+        ASSERT_EQ(q->poll(out), 1u);
+        EXPECT_EQ(out[0].user_data, next + 1);
+        EXPECT_EQ(q->in_flight(), 0);
+        next += 3;
+    }
+    EXPECT_FALSE(q->failed()) << q->failure();
+}
+
+void complete_send(std::size_t i)
+{
+    ibv_wc wc{};
+    wc.wr_id = fake_rdma::sends().at(i).wr_id;
+    wc.status = IBV_WC_SUCCESS;
+    wc.opcode = IBV_WC_SEND;
+    fake_rdma::complete(wc);
+}
+
+Command write_command()
+{
+    Command cmd = read_command();
+    cmd.opcode = 0x01;
+    return cmd;
+}
+
+// Commands sit one cache line apart, whatever the in-capsule size.
+TEST(QueueCapsule, CommandsAreDense)
+{
+    auto q = connected_queue(4096);
+    for (std::uint64_t i = 0; i < 3; ++i)
+        ASSERT_TRUE(q->submit(read_command(), {}, i).ok());
+    q->flush();
+    ASSERT_EQ(fake_rdma::sends().size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(fake_rdma::sends()[i].num_sge, 1);
+        EXPECT_EQ(fake_rdma::sends()[i].addr, fake_rdma::sends()[0].addr + 64 * i);
+    }
+}
+
+// A write from the caller's registered memory: the SEND reads it where it
+// is (no copy), signaled, and the command ends only when both its
+// response and its SEND's completion are in, in either order: the caller
+// may free the buffer once the command ends.
+TEST(QueueCapsule, RegisteredDataIsSentInPlaceAndEndsOnItsSendToo)
+{
+    for (const bool response_first : {true, false}) {
+        auto q = connected_queue(4096);
+        std::vector<std::byte> buf(512, std::byte{0x5a});
+        ASSERT_TRUE(q->submit(write_command(), {buf, 0x77, false}, 42).ok());
+        q->flush();
+        ASSERT_EQ(fake_rdma::sends().size(), 1u);
+        const fake_rdma::Posted& p = fake_rdma::sends()[0];
+        EXPECT_EQ(p.num_sge, 2);
+        EXPECT_EQ(p.data, reinterpret_cast<std::uint64_t>(buf.data()));
+        EXPECT_EQ(p.data_len, 512u);
+        EXPECT_EQ(p.data_lkey, 0x77u);
+        EXPECT_TRUE(p.signaled);
+        // The command says its data follows it in the capsule.
+        const auto* cmd = reinterpret_cast<const Command*>(p.addr);
+        EXPECT_EQ(cmd->dptr.type, in_capsule_sgl(512).type);
+        QueueCompletion out[2];
+        if (response_first)
+            respond(0, 0);
+        else
+            complete_send(0);
+        EXPECT_EQ(q->poll(out), 0u) << (response_first ? "ended before its SEND completed"
+                                                       : "ended before its response");
+        if (response_first)
+            complete_send(0);
+        else
+            respond(0, 0);
+        ASSERT_EQ(q->poll(out), 1u);
+        EXPECT_EQ(out[0].user_data, 42u);
+        EXPECT_TRUE(out[0].status.ok());
+        EXPECT_FALSE(q->failed()) << q->failure();
+    }
+}
+
+// The queue's pool outlives the connection: its data goes in place, and
+// the command ends on its response alone (its SEND unsignaled).
+TEST(QueueCapsule, StableDataEndsOnItsResponseAlone)
+{
+    auto q = connected_queue(4096);
+    std::vector<std::byte> buf(512, std::byte{1});
+    ASSERT_TRUE(q->submit(write_command(), {buf, 0x99, true}, 7).ok());
+    q->flush();
+    ASSERT_EQ(fake_rdma::sends().size(), 1u);
+    EXPECT_EQ(fake_rdma::sends()[0].data, reinterpret_cast<std::uint64_t>(buf.data()));
+    EXPECT_FALSE(fake_rdma::sends()[0].signaled);
+    respond(0, 0);
+    QueueCompletion out[2];
+    ASSERT_EQ(q->poll(out), 1u);
+    EXPECT_EQ(out[0].user_data, 7u);
+}
+
+// Memory that is not registered is copied: the caller may reuse it at once.
+TEST(QueueCapsule, UnregisteredDataIsCopied)
+{
+    auto q = connected_queue(4096);
+    std::vector<std::byte> buf(16, std::byte{0x3c});
+    ASSERT_TRUE(q->submit(write_command(), {buf, 0, false}, 9).ok());
+    std::fill(buf.begin(), buf.end(), std::byte{0});
+    q->flush();
+    const fake_rdma::Posted& p = fake_rdma::sends().at(0);
+    ASSERT_EQ(p.num_sge, 2);
+    EXPECT_NE(p.data, reinterpret_cast<std::uint64_t>(buf.data()));
+    EXPECT_EQ(p.data_len, 16u);
+    const auto* sent = reinterpret_cast<const std::byte*>(p.data);
+    for (std::size_t i = 0; i < 16; ++i)
+        EXPECT_EQ(sent[i], std::byte{0x3c});
+    EXPECT_FALSE(p.signaled);
+    respond(0, 0);
+    QueueCompletion out[2];
+    ASSERT_EQ(q->poll(out), 1u);
+}
+
+TEST(QueueCapsule, DataBeyondTheInCapsuleSizeIsRefused)
+{
+    auto q = connected_queue(256);
+    std::vector<std::byte> buf(512);
+    EXPECT_EQ(q->submit(write_command(), {buf, 0x77, false}, 1).kind, IoStatus::Kind::Invalid);
 }
 
 }  // namespace

@@ -89,5 +89,18 @@ TEST(SendWindow, CompletionOfNoWrInTheWindowIsRefused)
     EXPECT_EQ(0u, w.occupancy());
 }
 
+// A WR the caller must see complete is signaled whatever the count, and
+// the count to the next signaled one starts again after it.
+TEST(SendWindow, AWrThatMustBeSignaledIsAndRestartsTheCount)
+{
+    SendWindow w(16, 4);
+    EXPECT_FALSE(w.take().signaled);
+    EXPECT_TRUE(w.take(true).signaled);
+    EXPECT_FALSE(w.take().signaled);
+    EXPECT_FALSE(w.take().signaled);
+    EXPECT_FALSE(w.take().signaled);
+    EXPECT_TRUE(w.take().signaled);  // the 4th after the forced one
+}
+
 }  // namespace
 }  // namespace rblk::bypass

@@ -7,7 +7,8 @@
 # command's data in the capsule or through fio's buffers registered once
 # (rblk_stats=1 says how it went). Then rblk.ko
 # reads the same regions back and fio's verify_only checks them on the
-# kernel path. The target restarted under a verify job: the engine holds
+# kernel path. Trims deallocate (zeroes read back through rblk.ko). The
+# target restarted under a verify job: the engine holds
 # the I/O, reconnects once and sends it again, and the verify passes. A
 # filename without subnqn= and a process-mode job each fail with one line.
 # It checks the userspace initiator and the engine (rblk.ko's side is every
@@ -95,6 +96,21 @@ vm_assert_ne 0 "$rc" "fio verify_only over a corrupted block"
 bad=$(grep -m1 -E 'verify: bad magic header|verify failed at file' /tmp/fio-corrupt.log || true)
 vm_assert_match 'offset 524288|bad magic header' "$bad" "fio's report of the corrupted block"
 vm_log "corrupted block caught: $bad"
+
+# --- trims: Dataset Management deallocates, the range in the capsule ------------------------
+# The namespace (null_blk, memory-backed, discard on) reads deallocated
+# blocks as zeroes: after the engine trims [0, 256K) of the QD1 region,
+# rblk.ko reads zeroes there and fio's data after it.
+run_fio /tmp/fio-trim.log "${eng[@]}" --filename="$spec" --name=trim --rw=trim --bs=64k \
+	--size=256k --offset=0 --iodepth=4
+n=$(grep -cE '^rblk: trim: 4 command\(s\): 4 in-capsule' /tmp/fio-trim.log || true)
+vm_assert_eq 1 "$n" "trim: 4 commands, each range in the capsule"
+dd if=/dev/rblk0n1 of=/tmp/trimmed bs=64k count=5 iflag=direct status=none
+cmp -n $((256 << 10)) /tmp/trimmed /dev/zero > /dev/null ||
+	vm_fail "the trimmed range [0, 256K) does not read back as zeroes through rblk.ko"
+! cmp -s -i $((256 << 10)):0 -n $((64 << 10)) /tmp/trimmed /dev/zero ||
+	vm_fail "the block after the trimmed range reads as zeroes: more was trimmed than asked"
+vm_log "trim: [0, 256K) reads zeroes, the 64K after it fio's data"
 
 # --- the target restarted under a verify job ----------------------------------------------
 # nvmet takes the subsystem off its port while the writes are in flight

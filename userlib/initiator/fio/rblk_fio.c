@@ -17,7 +17,8 @@
  * copy. queue() chains a command, commit() posts the chain with one
  * doorbell (iodepth_batch_submit commands at a time; getevents() posts
  * what is left before it reaps). getevents() busy-polls the queue, or with
- * rblk_event=1 sleeps on its completion channel while it waits.
+ * rblk_event=1 sleeps on its completion channel while it waits. Trims
+ * are Dataset Management deallocates of the io_u's range.
  *
  * Built against the source of the installed fio (FIO_IOOPS_VERSION is
  * that version's): userlib/initiator/fio/CMakeLists.txt.
@@ -219,9 +220,10 @@ static enum fio_q_status rblk_queue(struct thread_data *td, struct io_u *io_u)
 {
 	struct rblk_fio_data *d = td->io_ops_data;
 	enum rblk_fio_op op;
-	char err[256] = "";
+	char err[256];	/* set where a reason is: no 256-byte clear per I/O */
 	int ret;
 
+	err[0] = '\0';
 	fio_ro_check(td, io_u);
 
 	switch (io_u->ddir) {
@@ -234,6 +236,9 @@ static enum fio_q_status rblk_queue(struct thread_data *td, struct io_u *io_u)
 	case DDIR_SYNC:
 	case DDIR_DATASYNC:
 		op = RBLK_FIO_FLUSH;
+		break;
+	case DDIR_TRIM:
+		op = RBLK_FIO_TRIM;
 		break;
 	default:
 		io_u->error = EOPNOTSUPP;
@@ -272,9 +277,10 @@ static int rblk_getevents(struct thread_data *td, unsigned int min, unsigned int
 			  const struct timespec *t)
 {
 	struct rblk_fio_data *d = td->io_ops_data;
-	char err[256] = "";
+	char err[256];
 	int n, i;
 
+	err[0] = '\0';
 	(void)t;
 	if (max > d->depth)
 		max = d->depth;

@@ -39,6 +39,7 @@ struct rblk_fio_queue {
     struct Slot {
         bp::IoRequest req;  // req.user_data: the slot's index
         void* cookie = nullptr;
+        nvme_dsm_range range{};  // a trim's: req.buf points here
     };
 
     std::unique_ptr<bp::Controller> ctrl;
@@ -56,6 +57,8 @@ struct rblk_fio_queue {
 };
 
 namespace {
+
+constexpr std::uint16_t kOncsDsm = 1u << 2;
 
 void set_err(char* err, std::size_t len, const std::string& what)
 {
@@ -228,17 +231,38 @@ int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offs
     if (op == RBLK_FIO_FLUSH) {
         r.op = bp::IoOp::Flush;
     } else {
-        const std::uint32_t lba = q->ctrl->ns().lba_size();
-        if (offset % lba || len % lba || len == 0) {
+        const std::uint32_t shift = q->q->ns().lba_shift;
+        const std::uint64_t mask = (std::uint64_t{1} << shift) - 1;
+        if ((offset & mask) || (len & mask) || len == 0) {
             set_err(err, errlen, "offset " + std::to_string(offset) + " length " + std::to_string(len) +
-                                     ": not a multiple of the LBA size " + std::to_string(lba));
+                                     ": not a multiple of the LBA size " + std::to_string(mask + 1));
             return -EINVAL;
         }
-        r.op = op == RBLK_FIO_WRITE ? bp::IoOp::Write : bp::IoOp::Read;
-        r.slba = offset / lba;
-        r.nlb = static_cast<std::uint32_t>(len / lba);
-        r.buf = buf;
-        r.len = len;
+        r.slba = offset >> shift;
+        if (op == RBLK_FIO_TRIM) {
+            // One range of up to 2^32-1 blocks, sent in the capsule
+            // (copied there: the range is not in fio's registered buffers).
+            if (!(q->ctrl->info().oncs & kOncsDsm)) {
+                set_err(err, errlen, "trim: the controller has no Dataset Management (ONCS)");
+                return -EOPNOTSUPP;
+            }
+            if (q->q->inline_max() < sizeof(nvme_dsm_range)) {
+                set_err(err, errlen, "trim: the target takes no in-capsule data for the range");
+                return -EOPNOTSUPP;
+            }
+            if ((len >> shift) > 0xffffffffu) {
+                set_err(err, errlen, "trim of " + std::to_string(len) + " bytes: over 2^32-1 blocks");
+                return -EINVAL;
+            }
+            r.op = bp::IoOp::Dsm;
+            r.nlb = 1;
+            r.len = sizeof(nvme_dsm_range);
+        } else {
+            r.op = op == RBLK_FIO_WRITE ? bp::IoOp::Write : bp::IoOp::Read;
+            r.nlb = static_cast<std::uint32_t>(len >> shift);
+            r.buf = buf;
+            r.len = len;
+        }
     }
     if (q->state == rblk_fio_queue::State::FailFast)
         try_recover(q);
@@ -253,6 +277,11 @@ int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offs
     slot.req = r;
     slot.req.user_data = idx;
     slot.cookie = cookie;
+    if (op == RBLK_FIO_TRIM) {
+        slot.range = {0, static_cast<std::uint32_t>(len >> q->q->ns().lba_shift), r.slba};
+        slot.req.buf = &slot.range;
+        slot.req.slba = 0;
+    }
     if (!q->held.empty()) {  // a reconnect is due: after the ones before it
         q->free.pop_back();
         q->held.push_back(idx);

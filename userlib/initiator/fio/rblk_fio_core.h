@@ -23,7 +23,8 @@ struct rblk_fio_completion {
 	int error; /* 0, or a positive errno */
 };
 
-enum rblk_fio_op { RBLK_FIO_READ, RBLK_FIO_WRITE, RBLK_FIO_FLUSH };
+/* RBLK_FIO_TRIM: Dataset Management, deallocate, the one range in the capsule. */
+enum rblk_fio_op { RBLK_FIO_READ, RBLK_FIO_WRITE, RBLK_FIO_FLUSH, RBLK_FIO_TRIM };
 
 /*
  * Checks a filename ("trtype=rdma traddr=A trsvcid=P subnqn=N ns=1
@@ -47,7 +48,8 @@ int rblk_fio_register(struct rblk_fio_queue *q, const void *p, size_t len);
  * 0: submitted, posted at the next commit or reap (or held for the
  * reconnect under way); 1: queue full (reap
  * first); a negative errno: refused, with `err` set (past fast_io_fail_tmo
- * or ctrl_loss_tmo: -EIO and the reason).
+ * or ctrl_loss_tmo: -EIO and the reason; a trim the controller cannot
+ * do: -EOPNOTSUPP).
  */
 int rblk_fio_submit(struct rblk_fio_queue *q, enum rblk_fio_op op, uint64_t offset, void *buf,
 		    size_t len, void *cookie, char *err, size_t errlen);

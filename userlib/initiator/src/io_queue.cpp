@@ -66,12 +66,20 @@ IoStatus IoQueue::submit(const IoRequest& r)
         break;
     }
     enum class Via { None, InCapsule, Pool, Registered } via = Via::None;
-    std::span<const std::byte> inline_data;
+    CapsuleData inline_data;
     if (bytes == 0) {
         // no data: the null SGL the builders set
     } else if (to_target && use_in_capsule(static_cast<std::uint32_t>(bytes), ioccsz_, inline_max_)) {
+        // The SEND reads registered memory where it is; other memory is
+        // copied by the queue (a DSM range on the caller's stack).
         via = Via::InCapsule;
-        inline_data = {static_cast<const std::byte*>(r.buf), bytes};
+        inline_data.bytes = {static_cast<const std::byte*>(r.buf), bytes};
+        if (pool_.contains(r.buf, bytes)) {
+            inline_data.lkey = pool_.lkey();
+            inline_data.stable = true;
+        } else if (const ibv_mr* mr = cache_.find(r.buf, bytes)) {
+            inline_data.lkey = mr->lkey;
+        }
     } else {
         RemoteRef ref;
         if (pool_.contains(r.buf, bytes)) {

@@ -68,6 +68,8 @@ RemoteRef BufferPool::ref(const void* p) const
     return {reinterpret_cast<std::uint64_t>(p), mr_->rkey};
 }
 
+std::uint32_t BufferPool::lkey() const { return mr_->lkey; }
+
 const ibv_mr* RegistrationCache::find(const void* p, std::size_t len) const
 {
     const auto a = reinterpret_cast<std::uintptr_t>(p);

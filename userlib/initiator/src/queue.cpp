@@ -17,7 +17,10 @@ namespace {
 
 // wr_id of a SEND: this | its SendWindow sequence number; a RECV: its index.
 constexpr std::uint64_t kSendWr = 1ull << 63;
-constexpr std::size_t kPollBatch = 32;
+constexpr std::uint16_t kNoTag = 0xffff;
+// Completions per ibv_poll_cq(): as many as a deep queue's burst (SPDK
+// polls 128 at a time).
+constexpr std::size_t kPollBatch = 128;
 // IB CM reason of a reject by the peer's rdma_cm consumer (the target).
 constexpr int kRejConsumerDefined = 28;
 
@@ -31,11 +34,12 @@ Queue::Queue(const QueueConfig& cfg, const sockaddr* dst, const sockaddr* src)
     : cfg_(cfg),
       channel_(make_event_channel()),
       id_(make_cm_id(channel_.get(), this)),
-      capsule_size_((sizeof(Command) + cfg.inline_max + 63) / 64 * 64),
       table_(cfg.size),
       slots_(cfg.size),
       pend_wr_(cfg.size),
-      pend_sge_(cfg.size),
+      pend_sge_(2 * static_cast<std::size_t>(cfg.size)),
+      recv_wr_(cfg.size),
+      recv_sge_(cfg.size),
       ready_(cfg.size)
 {
     if (rdma_resolve_addr(id_.get(), const_cast<sockaddr*>(src), const_cast<sockaddr*>(dst),
@@ -69,11 +73,17 @@ Queue::~Queue()
         ibv_ack_cq_events(cq_.get(), unacked_events_);
 }
 
-std::byte* Queue::capsule(std::uint16_t tag) const { return ring_.get() + tag * capsule_size_; }
+Command* Queue::command(std::uint16_t tag) const { return reinterpret_cast<Command*>(ring_.get()) + tag; }
 
 Completion* Queue::response(std::uint32_t idx) const
 {
-    return reinterpret_cast<Completion*>(ring_.get() + cfg_.size * capsule_size_) + idx;
+    return reinterpret_cast<Completion*>(ring_.get() + cfg_.size * sizeof(Command)) + idx;
+}
+
+std::byte* Queue::bounce(std::uint16_t tag) const
+{
+    return ring_.get() + cfg_.size * (sizeof(Command) + sizeof(Completion)) +
+           static_cast<std::size_t>(tag) * cfg_.inline_max;
 }
 
 void Queue::connect(ibv_pd* pd)
@@ -91,6 +101,9 @@ void Queue::connect(ibv_pd* pd)
     if (sq_depth < cfg_.size + sig_every || cq_depth > static_cast<std::uint32_t>(std::max(attr.max_cqe, 0)))
         throw Error("queue size exceeds the RDMA device's limits");
     window_ = SendWindow(sq_depth, sig_every);
+    data_send_tag_.assign(sq_depth, kNoTag);
+    if (attr.max_sge < 2)
+        throw Error("the RDMA device cannot send two buffers in one work request");
 
     comp_.reset(ibv_create_comp_channel(verbs));
     if (!comp_)
@@ -102,7 +115,7 @@ void Queue::connect(ibv_pd* pd)
     if (!cq_)
         throw Error("cannot allocate RDMA queue resources (CQ)");
 
-    const std::size_t ring_bytes = cfg_.size * (capsule_size_ + sizeof(Completion));
+    const std::size_t ring_bytes = cfg_.size * (sizeof(Command) + sizeof(Completion) + cfg_.inline_max);
     ring_ = aligned_bytes(ring_bytes, "the queue's capsules");
     ring_mr_.reset(ibv_reg_mr(pd, ring_.get(), ring_bytes, IBV_ACCESS_LOCAL_WRITE));
     if (!ring_mr_)
@@ -114,7 +127,7 @@ void Queue::connect(ibv_pd* pd)
     init.qp_type = IBV_QPT_RC;
     init.cap.max_send_wr = sq_depth;
     init.cap.max_recv_wr = cfg_.size;
-    init.cap.max_send_sge = 1;
+    init.cap.max_send_sge = 2;
     init.cap.max_recv_sge = 1;
     if (rdma_create_qp(id_.get(), pd, &init) != 0)
         throw Error("cannot allocate RDMA queue resources (QP)");
@@ -157,9 +170,16 @@ void Queue::connect(ibv_pd* pd)
     connected_ = true;
     if (rep.crqsize && rep.crqsize < cfg_.size - 1)
         throw Error("target receive queue smaller than the host SQ");
-    for (std::uint32_t i = 0; i < cfg_.size; ++i)
-        if (!post_recv(i))
-            throw Error(errno_message("cannot post the receive buffers", errno));
+    for (std::uint32_t i = 0; i < cfg_.size; ++i) {
+        recv_sge_[i] = {reinterpret_cast<std::uint64_t>(response(i)), sizeof(Completion), ring_mr_->lkey};
+        recv_wr_[i] = {};
+        recv_wr_[i].wr_id = i;
+        recv_wr_[i].sg_list = &recv_sge_[i];
+        recv_wr_[i].num_sge = 1;
+        queue_recv(i);
+    }
+    if (const int err = post_recvs())
+        throw Error(errno_message("cannot post the receive buffers", err));
 }
 
 void Queue::disconnect() noexcept
@@ -198,22 +218,33 @@ void Queue::check_cm()
     }
 }
 
-bool Queue::post_recv(std::uint32_t idx)
+void Queue::queue_recv(std::uint32_t idx)
 {
-    ibv_sge sge{reinterpret_cast<std::uint64_t>(response(idx)), sizeof(Completion), ring_mr_->lkey};
-    ibv_recv_wr wr{};
-    wr.wr_id = idx;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    ibv_recv_wr* bad = nullptr;
-    return ibv_post_recv(qp_.get(), &wr, &bad) == 0;
+    ibv_recv_wr* wr = &recv_wr_[idx];
+    wr->next = nullptr;
+    if (recv_tail_)
+        recv_tail_->next = wr;
+    else
+        recv_head_ = wr;
+    recv_tail_ = wr;
 }
 
-IoStatus Queue::submit(Command cmd, std::span<const std::byte> inline_data, std::uint64_t user_data)
+int Queue::post_recvs()
+{
+    ibv_recv_wr* head = recv_head_;
+    recv_head_ = recv_tail_ = nullptr;
+    if (!head)
+        return 0;
+    ibv_recv_wr* bad = nullptr;
+    return ibv_post_recv(qp_.get(), head, &bad);
+}
+
+IoStatus Queue::submit(const Command& cmd, const CapsuleData& data, std::uint64_t user_data)
 {
     if (down())
         return {IoStatus::Kind::QueueDown, 0};
-    if (inline_data.size() > cfg_.inline_max)
+    const auto len = static_cast<std::uint32_t>(data.bytes.size());
+    if (data.bytes.size() > cfg_.inline_max)
         return {IoStatus::Kind::Invalid, 0};
     const auto now = CommandTable::Clock::now();
     if (window_.full()) {
@@ -233,34 +264,43 @@ IoStatus Queue::submit(Command cmd, std::span<const std::byte> inline_data, std:
     const auto tag = table_.acquire(now + cfg_.cmd_timeout);
     if (!tag)
         return {IoStatus::Kind::Busy, 0};
-    cmd.cid = table_.cid(*tag);
-    if (!inline_data.empty())
-        cmd.dptr = in_capsule_sgl(static_cast<std::uint32_t>(inline_data.size()));
-    std::byte* c = capsule(*tag);
-    std::memcpy(c, &cmd, sizeof(cmd));
-    if (!inline_data.empty())
-        std::memcpy(c + sizeof(cmd), inline_data.data(), inline_data.size());
+    // Built in its send slot: the caller's command is copied once.
+    Command* c = command(*tag);
+    *c = cmd;
+    c->cid = table_.cid(*tag);
+    if (len)
+        c->dptr = in_capsule_sgl(len);
     slots_[*tag] = Slot{user_data, 0, 0, IoStatus::Kind::Ok, false};
 
     // Chained behind the SENDs not yet posted; flush() rings the doorbell.
     // A tag is in the chain at most once, so `size` entries always do.
-    const SendWindow::Slot ws = window_.take();
-    ibv_sge& sge = pend_sge_[pend_count_];
-    sge = {reinterpret_cast<std::uint64_t>(c), static_cast<std::uint32_t>(sizeof(cmd) + inline_data.size()),
-           ring_mr_->lkey};
+    const bool caller_memory = len && data.lkey && !data.stable;
+    const SendWindow::Slot ws = window_.take(caller_memory);
+    ibv_sge* sge = &pend_sge_[2 * pend_count_];
+    sge[0] = {reinterpret_cast<std::uint64_t>(c), sizeof(Command), ring_mr_->lkey};
+    if (len && data.lkey) {
+        sge[1] = {reinterpret_cast<std::uint64_t>(data.bytes.data()), len, data.lkey};
+    } else if (len) {
+        std::memcpy(bounce(*tag), data.bytes.data(), len);
+        sge[1] = {reinterpret_cast<std::uint64_t>(bounce(*tag)), len, ring_mr_->lkey};
+    }
     ibv_send_wr& wr = pend_wr_[pend_count_];
     wr = {};
     wr.wr_id = kSendWr | ws.seq;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
+    wr.sg_list = sge;
+    wr.num_sge = len ? 2 : 1;
     wr.opcode = IBV_WR_SEND;
     wr.send_flags = ws.signaled ? IBV_SEND_SIGNALED : 0;
     if (pend_count_ > 0)
         pend_wr_[pend_count_ - 1].next = &wr;
     ++pend_count_;
-    // The capsule is the SEND's only buffer (in-capsule data is copied
-    // into it): the command ends on its response alone (see SendWindow).
-    table_.on_send_done(*tag);
+    // The command ends on its response alone when the SEND reads only the
+    // queue's memory or memory that outlives the connection (see
+    // SendWindow); else on its SEND's completion too.
+    if (caller_memory)
+        data_send_tag_[ws.seq % window_.depth()] = *tag;
+    else
+        table_.on_send_done(*tag);
     return {};
 }
 
@@ -287,7 +327,10 @@ void Queue::make_ready(std::uint16_t tag)
 {
     if (!slots_[tag].ready) {
         slots_[tag].ready = true;
-        ready_[(ready_head_ + ready_count_++) % ready_.size()] = tag;
+        std::size_t i = ready_head_ + ready_count_++;
+        if (i >= ready_.size())
+            i -= ready_.size();
+        ready_[i] = tag;
     }
 }
 
@@ -303,8 +346,20 @@ void Queue::handle_wc(const ibv_wc& wc)
     if (send) {
         // Only signaled SENDs complete successfully: each retires itself
         // and the unsignaled ones before it.
-        if (!window_.retire(wc.wr_id & ~kSendWr))
+        const std::uint64_t seq = wc.wr_id & ~kSendWr;
+        if (!window_.retire(seq)) {
             fail("completion of an unknown send");
+            return;
+        }
+        // A SEND that read the caller's memory: its command may end now.
+        std::uint16_t& t = data_send_tag_[seq % window_.depth()];
+        if (t != kNoTag) {
+            const std::uint16_t tag = t;
+            t = kNoTag;
+            table_.on_send_done(tag);
+            if (table_.finished(tag))
+                make_ready(tag);
+        }
         return;
     }
     const auto idx = static_cast<std::uint32_t>(wc.wr_id);
@@ -321,10 +376,7 @@ void Queue::handle_wc(const ibv_wc& wc)
         return;
     }
     const Completion cqe = *response(idx);
-    if (!post_recv(idx)) {
-        fail(errno_message("re-posting a receive", errno));
-        return;
-    }
+    queue_recv(idx);  // its buffer is read: back to the QP at the reap's end
     std::uint16_t tag = 0;
     const CqeVerdict v = table_.on_response(cqe.cid, tag);
     if (v != CqeVerdict::Ok) {
@@ -364,7 +416,8 @@ std::size_t Queue::hand_out(std::span<QueueCompletion> out)
     std::size_t n = 0;
     while (n < out.size() && ready_count_ > 0) {
         const std::uint16_t tag = ready_[ready_head_];
-        ready_head_ = (ready_head_ + 1) % ready_.size();
+        if (++ready_head_ == ready_.size())
+            ready_head_ = 0;
         --ready_count_;
         Slot& s = slots_[tag];
         QueueCompletion& c = out[n++];
@@ -392,6 +445,12 @@ void Queue::reap(std::size_t enough)
         if (ready_count_ >= enough)
             break;
     }
+    // Before any tag is released (hand_out()): a new command's response
+    // must find its receive posted.
+    if (down())
+        recv_head_ = recv_tail_ = nullptr;  // a failed QP takes no more
+    else if (const int err = post_recvs())
+        fail(errno_message("re-posting the receives", err));
     if (got < 0)
         fail("polling the completion queue failed");
 }

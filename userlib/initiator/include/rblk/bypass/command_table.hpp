@@ -8,12 +8,32 @@
 // than completing the wrong command. Also holds each command's deadline.
 #pragma once
 
+#include <time.h>
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 namespace rblk::bypass {
+
+// The clock of command deadlines and of the queue's periodic checks:
+// CLOCK_MONOTONIC_COARSE, which the vDSO reads from the last tick without
+// the TSC and its conversion. A submission reads it for every command; a
+// deadline of seconds needs no finer grain than the tick (1-10 ms).
+struct CoarseClock {
+    using duration = std::chrono::nanoseconds;
+    using rep = duration::rep;
+    using period = duration::period;
+    using time_point = std::chrono::time_point<CoarseClock>;
+    static constexpr bool is_steady = true;
+    static time_point now() noexcept
+    {
+        timespec ts{};
+        ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+        return time_point(std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec));
+    }
+};
 
 enum class CqeVerdict {
     Ok,               // the response of a command in flight
@@ -26,7 +46,7 @@ const char* describe(CqeVerdict v);
 
 class CommandTable {
 public:
-    using Clock = std::chrono::steady_clock;
+    using Clock = CoarseClock;
 
     // depth: 1..4096 (the tag bits of a command id).
     explicit CommandTable(std::uint16_t depth);

@@ -57,6 +57,8 @@ public:
     void put(std::byte* chunk);
     bool contains(const void* p, std::size_t len) const;
     RemoteRef ref(const void* p) const;
+    // The chunks' local key, for a SEND that carries one as its data.
+    std::uint32_t lkey() const;
 
 private:
     std::size_t chunk_;

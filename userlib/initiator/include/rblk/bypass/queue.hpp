@@ -2,12 +2,17 @@
 // or an I/O queue. It connects through rdma_cm with the NVMe-oF private
 // data, posts a receive for every response it may get, sends commands
 // (each SEND carries the 64-byte command and, for small writes, the data
-// in the same capsule; larger data goes by keyed SGL over registered
-// memory) and reaps completions, by busy polling or by sleeping on the
-// completion channel (and on the CM channel, for the target's hang-up).
+// in the same capsule as its second buffer; larger data goes by keyed SGL
+// over registered memory) and reaps completions, by busy polling or by
+// sleeping on the completion channel (and on the CM channel, for the
+// target's hang-up). The 64-byte commands sit densely in one array, as
+// SPDK's do: a command costs one cache line, and a page holds 64 of them.
 // SENDs go unsignaled but one in sig_every (SendWindow): a command ends
-// on its response alone. The commands submitted between two reaps are
-// posted as one chain (flush()). Every response is checked (CommandTable)
+// on its response alone, unless its SEND reads the caller's memory, which
+// the caller may free once the command ends (then the SEND is signaled
+// and the command ends on both, as nvme-rdma's with inline data). The
+// commands submitted between two reaps are posted as one chain (flush()),
+// and so are the receives a reap consumed. Every response is checked (CommandTable)
 // before it completes anything; a bad one, a failed work request, the
 // target's hang-up or a command past its timeout fails the queue: its QP
 // goes to the error state (so the target can no longer touch host memory
@@ -45,6 +50,17 @@ struct QueueConfig {
     std::chrono::milliseconds cm_timeout{3000};  // address and route resolution, each
     std::chrono::milliseconds connect_timeout{15000};  // the RDMA connection's establishment
     int tos = -1;                            // RDMA type of service, -1: the default
+};
+
+// The data a write carries in its capsule, after the command.
+struct CapsuleData {
+    std::span<const std::byte> bytes;
+    // The bytes' local key on the queue's PD; 0: not registered, the
+    // queue copies them into a buffer of its own.
+    std::uint32_t lkey = 0;
+    // Registered memory that outlives the queue's connection (an I/O
+    // queue's pool): the command may end before its SEND completes.
+    bool stable = false;
 };
 
 // A finished command: what the submitter passed, the outcome, dword 0/1.
@@ -85,12 +101,13 @@ public:
     // The target disconnected the queue (the RDMA CM's DISCONNECTED).
     bool peer_closed() const { return peer_closed_; }
 
-    // Queues `cmd` (its cid is set here) for the next flush(); `inline_data`,
-    // if not empty, goes in the capsule after it and the SGL is set to say
-    // so, else the caller's SGL stays. Busy when the queue is full (every
-    // tag in flight, or the send queue waiting for the provider: poll,
-    // then submit again), QueueDown once failed.
-    IoStatus submit(Command cmd, std::span<const std::byte> inline_data, std::uint64_t user_data);
+    // Queues `cmd` (its cid is set here) for the next flush(); `data`, if
+    // not empty, goes in the capsule after it and the SGL is set to say
+    // so, else the caller's SGL stays. Registered data must stay as it is
+    // until the command completes. Busy when the queue is full (every tag
+    // in flight, or the send queue waiting for the provider: poll, then
+    // submit again), QueueDown once failed.
+    IoStatus submit(const Command& cmd, const CapsuleData& data, std::uint64_t user_data);
     // Posts the commands submitted since the last flush as one chain: one
     // ibv_post_send(), one doorbell (as the module's blk-mq batches and
     // SPDK's delayed submission). poll(), wait() and arm_events() flush
@@ -133,9 +150,15 @@ private:
         IoStatus::Kind forced = IoStatus::Kind::Ok;  // QueueDown/Timeout once failed
         bool ready = false;                          // in ready_
     };
-    std::byte* capsule(std::uint16_t tag) const;
+    // The ring: `size` commands, `size` responses, then a buffer of
+    // inline_max bytes per tag for in-capsule data that is not registered.
+    Command* command(std::uint16_t tag) const;
     Completion* response(std::uint32_t idx) const;
-    bool post_recv(std::uint32_t idx);
+    std::byte* bounce(std::uint16_t tag) const;
+    // Chains receive `idx` (its response read) for post_recvs().
+    void queue_recv(std::uint32_t idx);
+    // Posts the chained receives in one call: 0 or an errno.
+    int post_recvs();
     void handle_wc(const ibv_wc& wc);
     // Handles the work completions waiting (until `enough` commands are
     // ready to hand out); false when polling the CQ failed.
@@ -155,18 +178,30 @@ private:
     CmId id_;
     CompletionChannel comp_;
     CompletionQueue cq_;
-    std::size_t capsule_size_;
-    AlignedBytes ring_;  // capsules, then responses
+    AlignedBytes ring_;  // commands, responses, then the bounce buffers
     MemoryRegion ring_mr_;
     QueuePairHandle qp_;  // last: destroyed first, before the memory and CQ it uses
     CommandTable table_;
     std::vector<Slot> slots_;
     // The SENDs submitted and not yet posted, chained in order
-    // (pend_wr_[i].next is &pend_wr_[i + 1]); `size` entries each.
+    // (pend_wr_[i].next is &pend_wr_[i + 1]); `size` entries, two SGEs
+    // each (pend_sge_[2 * i], the command, and its data).
     std::vector<ibv_send_wr> pend_wr_;
     std::vector<ibv_sge> pend_sge_;
+    // The tag of each signaled SEND that reads the caller's memory, by its
+    // window sequence number modulo the window's depth (no two WRs in the
+    // window share a slot); kNoTag for the others.
+    std::vector<std::uint16_t> data_send_tag_;
     std::size_t pend_count_ = 0;
     std::uint64_t doorbells_ = 0;
+    // One receive work request per response buffer, built at connect;
+    // those a reap consumed are chained (recv_head_ .. recv_tail_, through
+    // their next) and posted together at its end. No receive is in the
+    // chain and the QP at once, so `size` requests always do.
+    std::vector<ibv_recv_wr> recv_wr_;
+    std::vector<ibv_sge> recv_sge_;
+    ibv_recv_wr* recv_head_ = nullptr;
+    ibv_recv_wr* recv_tail_ = nullptr;
     SendWindow window_;
     CommandTable::Clock::time_point window_full_since_{};  // {} while it has room
     // Tags finished, to hand out, oldest first: a ring of `size` entries

@@ -47,14 +47,17 @@ public:
 
     // Takes the next WR's place (the caller checked !full()); whether it
     // is to be signaled, and its sequence number, for its wr_id.
+    // `must_signal`: the caller needs this WR's own completion (a SEND
+    // that reads memory the caller frees when the command ends); the
+    // count to the next signaled WR starts again after it.
     struct Slot {
         std::uint64_t seq;
         bool signaled;
     };
-    Slot take()
+    Slot take(bool must_signal = false)
     {
         const std::uint64_t seq = posted_++;
-        const bool signaled = seq + 1 - last_signaled_ >= sig_every_;
+        const bool signaled = must_signal || seq + 1 - last_signaled_ >= sig_every_;
         if (signaled)
             last_signaled_ = seq + 1;
         return {seq, signaled};
