@@ -200,7 +200,9 @@ class UserMap:
         with open(path) as f:
             for line in f:
                 parts = line.split(None, 5)
-                if len(parts) < 6 or "x" not in parts[1] or not parts[5].strip().startswith("/"):
+                # Files, and the vDSO (clock_gettime()).
+                if len(parts) < 6 or "x" not in parts[1] or not (
+                        parts[5].strip().startswith("/") or parts[5].strip() == "[vdso]"):
                     continue
                 lo, hi = (int(x, 16) for x in parts[0].split("-"))
                 self.maps.append((lo, hi, int(parts[2], 16), parts[5].strip()))
@@ -212,6 +214,8 @@ class UserMap:
         if i < 0 or addr >= self.maps[i][1]:
             return ("(another process)", "user:(other)", False)
         lo, _, off, path = self.maps[i]
+        if path == "[vdso]":
+            return "[vdso]", "user:[vdso]", addr == lo
         name, entry = self.elf(path).lookup(addr - lo + off)
         return name, "user:" + os.path.basename(path), entry
 
@@ -223,6 +227,9 @@ def category(side, name, mod):
             return "the driver" if s == side else "the other driver (idle)"
     if mod == "user:(other)":
         return "other processes (user space)"
+    if mod == "user:[vdso]":
+        # fio reads the clock by time, not by I/O: noise to a count.
+        return "vDSO clock reads (user space)"
     if mod.startswith("user:"):
         obj = mod[5:]
         if VERBS_RE.match(obj):

@@ -159,7 +159,8 @@ def maps(shift):
             f"{r(0x7f0000001000, 0x7f0000010000)} r-xp 00001000 00:1f 12 {LIB}\n"
             f"{r(0x7f0000100000, 0x7f0000110000)} r-xp 00004000 00:1f 13 {VERBS}\n"
             f"{r(0x7f0000200000, 0x7f0000210000)} r-xp 00002000 00:1f 14 {PROVIDER}\n"
-            f"{r(0x7f0000300000, 0x7f0000301000)} rw-p 00000000 00:00 0\n")
+            f"{r(0x7f0000300000, 0x7f0000301000)} rw-p 00000000 00:00 0\n"
+            f"{r(0x7f0000400000, 0x7f0000402000)} r-xp 00000000 00:00 0 [vdso]\n")
 
 
 class MeterReportBypass(unittest.TestCase):
@@ -234,6 +235,10 @@ class MeterReportBypass(unittest.TestCase):
         self.assertEqual(um.lookup(0x7f0000001400), ("rblk::bypass::Queue::submit", "user:librblk_fio.so", True))
         # A mapping that is not executable names nothing.
         self.assertEqual(um.lookup(0x7f0000000010)[1], "user:(other)")
+        # The vDSO's clock reads have a row of their own.
+        self.assertEqual(um.lookup(0x7f0000400010), ("[vdso]", "user:[vdso]", False))
+        self.assertEqual(meter_report.category("bypass", "[vdso]", "user:[vdso]"),
+                         "vDSO clock reads (user space)")
 
 
 if __name__ == "__main__":
