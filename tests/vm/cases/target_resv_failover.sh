@@ -58,7 +58,7 @@ held() {
 }
 held "before the failover"
 
-runtime=40
+runtime=$((40 * VM_SLOW))  # the debug kernel runs the steps at half speed
 mp_fio_start /tmp/failover.json "$A" "$runtime"
 moved() { [ "$(mp_ctrl_io "$1")" -ge "$2" ]; }
 vm_wait_for 60 moved rblk0 $(($(mp_ctrl_io rblk0) + 200))
