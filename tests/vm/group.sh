@@ -64,7 +64,11 @@ kill_case() {
 # rblk above all, is unloaded. The CRC implementations (crc64_rocksoft_
 # generic, crct10dif_pclmul on 6.1) are loaded by the crypto API for
 # t10-pi, which holds them without being listed as their user: kept too.
-KEEP='^(rdma_rxe|siw|ib_uverbs|rdma_ucm|ib_umad|ib_core|ib_cm|iw_cm|rdma_cm|nvmet|nvmet_rdma|nvme_rdma|nvme_fabrics|nvme_core|null_blk|veth|crc[a-z0-9_]*)$'
+# So are the algorithms DH-HMAC-CHAP's nvme-auth pulls in where they are
+# modules (the debug kernel; Debian builds them in): the crypto API's
+# default RNG (drbg, its hmac and sha512, and jitterentropy_rng with its
+# sha3) stays allocated once nvme-auth generated a DH key.
+KEEP='^(rdma_rxe|siw|ib_uverbs|rdma_ucm|ib_umad|ib_core|ib_cm|iw_cm|rdma_cm|nvmet|nvmet_rdma|nvme_rdma|nvme_fabrics|nvme_core|null_blk|veth|crc[a-z0-9_]*|hmac|sha[0-9a-z_]*_generic|drbg|jitterentropy_rng)$'
 
 # mod_state [KEEP_ERE]: the modules against the boot's, in one awk over
 # /proc/modules: "gone M" for one of the boot's that is not loaded, "free
