@@ -58,8 +58,6 @@ struct rblk_fio_queue {
 
 namespace {
 
-constexpr std::uint16_t kOncsDsm = 1u << 2;
-
 void set_err(char* err, std::size_t len, const std::string& what)
 {
     if (err && len)
@@ -242,7 +240,7 @@ int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offs
         if (op == RBLK_FIO_TRIM) {
             // One range of up to 2^32-1 blocks, sent in the capsule
             // (copied there: the range is not in fio's registered buffers).
-            if (!(q->ctrl->info().oncs & kOncsDsm)) {
+            if (!q->ctrl->info().has_dsm()) {
                 set_err(err, errlen, "trim: the controller has no Dataset Management (ONCS)");
                 return -EOPNOTSUPP;
             }

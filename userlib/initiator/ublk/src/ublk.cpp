@@ -16,8 +16,6 @@ namespace rblk::bypass {
 
 namespace {
 
-constexpr std::uint16_t kOncsDsm = 1u << 2;
-constexpr std::uint16_t kOncsWriteZeroes = 1u << 3;
 // Write Zeroes carries a 16-bit 0's based block count.
 constexpr std::uint64_t kWriteZeroesMaxBlocks = 65536;
 
@@ -73,7 +71,7 @@ std::uint32_t ublk_io_op(std::uint32_t nr, bool ioctl_encode)
 
 UblkCaps ublk_caps(const ControllerInfo& c)
 {
-    return {(c.oncs & kOncsDsm) != 0, (c.oncs & kOncsWriteZeroes) != 0};
+    return {c.has_dsm(), c.has_write_zeroes()};
 }
 
 UblkTranslation ublk_translate(const ublksrv_io_desc& iod, const NamespaceInfo& ns, const UblkCaps& caps,

@@ -29,6 +29,10 @@ struct ControllerInfo {
     std::uint16_t oncs = 0;
     std::uint8_t vwc = 0;
     std::string serial, model, firmware, subnqn;
+
+    // ONCS: Dataset Management (deallocate) and Write Zeroes.
+    bool has_dsm() const { return (oncs & (1u << 2)) != 0; }
+    bool has_write_zeroes() const { return (oncs & (1u << 3)) != 0; }
 };
 
 struct NamespaceInfo {
