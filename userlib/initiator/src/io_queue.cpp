@@ -16,7 +16,7 @@ std::size_t pool_count(const ControllerInfo& c, std::uint16_t depth)
 
 }  // namespace
 
-IoQueue::IoQueue(ibv_pd* pd, const ControllerInfo& ctrl, std::vector<NamespaceInfo> namespaces,
+IoQueue::IoQueue(ibv_pd* pd, MemoryMap& map, const ControllerInfo& ctrl, std::vector<NamespaceInfo> namespaces,
                  std::uint16_t depth, const std::atomic<bool>* ctrl_failed)
     : depth_(depth),
       max_transfer_(ctrl.max_transfer),
@@ -24,7 +24,7 @@ IoQueue::IoQueue(ibv_pd* pd, const ControllerInfo& ctrl, std::vector<NamespaceIn
       inline_max_(std::min(in_capsule_capacity(ctrl.ioccsz_bytes / 16), kInlineDataMax)),
       ns_(std::move(namespaces)),
       pool_(pd, pool_chunk(ctrl), pool_count(ctrl, depth)),
-      cache_(pd),
+      map_(map),
       ctrl_failed_(ctrl_failed)
 {
 }
@@ -77,16 +77,16 @@ IoStatus IoQueue::submit(const IoRequest& r)
         if (pool_.contains(r.buf, bytes)) {
             inline_data.lkey = pool_.lkey();
             inline_data.stable = true;
-        } else if (const ibv_mr* mr = cache_.find(r.buf, bytes)) {
-            inline_data.lkey = mr->lkey;
+        } else if (const Registration* reg = map_.find(r.buf, bytes)) {
+            inline_data.lkey = reg->lkey;
         }
     } else {
         RemoteRef ref;
         if (pool_.contains(r.buf, bytes)) {
             ref = pool_.ref(r.buf);
             via = Via::Pool;
-        } else if (const ibv_mr* mr = cache_.find(r.buf, bytes)) {
-            ref = {reinterpret_cast<std::uint64_t>(r.buf), mr->rkey};
+        } else if (const Registration* reg = map_.find(r.buf, bytes)) {
+            ref = {reinterpret_cast<std::uint64_t>(r.buf), reg->rkey};
             via = Via::Registered;
         } else {
             return invalid;  // unregistered memory
