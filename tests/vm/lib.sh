@@ -36,6 +36,10 @@
 #   vm_no_rdma_device                remove every soft-RoCE device and the
 #                                    pairs' links, a kept pair's too: for a
 #                                    check of what happens without one
+#   vm_rdma_errors                   the sum of every RDMA device's error
+#                                    counters (hw_counters/*_err, link_downed):
+#                                    soft-RoCE moves a QP to the error state
+#                                    with flushes alone when it fails to send
 #   vm_membacked_disk COUNT SIZE_MIB [BS] [DISCARD] [DELAY_NS]  memory-backed
 #                                    null_blk disks (data is kept, block size
 #                                    BS, default 512; DISCARD=1: discard frees
@@ -271,6 +275,15 @@ vm_rxe_pair() {
 	vm_wait_for 30 vm__rxe_active "$VM_RDMA$i"
 	mkdir -p "$VM_FABRIC"
 	vm_fabric_state "$t" "$net" > "$rec"
+}
+
+vm_rdma_errors() {
+	local f v n=0
+	for f in /sys/class/infiniband/*/ports/*/hw_counters/*_err \
+		/sys/class/infiniband/*/ports/*/hw_counters/link_downed; do
+		read -r v 2> /dev/null < "$f" && n=$((n + v))
+	done
+	echo "$n"
 }
 
 vm_no_rdma_device() {
