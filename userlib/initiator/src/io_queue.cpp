@@ -20,7 +20,6 @@ IoQueue::IoQueue(ibv_pd* pd, MemoryMap& map, const ControllerInfo& ctrl, std::ve
                  std::uint16_t depth, const std::atomic<bool>* ctrl_failed)
     : depth_(depth),
       max_transfer_(ctrl.max_transfer),
-      ioccsz_(ctrl.ioccsz_bytes / 16),
       inline_max_(std::min(in_capsule_capacity(ctrl.ioccsz_bytes / 16), kInlineDataMax)),
       ns_(std::move(namespaces)),
       pool_(pd, pool_chunk(ctrl), pool_count(ctrl, depth)),
@@ -69,7 +68,7 @@ IoStatus IoQueue::submit(const IoRequest& r)
     CapsuleData inline_data;
     if (bytes == 0) {
         // no data: the null SGL the builders set
-    } else if (to_target && use_in_capsule(static_cast<std::uint32_t>(bytes), ioccsz_, inline_max_)) {
+    } else if (to_target && bytes <= inline_max_) {  // use_in_capsule(), its capacity known
         // The SEND reads registered memory where it is; other memory is
         // copied by the queue (a DSM range on the caller's stack).
         via = Via::InCapsule;

@@ -149,7 +149,6 @@ private:
 
     std::uint16_t depth_;
     std::uint32_t max_transfer_;
-    std::uint32_t ioccsz_;
     std::uint32_t inline_max_;
     std::vector<NamespaceInfo> ns_;  // never empty
     BufferPool pool_;
