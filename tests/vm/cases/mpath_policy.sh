@@ -88,6 +88,7 @@ split_once() {
 	if [ "$(ctrl_stat rblk0 reconnects)" != "$c0" ]; then
 		why="rblk0 reconnected during the $1 split (RDMA error counters +$(($(vm_rdma_errors) - e0))):"
 		why+=" $(dmesg | grep -B2 'rblk0: transport error' | tail -3 | tr '\n' ' ')"
+		why+=" $(dmesg | grep 'qp#' | tail -3 | tr '\n' ' ')"
 		[ "$(vm_rdma_errors)" -gt "$e0" ] || vm_fail "$why"
 		return 0
 	fi
@@ -100,6 +101,7 @@ split_once() {
 load_start() {
 	local base
 	base=$(mp_ctrl_io rblk0)
+	rxe_debug +p
 	timeout 200 fio --name=load --filename=/dev/rblk0n2 --ioengine=io_uring --direct=1 \
 		--rw=randread --bs=4k --iodepth=128 --time_based --runtime=180 --cpus_allowed=1 \
 		> /tmp/load.log 2>&1 &
@@ -114,6 +116,16 @@ loaded() {
 load_stop() {
 	kill "$load_pid"
 	wait "$load_pid" || true
+	rxe_debug -p
+}
+# rxe tells why it failed a send only in pr_debug lines (rxe_req.c's and
+# rxe_net.c's are on its error paths): on while the load runs.
+rxe_debug() {
+	local f
+	[ "$VM_RDMA" = rxe ] && [ -w /proc/dynamic_debug/control ] || return 0
+	for f in rxe_req.c rxe_net.c; do
+		echo "file $f $1" > /proc/dynamic_debug/control || true
+	done
 }
 
 split numa
