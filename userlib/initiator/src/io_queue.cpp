@@ -52,7 +52,7 @@ IoStatus IoQueue::submit(const IoRequest& r)
         bytes = static_cast<std::size_t>(r.nlb) << ns.lba_shift;
         if (r.len != bytes || bytes > max_transfer_ || !r.buf)
             return invalid;
-        cmd = nvm_rw(r.op == IoOp::Write, ns.nsid, r.slba, r.nlb);
+        fill_rw(cmd, r.op == IoOp::Write, ns.nsid, r.slba, r.nlb);
         to_target = r.op == IoOp::Write;
         break;
     case IoOp::Flush: cmd = nvm_flush(ns.nsid); break;
