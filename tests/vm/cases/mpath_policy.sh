@@ -87,8 +87,10 @@ split_once() {
 	vm_rblk_wait_state 60 rblk0 live
 	if [ "$(ctrl_stat rblk0 reconnects)" != "$c0" ]; then
 		why="rblk0 reconnected during the $1 split (RDMA error counters +$(($(vm_rdma_errors) - e0))):"
-		why+=" $(dmesg | grep -B2 'rblk0: transport error' | tail -3 | tr '\n' ' ')"
-		why+=" $(dmesg | grep 'qp#' | tail -3 | tr '\n' ' ')"
+		# awk, not grep: no match is no failure under pipefail and set -e
+		# (grep's 1 ended the case without a word).
+		why+=" $(dmesg | awk '/rblk0: transport error/ { print prev } { prev = $0 }' | tail -1)"
+		why+=" $(dmesg | awk '/qp#/' | tail -3 | tr '\n' ' ')"
 		[ "$(vm_rdma_errors)" -gt "$e0" ] || vm_fail "$why"
 		return 0
 	fi
