@@ -268,11 +268,21 @@ static void rblk_rdma_wr_error(struct ib_cq *cq, struct ib_wc *wc,
 {
 	struct rblk_rdma_queue *queue = cq->cq_context;
 
+	/*
+	 * A flush on a queue that nobody stopped and that was not lost yet:
+	 * the QP went to the error state and said nothing else, so say it,
+	 * or the recovery that follows has no cause in the log.
+	 */
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
 		dev_err_ratelimited(queue->ctrl->dev,
 				    "qid %u: %s failed: %s (%d)\n", queue->qid,
 				    op, ib_wc_status_msg(wc->status),
 				    wc->status);
+	else if (test_bit(RBLK_RDMA_Q_CONNECTED, queue->flags) &&
+		 !test_bit(RBLK_RDMA_Q_LOST, queue->flags))
+		dev_err_ratelimited(queue->ctrl->dev,
+				    "qid %u: %s flushed: the QP is in the error state\n",
+				    queue->qid, op);
 	rblk_rdma_conn_lost(queue);
 }
 
@@ -535,6 +545,7 @@ static void rblk_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 						struct rblk_rdma_recv, cqe);
 	struct rblk_rdma_queue *queue = cq->cq_context;
 	dma_addr_t dma = r->sge.addr;
+	int ret;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		rblk_rdma_wr_error(cq, wc, "RECV");
@@ -556,8 +567,13 @@ static void rblk_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_sync_single_for_device(queue->ibdev, dma,
 				      sizeof(struct nvme_completion),
 				      DMA_FROM_DEVICE);
-	if (unlikely(rblk_rdma_post_recv(queue, r)))
+	ret = rblk_rdma_post_recv(queue, r);
+	if (unlikely(ret)) {
+		dev_err_ratelimited(queue->ctrl->dev,
+				    "qid %u: cannot repost a receive: %d\n",
+				    queue->qid, ret);
 		rblk_ctrl_error(queue->ctrl);
+	}
 }
 
 static void rblk_rdma_recv_init(struct rblk_rdma_queue *queue,

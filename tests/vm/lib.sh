@@ -36,6 +36,10 @@
 #   vm_no_rdma_device                remove every soft-RoCE device and the
 #                                    pairs' links, a kept pair's too: for a
 #                                    check of what happens without one
+#   vm_rdma_errors                   the sum of every RDMA device's error
+#                                    counters (hw_counters/*_err, link_downed):
+#                                    soft-RoCE moves a QP to the error state
+#                                    with flushes alone when it fails to send
 #   vm_membacked_disk COUNT SIZE_MIB [BS] [DISCARD] [DELAY_NS]  memory-backed
 #                                    null_blk disks (data is kept, block size
 #                                    BS, default 512; DISCARD=1: discard frees
@@ -45,8 +49,12 @@
 #                                    prints one /dev path a line:
 #                                    devs=$(vm_membacked_disk 2 64)
 #   vm_meminfo_kib FIELD             a /proc/meminfo value (Slab, MemFree...)
-#   vm_slab_kib                      Slab after dropping the caches, so that
+#   vm_slab_kib                      Slab after dropping the caches and
+#                                    shrinking every slab cache (which also
+#                                    empties KASAN's quarantine), so that
 #                                    mostly what was allocated moves
+#   vm_slab_caches FILE              each cache's KiB, for vm_slab_growth
+#   vm_slab_growth BEFORE AFTER      logs the 6 caches that grew most
 # Reference target and initiator (Linux nvmet / nvme-rdma):
 #   vm_nvmet_subsys NQN DEV [NSID]   subsystem (allow_any_host) + namespace
 #   vm_nvmet_port PORTID TRADDR TRSVCID [TRTYPE]   port, rdma/ipv4 default
@@ -269,6 +277,15 @@ vm_rxe_pair() {
 	vm_fabric_state "$t" "$net" > "$rec"
 }
 
+vm_rdma_errors() {
+	local f v n=0
+	for f in /sys/class/infiniband/*/ports/*/hw_counters/*_err \
+		/sys/class/infiniband/*/ports/*/hw_counters/link_downed; do
+		read -r v 2> /dev/null < "$f" && n=$((n + v))
+	done
+	echo "$n"
+}
+
 vm_no_rdma_device() {
 	local d rec t
 	for d in /sys/class/infiniband/*; do
@@ -357,10 +374,30 @@ vm_meminfo_kib() {
 }
 
 vm_slab_kib() {
+	local f
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
+	# KASAN's quarantine keeps freed objects in their slabs (megabytes
+	# after a few hundred connections of the debug kernel's siw);
+	# shrinking a cache releases its share and its empty slabs.
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 2> /dev/null > "$f" || true
+	done
 	sleep 1
 	vm_meminfo_kib Slab
+}
+
+# awk, not head, to cut the list: head leaves early, and sort, killed by
+# SIGPIPE when its output outgrows the pipe (slub_debug unmerges the
+# caches), failed a case under pipefail (exit 141, 6.12, 2026-12-05).
+vm_slab_caches() {
+	awk 'NR > 2 { printf "%s %d\n", $1, $2 * $4 / 1024 }' /proc/slabinfo | sort > "$1"
+}
+
+vm_slab_growth() {
+	local line
+	join "$1" "$2" | awk '{ printf "%s %d KiB\n", $1, $3 - $2 }' | sort -k2 -nr | awk 'NR <= 6' |
+		while read -r line; do vm_log "slab cache growth: $line"; done
 }
 
 vm__nullb_dev() {

@@ -33,6 +33,7 @@ struct State {
     std::vector<Posted> sends;
     std::vector<Posted> recvs;
     std::deque<ibv_wc> wcs;
+    int live_mrs = 0;  // not reset: a test's regions may outlive reset()
 
     State()
     {
@@ -116,6 +117,7 @@ int recv_posts() { return state().recv_posts; }
 const std::vector<Posted>& sends() { return state().sends; }
 const std::vector<Posted>& recvs() { return state().recvs; }
 void complete(const ibv_wc& wc) { state().wcs.push_back(wc); }
+int live_mrs() { return state().live_mrs; }
 
 }  // namespace fake_rdma
 
@@ -256,10 +258,18 @@ int ibv_destroy_cq(ibv_cq* cq)
     return 0;
 }
 
-ibv_mr* ibv_reg_mr(ibv_pd*, void*, size_t, int) { return new ibv_mr{}; }
+ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t len, int)
+{
+    static std::uint32_t key = 0x100;
+    ++state().live_mrs;
+    key += 2;
+    return new ibv_mr{.context = nullptr, .pd = pd, .addr = addr, .length = len, .handle = 0,
+                      .lkey = key, .rkey = key + 1};
+}
 
 int ibv_dereg_mr(ibv_mr* mr)
 {
+    --state().live_mrs;
     delete mr;
     return 0;
 }

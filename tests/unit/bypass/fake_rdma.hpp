@@ -51,4 +51,8 @@ const std::vector<Posted>& recvs();
 // Queues a work completion for the next ibv_poll_cq() calls.
 void complete(const ibv_wc& wc);
 
+// Memory regions registered and not yet deregistered; each ibv_reg_mr()
+// gives the region its address and length, and keys of its own.
+int live_mrs();
+
 }  // namespace fake_rdma

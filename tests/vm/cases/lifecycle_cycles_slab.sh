@@ -32,12 +32,8 @@ echo "RESULT: slab of one live controller (2 I/O queues x 128, target side inclu
 [ $((per_ctrl * cycles)) -gt $((4 * bound_kib)) ] ||
 	vm_fail "one controller is only $per_ctrl KiB: leaking it every cycle would not clearly exceed the ${bound_kib} KiB bound"
 
-# The caches that grew most, to tell a leak from noise in the log. awk,
-# not head: head leaves early, and sort, killed by SIGPIPE when its output
-# outgrows the pipe (slub_debug unmerges the caches), failed the case
-# under pipefail (exit 141, 6.12, 2026-12-05).
-slabinfo() { awk 'NR > 2 { printf "%s %d\n", $1, $2 * $4 / 1024 }' /proc/slabinfo | sort; }
-slabinfo > /tmp/slab.before
+# The caches that grew most, to tell a leak from noise in the log.
+vm_slab_caches /tmp/slab.before
 
 t0=$EPOCHSECONDS
 for ((i = 1; i <= cycles; i++)); do
@@ -49,9 +45,8 @@ done
 elapsed=$(($EPOCHSECONDS - t0))
 after=$(vm_slab_kib)
 delta=$((after - base))
-slabinfo > /tmp/slab.after
-join /tmp/slab.before /tmp/slab.after | awk '{ printf "%s %d KiB\n", $1, $3 - $2 }' |
-	sort -k2 -nr | awk 'NR <= 6' | while read -r line; do vm_log "slab cache growth: $line"; done
+vm_slab_caches /tmp/slab.after
+vm_slab_growth /tmp/slab.before /tmp/slab.after
 echo "RESULT: $cycles connect/disconnect cycles took ${elapsed}s; slab $base -> $after KiB, delta $delta KiB (bound $bound_kib KiB)"
 [ "$delta" -le "$bound_kib" ] || vm_fail "slab grew by $delta KiB over $cycles cycles (bound $bound_kib KiB)"
 

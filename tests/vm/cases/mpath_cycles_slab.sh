@@ -30,6 +30,7 @@ for i in 1 2; do
 	disconnect "warm-up $i"
 done
 base=$(vm_slab_kib)
+vm_slab_caches /tmp/slab.before
 t0=$EPOCHSECONDS
 for ((i = 1; i <= cycles; i++)); do
 	connect
@@ -41,6 +42,8 @@ done
 elapsed=$((EPOCHSECONDS - t0))
 after=$(vm_slab_kib)
 delta=$((after - base))
+vm_slab_caches /tmp/slab.after
+vm_slab_growth /tmp/slab.before /tmp/slab.after
 echo "RESULT: $cycles two-path connect/disconnect cycles took ${elapsed}s; slab $base -> $after KiB, delta $delta KiB (bound $bound_kib KiB)"
 [ "$delta" -le "$bound_kib" ] || vm_fail "slab grew by $delta KiB over $cycles cycles (bound $bound_kib KiB)"
 vm_assert_eq "" "$(ls -A /sys/class/rblk)" "/sys/class/rblk after the cycles"

@@ -41,7 +41,7 @@ void rblk_fio_close(struct rblk_fio_queue *q);
 uint32_t rblk_fio_lba_size(const struct rblk_fio_queue *q);
 /* How the queue's commands carried their data, one line (rblk_stats=1). */
 void rblk_fio_describe(const struct rblk_fio_queue *q, char *out, size_t len);
-/* Registers [p, p + len) once (the registration cache): 0 or an errno. */
+/* Registers [p, p + len) once (the controller's memory map): 0 or an errno. */
 int rblk_fio_register(struct rblk_fio_queue *q, const void *p, size_t len);
 
 /*

@@ -6,29 +6,6 @@
 
 namespace rblk::bypass {
 
-SglDesc keyed_sgl(std::uint64_t addr, std::uint32_t length, std::uint32_t rkey)
-{
-    SglDesc d{};
-    d.addr = addr;
-    d.length[0] = static_cast<std::uint8_t>(length);
-    d.length[1] = static_cast<std::uint8_t>(length >> 8);
-    d.length[2] = static_cast<std::uint8_t>(length >> 16);
-    std::memcpy(d.key, &rkey, sizeof(rkey));
-    d.type = kSglTypeKeyedData << 4 | kSglSubtypeAddress;
-    return d;
-}
-
-SglDesc null_sgl() { return keyed_sgl(0, 0, 0); }
-
-SglDesc in_capsule_sgl(std::uint32_t length)
-{
-    SglDesc d{};
-    d.addr = 0;  // offset from the end of the command (ICDOFF 0)
-    std::memcpy(d.length, &length, sizeof(length));  // 4-byte length for this type
-    d.type = kSglTypeDataBlock << 4 | kSglSubtypeOffset;
-    return d;
-}
-
 std::uint32_t keyed_sgl_length(const SglDesc& d)
 {
     return d.length[0] | static_cast<std::uint32_t>(d.length[1]) << 8 |
@@ -56,15 +33,6 @@ bool use_in_capsule(std::uint32_t length, std::uint32_t ioccsz, std::uint32_t li
 }
 
 namespace {
-
-Command with_sgl(std::uint8_t opcode)
-{
-    Command c{};
-    c.opcode = opcode;
-    c.flags = kCmdFlagsSgl;
-    c.dptr = null_sgl();
-    return c;
-}
 
 template <typename T>
 Command as_command(const T& fabrics)
@@ -148,16 +116,6 @@ Command set_features_num_queues(std::uint16_t nr_queues)
 }
 
 Command keep_alive() { return with_sgl(nvme_admin_keep_alive); }
-
-Command nvm_rw(bool write, std::uint32_t nsid, std::uint64_t slba, std::uint32_t nlb)
-{
-    Command c = with_sgl(write ? nvme_cmd_write : nvme_cmd_read);
-    c.nsid = nsid;
-    c.cdw10 = static_cast<std::uint32_t>(slba);
-    c.cdw11 = static_cast<std::uint32_t>(slba >> 32);
-    c.cdw12 = (nlb - 1) & 0xffff;
-    return c;
-}
 
 Command nvm_flush(std::uint32_t nsid)
 {

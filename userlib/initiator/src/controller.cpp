@@ -136,6 +136,7 @@ void Controller::connect_admin_queue()
         if (!pd_)
             throw Error("cannot allocate an RDMA protection domain");
         admin_pool_ = std::make_unique<BufferPool>(pd_.get(), 4096, 2);
+        map_ = std::make_unique<MemoryMap>(pd_.get());
     }
     admin->connect(pd_.get());
     admin_ = std::move(admin);
@@ -277,7 +278,7 @@ void Controller::connect_io_queues(std::size_t count, bool first)
         q->connect(pd_.get());
         connect_queue(*q, qcfg.qid, io_size_);
         if (first)
-            io_.push_back(std::make_unique<IoQueue>(pd_.get(), info_, ns_, io_size_, &ka_failed_));
+            io_.push_back(std::make_unique<IoQueue>(pd_.get(), *map_, info_, ns_, io_size_, &ka_failed_));
         io_[i]->update_namespaces(ns_);
         io_[i]->attach(std::move(q));
     }

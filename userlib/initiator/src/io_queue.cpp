@@ -16,15 +16,14 @@ std::size_t pool_count(const ControllerInfo& c, std::uint16_t depth)
 
 }  // namespace
 
-IoQueue::IoQueue(ibv_pd* pd, const ControllerInfo& ctrl, std::vector<NamespaceInfo> namespaces,
+IoQueue::IoQueue(ibv_pd* pd, MemoryMap& map, const ControllerInfo& ctrl, std::vector<NamespaceInfo> namespaces,
                  std::uint16_t depth, const std::atomic<bool>* ctrl_failed)
     : depth_(depth),
       max_transfer_(ctrl.max_transfer),
-      ioccsz_(ctrl.ioccsz_bytes / 16),
       inline_max_(std::min(in_capsule_capacity(ctrl.ioccsz_bytes / 16), kInlineDataMax)),
       ns_(std::move(namespaces)),
       pool_(pd, pool_chunk(ctrl), pool_count(ctrl, depth)),
-      cache_(pd),
+      map_(map),
       ctrl_failed_(ctrl_failed)
 {
 }
@@ -53,7 +52,7 @@ IoStatus IoQueue::submit(const IoRequest& r)
         bytes = static_cast<std::size_t>(r.nlb) << ns.lba_shift;
         if (r.len != bytes || bytes > max_transfer_ || !r.buf)
             return invalid;
-        cmd = nvm_rw(r.op == IoOp::Write, ns.nsid, r.slba, r.nlb);
+        fill_rw(cmd, r.op == IoOp::Write, ns.nsid, r.slba, r.nlb);
         to_target = r.op == IoOp::Write;
         break;
     case IoOp::Flush: cmd = nvm_flush(ns.nsid); break;
@@ -69,7 +68,7 @@ IoStatus IoQueue::submit(const IoRequest& r)
     CapsuleData inline_data;
     if (bytes == 0) {
         // no data: the null SGL the builders set
-    } else if (to_target && use_in_capsule(static_cast<std::uint32_t>(bytes), ioccsz_, inline_max_)) {
+    } else if (to_target && bytes <= inline_max_) {  // use_in_capsule(), its capacity known
         // The SEND reads registered memory where it is; other memory is
         // copied by the queue (a DSM range on the caller's stack).
         via = Via::InCapsule;
@@ -77,16 +76,16 @@ IoStatus IoQueue::submit(const IoRequest& r)
         if (pool_.contains(r.buf, bytes)) {
             inline_data.lkey = pool_.lkey();
             inline_data.stable = true;
-        } else if (const ibv_mr* mr = cache_.find(r.buf, bytes)) {
-            inline_data.lkey = mr->lkey;
+        } else if (const Registration* reg = map_.find(r.buf, bytes)) {
+            inline_data.lkey = reg->lkey;
         }
     } else {
         RemoteRef ref;
         if (pool_.contains(r.buf, bytes)) {
             ref = pool_.ref(r.buf);
             via = Via::Pool;
-        } else if (const ibv_mr* mr = cache_.find(r.buf, bytes)) {
-            ref = {reinterpret_cast<std::uint64_t>(r.buf), mr->rkey};
+        } else if (const Registration* reg = map_.find(r.buf, bytes)) {
+            ref = {reinterpret_cast<std::uint64_t>(r.buf), reg->rkey};
             via = Via::Registered;
         } else {
             return invalid;  // unregistered memory

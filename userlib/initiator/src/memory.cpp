@@ -3,6 +3,7 @@
 
 #include "rblk/bypass/status.hpp"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -70,31 +71,137 @@ RemoteRef BufferPool::ref(const void* p) const
 
 std::uint32_t BufferPool::lkey() const { return mr_->lkey; }
 
-const ibv_mr* RegistrationCache::find(const void* p, std::size_t len) const
+namespace {
+
+// Reserved address space, faulted in as it is touched (zeroed: null
+// entries); nullptr when the mapping fails.
+void* reserve(std::size_t bytes)
 {
-    const auto a = reinterpret_cast<std::uintptr_t>(p);
-    auto it = regs_.upper_bound(a);
-    if (it == regs_.begin())
-        return nullptr;
-    --it;
-    const ibv_mr* mr = it->second.get();
-    const auto start = reinterpret_cast<std::uintptr_t>(mr->addr);
-    return a - start <= mr->length && len <= mr->length - (a - start) ? mr : nullptr;
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
 }
 
-int RegistrationCache::add(const void* p, std::size_t len)
+}  // namespace
+
+MemoryMap::MemoryMap(ibv_pd* pd)
+    : pd_(pd), top_(static_cast<Table**>(reserve(kTables * sizeof(Table*))))
 {
-    if (len == 0)
-        return EINVAL;
-    if (find(p, len))
-        return 0;
-    ibv_mr* mr = ibv_reg_mr(pd_, const_cast<void*>(p), len, kRemoteAccess);
-    if (!mr)
-        return errno ? errno : ENOMEM;
-    regs_[reinterpret_cast<std::uintptr_t>(p)] = MemoryRegion(mr);
+    if (!top_)
+        throw Error(errno_message("cannot reserve the memory map", errno));
+}
+
+MemoryMap::~MemoryMap()
+{
+    regs_.clear();  // deregistered before the tables go: nothing finds them
+    for (Table* t : tables_)
+        ::munmap(t, sizeof(Table));
+    ::munmap(top_, kTables * sizeof(Table*));
+}
+
+std::size_t MemoryMap::size() const
+{
+    std::lock_guard lock(mu_);
+    return regs_.size();
+}
+
+const Registration* MemoryMap::find_slow(const void* p, std::size_t len) const
+{
+    std::lock_guard lock(mu_);
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    // Any registration starting at or below p may cover it: few share a page.
+    for (auto it = regs_.upper_bound(a); it != regs_.begin();) {
+        --it;
+        if (it->second.reg->covers(p, len))
+            return it->second.reg;
+    }
+    return nullptr;
+}
+
+int MemoryMap::publish(const Registration& r)
+{
+    const std::uintptr_t end = r.start + r.len;
+    for (std::uintptr_t a = r.start & ~((std::uintptr_t{1} << kPageShift) - 1); a < end;
+         a += std::uintptr_t{1} << kPageShift) {
+        Table*& slot = top_[a >> kTableShift];
+        if (!slot) {
+            auto* t = static_cast<Table*>(reserve(sizeof(Table)));
+            if (!t)
+                return ENOMEM;
+            tables_.push_back(t);
+            // Pairs with find()'s acquire load of the table.
+            std::atomic_ref(slot).store(t, std::memory_order_release);
+        }
+        const Registration*& e = slot->page[(a >> kPageShift) & kTableMask];
+        // The first registration of a page keeps it; find_slow() finds
+        // the others there.
+        if (!e)
+            std::atomic_ref(e).store(&r, std::memory_order_release);
+    }
     return 0;
 }
 
-void RegistrationCache::remove(const void* p) { regs_.erase(reinterpret_cast<std::uintptr_t>(p)); }
+void MemoryMap::repoint(const Registration& gone)
+{
+    constexpr std::uintptr_t page = std::uintptr_t{1} << kPageShift;
+    const std::uintptr_t lo = gone.start & ~(page - 1);
+    const std::uintptr_t hi = (gone.start + gone.len + page - 1) & ~(page - 1);
+    // The registrations left on `gone`'s pages: they may take them.
+    std::vector<const Registration*> others;
+    for (auto it = regs_.begin(); it != regs_.end() && it->first < hi; ++it)
+        if (it->second.reg != &gone && it->first + it->second.reg->len > lo)
+            others.push_back(it->second.reg);
+    for (std::uintptr_t a = lo; a < hi; a += page) {
+        Table* t = top_[a >> kTableShift];
+        if (!t)
+            continue;  // publish() failed before this page
+        const Registration*& e = t->page[(a >> kPageShift) & kTableMask];
+        if (e != &gone)
+            continue;
+        const Registration* next = nullptr;
+        for (const Registration* o : others)
+            if (o->start < a + page && o->start + o->len > a) {
+                next = o;
+                break;
+            }
+        std::atomic_ref(e).store(next, std::memory_order_release);
+    }
+}
+
+int MemoryMap::add(const void* p, std::size_t len)
+{
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    if (len == 0 || a >> kAddrBits || len > (std::uintptr_t{1} << kAddrBits) - a)
+        return EINVAL;
+    std::lock_guard lock(mu_);
+    if (auto it = regs_.find(a); it != regs_.end()) {
+        if (it->second.reg->len != len)
+            return EEXIST;  // registered with another length
+        ++it->second.users;
+        return 0;
+    }
+    MemoryRegion mr(ibv_reg_mr(pd_, const_cast<void*>(p), len, kRemoteAccess));
+    if (!mr)
+        return errno ? errno : ENOMEM;
+    Registration& r = records_.emplace_back(Registration{a, len, mr->lkey, mr->rkey});
+    regs_.emplace(a, Entry{&r, std::move(mr), 1});
+    if (const int err = publish(r)) {
+        repoint(r);
+        regs_.erase(a);
+        return err;
+    }
+    return 0;
+}
+
+void MemoryMap::remove(const void* p)
+{
+    std::lock_guard lock(mu_);
+    auto it = regs_.find(reinterpret_cast<std::uintptr_t>(p));
+    if (it == regs_.end() || --it->second.users > 0)
+        return;
+    // Unmapped first: a find() from now on cannot return it. Its record
+    // stays, for one that loaded it just before.
+    repoint(*it->second.reg);
+    regs_.erase(it);
+}
 
 }  // namespace rblk::bypass

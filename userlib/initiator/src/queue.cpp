@@ -42,6 +42,11 @@ Queue::Queue(const QueueConfig& cfg, const sockaddr* dst, const sockaddr* src)
       recv_sge_(cfg.size),
       ready_(cfg.size)
 {
+    // What every SEND of a chain position has in common, set once.
+    for (std::size_t i = 0; i < pend_wr_.size(); ++i) {
+        pend_wr_[i].sg_list = &pend_sge_[2 * i];
+        pend_wr_[i].opcode = IBV_WR_SEND;
+    }
     if (rdma_resolve_addr(id_.get(), const_cast<sockaddr*>(src), const_cast<sockaddr*>(dst),
                           ms(cfg_.cm_timeout)) != 0) {
         throw Error(errno_message("cannot resolve the target address", errno));
@@ -285,11 +290,9 @@ IoStatus Queue::submit(const Command& cmd, const CapsuleData& data, std::uint64_
         sge[1] = {reinterpret_cast<std::uint64_t>(bounce(*tag)), len, ring_mr_->lkey};
     }
     ibv_send_wr& wr = pend_wr_[pend_count_];
-    wr = {};
     wr.wr_id = kSendWr | ws.seq;
-    wr.sg_list = sge;
+    wr.next = nullptr;
     wr.num_sge = len ? 2 : 1;
-    wr.opcode = IBV_WR_SEND;
     wr.send_flags = ws.signaled ? IBV_SEND_SIGNALED : 0;
     if (pend_count_ > 0)
         pend_wr_[pend_count_ - 1].next = &wr;

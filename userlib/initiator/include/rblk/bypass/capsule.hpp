@@ -10,14 +10,38 @@
 #include "rblk/bypass/wire.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 
 namespace rblk::bypass {
 
-// SGL encoding.
-SglDesc keyed_sgl(std::uint64_t addr, std::uint32_t length, std::uint32_t rkey);
-SglDesc null_sgl();  // a command without data: keyed, all zero
-SglDesc in_capsule_sgl(std::uint32_t length);  // the data right after the 64 bytes
+// SGL encoding. Inline, as the command builders below that every I/O
+// calls: out of line, each was a call returning a struct through memory.
+inline SglDesc keyed_sgl(std::uint64_t addr, std::uint32_t length, std::uint32_t rkey)
+{
+    SglDesc d{};
+    d.addr = addr;
+    d.length[0] = static_cast<std::uint8_t>(length);
+    d.length[1] = static_cast<std::uint8_t>(length >> 8);
+    d.length[2] = static_cast<std::uint8_t>(length >> 16);
+    std::memcpy(d.key, &rkey, sizeof(rkey));
+    d.type = kSglTypeKeyedData << 4 | kSglSubtypeAddress;
+    return d;
+}
+
+// A command without data: keyed, all zero.
+inline SglDesc null_sgl() { return keyed_sgl(0, 0, 0); }
+
+// The data right after the 64 bytes.
+inline SglDesc in_capsule_sgl(std::uint32_t length)
+{
+    SglDesc d{};
+    d.addr = 0;  // offset from the end of the command (ICDOFF 0)
+    std::memcpy(d.length, &length, sizeof(length));  // 4-byte length for this type
+    d.type = kSglTypeDataBlock << 4 | kSglSubtypeOffset;
+    return d;
+}
+
 std::uint32_t keyed_sgl_length(const SglDesc& d);
 std::uint32_t keyed_sgl_key(const SglDesc& d);
 
@@ -47,7 +71,36 @@ Command keep_alive();
 
 // NVM commands; nlb is the number of blocks (1-based here, 0's based on the wire).
 enum class IoOp : std::uint8_t { Read, Write, Flush, WriteZeroes, Dsm };
-Command nvm_rw(bool write, std::uint32_t nsid, std::uint64_t slba, std::uint32_t nlb);
+inline Command with_sgl(std::uint8_t opcode)
+{
+    Command c{};
+    c.opcode = opcode;
+    c.flags = kCmdFlagsSgl;
+    c.dptr = null_sgl();
+    return c;
+}
+
+// A read or write into `c`, which is all zero: the hot path fills the
+// command it already has (built and assigned, the 64 bytes were zeroed
+// and copied twice more).
+inline void fill_rw(Command& c, bool write, std::uint32_t nsid, std::uint64_t slba, std::uint32_t nlb)
+{
+    c.opcode = write ? nvme_cmd_write : nvme_cmd_read;
+    c.flags = kCmdFlagsSgl;
+    c.dptr = null_sgl();
+    c.nsid = nsid;
+    c.cdw10 = static_cast<std::uint32_t>(slba);
+    c.cdw11 = static_cast<std::uint32_t>(slba >> 32);
+    c.cdw12 = (nlb - 1) & 0xffff;
+}
+
+inline Command nvm_rw(bool write, std::uint32_t nsid, std::uint64_t slba, std::uint32_t nlb)
+{
+    Command c{};
+    fill_rw(c, write, nsid, slba, nlb);
+    return c;
+}
+
 Command nvm_flush(std::uint32_t nsid);
 Command nvm_write_zeroes(std::uint32_t nsid, std::uint64_t slba, std::uint32_t nlb, bool deallocate);
 // Deallocate `nr_ranges` (1..256) nvme_dsm_range entries sent as data.

@@ -138,6 +138,7 @@ private:
     std::chrono::milliseconds kato_{0};
 
     ProtectionDomain pd_;                 // first: freed after everything on it
+    std::unique_ptr<MemoryMap> map_;      // the caller's registrations; before the queues
     std::unique_ptr<BufferPool> admin_pool_;
     std::unique_ptr<Queue> admin_;
     std::vector<std::unique_ptr<IoQueue>> io_;

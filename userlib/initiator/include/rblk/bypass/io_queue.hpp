@@ -8,8 +8,8 @@
 //
 // Data moves without a copy when it lives in memory the queue has
 // registered: its buffer pool (alloc_buffer(), registered once at setup)
-// or a buffer the caller registered (register_buffer(): the registration
-// cache). Writes up to the in-capsule size go in the command capsule
+// or a buffer the caller registered (register_buffer(): the controller's
+// memory map, which every queue of it shares). Writes up to the in-capsule size go in the command capsule
 // itself. Other memory is refused (Invalid): SyncIo stages it through the
 // pool.
 #pragma once
@@ -54,7 +54,9 @@ class IoQueue {
 public:
     // `ctrl_failed`: the controller's flag that its keep-alive failed; the
     // queue's own thread then fails the queue at its next poll.
-    IoQueue(ibv_pd* pd, const ControllerInfo& ctrl, std::vector<NamespaceInfo> namespaces,
+    // `map`: the registrations of the controller's protection domain,
+    // which outlives the queue.
+    IoQueue(ibv_pd* pd, MemoryMap& map, const ControllerInfo& ctrl, std::vector<NamespaceInfo> namespaces,
             std::uint16_t depth, const std::atomic<bool>* ctrl_failed = nullptr);
     IoQueue(const IoQueue&) = delete;
     IoQueue& operator=(const IoQueue&) = delete;
@@ -75,12 +77,13 @@ public:
     std::size_t buffer_size() const { return pool_.chunk_size(); }
     std::size_t buffers_free() const { return pool_.free_count(); }
     void free_buffer(std::byte* b) { pool_.put(b); }
-    // Zero-copy I/O from the caller's memory: 0 or an errno.
-    int register_buffer(const void* p, std::size_t len) { return cache_.add(p, len); }
-    void unregister_buffer(const void* p) { cache_.remove(p); }
+    // Zero-copy I/O from the caller's memory, for every queue of the
+    // controller (MemoryMap::add() and remove()): 0 or an errno.
+    int register_buffer(const void* p, std::size_t len) { return map_.add(p, len); }
+    void unregister_buffer(const void* p) { map_.remove(p); }
     bool is_registered(const void* p, std::size_t len) const
     {
-        return pool_.contains(p, len) || cache_.find(p, len);
+        return pool_.contains(p, len) || map_.find(p, len);
     }
 
     // Queued for the next flush(), which poll(), wait() and arm_events()
@@ -146,11 +149,10 @@ private:
 
     std::uint16_t depth_;
     std::uint32_t max_transfer_;
-    std::uint32_t ioccsz_;
     std::uint32_t inline_max_;
     std::vector<NamespaceInfo> ns_;  // never empty
     BufferPool pool_;
-    RegistrationCache cache_;
+    MemoryMap& map_;
     std::unique_ptr<Queue> q_;
     const std::atomic<bool>* ctrl_failed_;
     IoQueueStats stats_;

@@ -185,7 +185,8 @@ private:
     std::vector<Slot> slots_;
     // The SENDs submitted and not yet posted, chained in order
     // (pend_wr_[i].next is &pend_wr_[i + 1]); `size` entries, two SGEs
-    // each (pend_sge_[2 * i], the command, and its data).
+    // each (pend_sge_[2 * i], the command, and its data). A WR's sg_list
+    // and opcode are set once, at construction; submit() writes the rest.
     std::vector<ibv_send_wr> pend_wr_;
     std::vector<ibv_sge> pend_sge_;
     // The tag of each signaled SEND that reads the caller's memory, by its
