@@ -1022,9 +1022,26 @@ static ssize_t ana_grpid_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(ana_grpid);
 
+/*
+ * What the queue-depth policy weighs this path by: its controller's
+ * commands started under that policy (nvme's queue_depth); empty under
+ * the others, which do not count.
+ */
+static ssize_t queue_depth_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct rblk_ns *ns = dev_to_disk(dev)->private_data;
+
+	if (READ_ONCE(ns->head->subsys->iopolicy) != RBLK_IOPOLICY_QUEUE_DEPTH)
+		return 0;
+	return sysfs_emit(buf, "%d\n", atomic_read(&ns->ctrl->nr_mpath_active));
+}
+static DEVICE_ATTR_RO(queue_depth);
+
 static struct attribute *rblk_path_attrs[] = {
 	&dev_attr_ana_state.attr,
 	&dev_attr_ana_grpid.attr,
+	&dev_attr_queue_depth.attr,
 	NULL,
 };
 

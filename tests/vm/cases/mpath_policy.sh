@@ -82,8 +82,18 @@ split_once() {
 	why=""
 	r0=$(ctrl_stat rblk0 reads) r1=$(ctrl_stat rblk1 reads) c0=$(ctrl_stat rblk0 reconnects)
 	e0=$(vm_rdma_errors)
+	# What queue-depth weighs each path by, while it chooses (each path's
+	# queue_depth: empty under the other policies).
+	while :; do
+		echo "$(cat /sys/block/rblk0c0n1/queue_depth) $(cat /sys/block/rblk0c1n1/queue_depth)"
+		sleep 0.2
+	done > "/tmp/$1.depths" &
+	local sampler=$!
 	vm_fio "/tmp/$1.json" --name="$1" --filename=/dev/rblk0n1 --ioengine=io_uring \
 		--direct=1 --rw=randread --bs=4k --size=32M --number_ios=1000 --iodepth=4 --cpus_allowed=0
+	kill "$sampler"
+	wait "$sampler" || true
+	vm_log "$1: queue_depth of rblk0's and rblk1's paths during the split: $(awk 'NR <= 12' "/tmp/$1.depths" | tr '\n' ',')"
 	vm_rblk_wait_state 60 rblk0 live
 	if [ "$(ctrl_stat rblk0 reconnects)" != "$c0" ]; then
 		why="rblk0 reconnected during the $1 split (RDMA error counters +$(($(vm_rdma_errors) - e0))):"
@@ -147,6 +157,10 @@ split round-robin
 echo "RESULT: mpath policy round-robin, rblk0 loaded: namespace 1 through rblk1 $b of 1000"
 [ "$b" -ge 450 ] && [ "$b" -le 550 ] || vm_fail "round-robin with rblk0 loaded: $b of 1000 through rblk1, expected about half"
 split queue-depth
+read -r d0 d1 < /tmp/queue-depth.depths
+[ "$d0" -ge 64 ] && [ "$d1" -le 8 ] ||
+	vm_fail "queue_depth under queue-depth: rblk0's path $d0 (the load's 128), rblk1's $d1 (at most the split's 4)"
+vm_assert_eq "" "$(awk 'NF' /tmp/round-robin.depths)" "queue_depth under round-robin"
 echo "RESULT: mpath policy queue-depth, rblk0 loaded: namespace 1 through rblk1 $b of 1000"
 [ "$b" -ge 800 ] || vm_fail "queue-depth with rblk0 loaded: only $b of 1000 through the emptier rblk1"
 load_stop
