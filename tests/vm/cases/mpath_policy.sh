@@ -62,10 +62,14 @@ split() {
 	"$RBLKCTL" set-iopolicy "$nqn" "$policy" || vm_fail "set-iopolicy $policy failed"
 	[ -z "${load_pid:-}" ] || vm_wait_for 60 loaded $(($(mp_ctrl_io rblk0) + 256))
 	split_once "$policy"
+	# The load ran through the split: over siw on the debug kernel it once
+	# ended (its runtime) in the middle of one, which then split evenly.
+	[ -z "${load_pid:-}" ] || loaded 0
 	[ -n "$why" ] || return 0
 	vm_log "$why; the split again"
 	[ -z "${load_pid:-}" ] || vm_wait_for 60 loaded $(($(mp_ctrl_io rblk0) + 256))
 	split_once "$policy"
+	[ -z "${load_pid:-}" ] || loaded 0
 	[ -z "$why" ] || vm_fail "$why, twice"
 }
 
@@ -109,13 +113,13 @@ split_once() {
 
 # load_start / load_stop: reads at QD128 on namespace 2 (so through rblk0
 # only), until stopped; started once rblk0 has carried 256 of them (the
-# queue full twice over).
+# queue full twice over). Its runtime is a bound, VM_SLOW times 180 s.
 load_start() {
-	local base
+	local base secs=$((180 * VM_SLOW))
 	base=$(mp_ctrl_io rblk0)
 	rxe_debug +p
-	timeout 200 fio --name=load --filename=/dev/rblk0n2 --ioengine=io_uring --direct=1 \
-		--rw=randread --bs=4k --iodepth=128 --time_based --runtime=180 --cpus_allowed=1 \
+	timeout $((secs + 20)) fio --name=load --filename=/dev/rblk0n2 --ioengine=io_uring --direct=1 \
+		--rw=randread --bs=4k --iodepth=128 --time_based --runtime="$secs" --cpus_allowed=1 \
 		> /tmp/load.log 2>&1 &
 	load_pid=$!
 	vm_wait_for 60 loaded $((base + 256))
@@ -130,14 +134,14 @@ load_stop() {
 	wait "$load_pid" || true
 	rxe_debug -p
 }
-# rxe tells why it failed a send only in pr_debug lines (rxe_req.c's and
-# rxe_net.c's are on its error paths): on while the load runs.
+# rxe tells why it moved a QP to the error state only in pr_debug lines,
+# on its requester's error paths (rxe_req.c, rxe_net.c) and on its
+# responder's (rxe_resp.c: a length or key violation, a CQ overflow); the
+# debug kernel's run with the first two on showed none of them, so the
+# whole module's are on while the load runs.
 rxe_debug() {
-	local f
 	[ "$VM_RDMA" = rxe ] && [ -w /proc/dynamic_debug/control ] || return 0
-	for f in rxe_req.c rxe_net.c; do
-		echo "file $f $1" > /proc/dynamic_debug/control || true
-	done
+	echo "module rdma_rxe $1" > /proc/dynamic_debug/control || true
 }
 
 split numa
@@ -157,9 +161,10 @@ split round-robin
 echo "RESULT: mpath policy round-robin, rblk0 loaded: namespace 1 through rblk1 $b of 1000"
 [ "$b" -ge 450 ] && [ "$b" -le 550 ] || vm_fail "round-robin with rblk0 loaded: $b of 1000 through rblk1, expected about half"
 split queue-depth
-read -r d0 d1 < /tmp/queue-depth.depths
+# Every sample: rblk0's path carries the load throughout, rblk1's the split's 4 at most.
+read -r d0 d1 < <(awk 'NF == 2 { if (min == "" || $1 < min) min = $1; if ($2 > max) max = $2 } END { print min + 0, max + 0 }' /tmp/queue-depth.depths)
 [ "$d0" -ge 64 ] && [ "$d1" -le 8 ] ||
-	vm_fail "queue_depth under queue-depth: rblk0's path $d0 (the load's 128), rblk1's $d1 (at most the split's 4)"
+	vm_fail "queue_depth under queue-depth: rblk0's path at least $d0 (the load's 128), rblk1's at most $d1 (the split's 4)"
 vm_assert_eq "" "$(awk 'NF' /tmp/round-robin.depths)" "queue_depth under round-robin"
 echo "RESULT: mpath policy queue-depth, rblk0 loaded: namespace 1 through rblk1 $b of 1000"
 [ "$b" -ge 800 ] || vm_fail "queue-depth with rblk0 loaded: only $b of 1000 through the emptier rblk1"
