@@ -57,20 +57,6 @@ void BufferPool::put(std::byte* chunk)
         free_.push_back(chunk);
 }
 
-bool BufferPool::contains(const void* p, std::size_t len) const
-{
-    const auto a = reinterpret_cast<std::uintptr_t>(p);
-    const auto base = reinterpret_cast<std::uintptr_t>(mem_.get());
-    return a >= base && len <= bytes_ && a - base <= bytes_ - len;
-}
-
-RemoteRef BufferPool::ref(const void* p) const
-{
-    return {reinterpret_cast<std::uint64_t>(p), mr_->rkey};
-}
-
-std::uint32_t BufferPool::lkey() const { return mr_->lkey; }
-
 namespace {
 
 // Reserved address space, faulted in as it is touched (zeroed: null

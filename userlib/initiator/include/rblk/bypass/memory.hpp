@@ -61,10 +61,16 @@ public:
     // A free chunk, nullptr when none is left.
     std::byte* get();
     void put(std::byte* chunk);
-    bool contains(const void* p, std::size_t len) const;
-    RemoteRef ref(const void* p) const;
+    // Inline, as every submission asks.
+    bool contains(const void* p, std::size_t len) const
+    {
+        const auto a = reinterpret_cast<std::uintptr_t>(p);
+        const auto base = reinterpret_cast<std::uintptr_t>(mem_.get());
+        return a >= base && len <= bytes_ && a - base <= bytes_ - len;
+    }
+    RemoteRef ref(const void* p) const { return {reinterpret_cast<std::uint64_t>(p), mr_->rkey}; }
     // The chunks' local key, for a SEND that carries one as its data.
-    std::uint32_t lkey() const;
+    std::uint32_t lkey() const { return mr_->lkey; }
 
 private:
     std::size_t chunk_;
