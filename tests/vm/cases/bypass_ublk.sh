@@ -99,7 +99,7 @@ vm_assert_eq bypass "$(bypass_json path)" "path in list --json"
 # buffers hold its tags (the queue's 4 MiB pool capped them at 32).
 qsize=$(bypass_json queue_size)
 for dev in ublkb0 ublkb1; do
-	vm_assert_eq "$qsize" "$(cat /sys/block/$dev/mq/0/nr_tags)" "tags of /dev/$dev's first queue (the I/O queue's size)"
+	vm_assert_eq "$qsize" "$(cat "/sys/block/$dev/mq/0/nr_tags")" "tags of /dev/$dev's first queue (the I/O queue's size)"
 done
 vm_log "ublk devices' depth: $qsize (the I/O queue size)"
 vm_assert_match "^bypass0 +live +- +rdma +$t +4420 .*$nqn +/dev/ublkb0,/dev/ublkb1 " "$("$RBLKCTL" list)" \
