@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -22,7 +23,8 @@
 namespace rblk::bypass {
 namespace {
 
-std::unique_ptr<Queue> connected_queue(std::uint32_t inline_max = 0)
+std::unique_ptr<Queue> connected_queue(std::uint32_t inline_max = 0,
+                                       std::chrono::milliseconds cmd_timeout = std::chrono::seconds(30))
 {
     fake_rdma::reset();
     sockaddr_in dst{};
@@ -33,6 +35,7 @@ std::unique_ptr<Queue> connected_queue(std::uint32_t inline_max = 0)
     cfg.qid = 1;
     cfg.size = 4;
     cfg.inline_max = inline_max;
+    cfg.cmd_timeout = cmd_timeout;
     auto q = std::make_unique<Queue>(cfg, reinterpret_cast<const sockaddr*>(&dst), nullptr);
     q->connect(fake_rdma::pd());
     return q;
@@ -309,6 +312,40 @@ TEST(QueueCapsule, DataBeyondTheInCapsuleSizeIsRefused)
     auto q = connected_queue(256);
     std::vector<std::byte> buf(512);
     EXPECT_EQ(q->submit(write_command(), {buf, 0x77, false}, 1).kind, IoStatus::Kind::Invalid);
+}
+
+// A submission reads no clock: a command's timeout counts from the first
+// poll that finds it in flight. A queue idle for longer than the timeout
+// must still not expire a command submitted after it (the time the queue
+// last looked is not the time of the submission), and a command nobody
+// answers must still expire.
+TEST(QueueTimeout, CountsFromAfterTheSubmissionAndEnds)
+{
+    using namespace std::chrono_literals;
+    auto q = connected_queue(0, 50ms);
+    QueueCompletion out[2];
+    EXPECT_EQ(q->poll(out), 0u);  // a scan of an empty queue
+    std::this_thread::sleep_for(250ms);
+    ASSERT_TRUE(q->submit(read_command(), {}, 1).ok());
+    ASSERT_TRUE(q->submit(read_command(), {}, 2).ok());
+    ASSERT_EQ(q->poll(out), 0u);  // scans: neither is past a deadline it just got
+    EXPECT_FALSE(q->failed()) << q->failure();
+    respond(0, 0);
+    ASSERT_EQ(q->poll(out), 1u);
+    EXPECT_EQ(out[0].user_data, 1u);
+    EXPECT_TRUE(out[0].status.ok());
+    // The other one is never answered: it expires (a bound, not a timing).
+    const auto give_up = std::chrono::steady_clock::now() + 10s;
+    std::size_t n = 0;
+    while (n == 0 && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(10ms);
+        n = q->poll(out);
+    }
+    ASSERT_EQ(n, 1u);
+    EXPECT_EQ(out[0].user_data, 2u);
+    EXPECT_EQ(out[0].status.kind, IoStatus::Kind::Timeout);
+    EXPECT_TRUE(q->failed());
+    EXPECT_NE(q->failure().find("command timed out"), std::string::npos) << q->failure();
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 # detached server (rblkctl itself the NVMe-oF/RDMA initiator) that serves
 # each active namespace (nsid 1, and nsid 3 with 4 KiB blocks) as
 # /dev/ublkb0 and /dev/ublkb1 through the kernel's ublk driver, over the
-# same I/O queues. On 6.12: the user's errors (ublk not loaded, no RDMA
+# same I/O queues, each device as deep as its I/O queue. On 6.12: the user's errors (ublk not loaded, no RDMA
 # device, wrong NQN, no listener) each one line and a non-zero exit; ext4
 # made, mounted, files written, remounted, checksummed, e2fsck clean; fio's
 # crc32c verify on both raw devices at once; data through ublk reads back
@@ -95,6 +95,13 @@ vm_assert_eq 3 "$(bypass_json namespaces.1.nsid)" "second namespace in list --js
 vm_assert_eq /dev/ublkb1 "$(bypass_json namespaces.1.device)" "second device in list --json"
 vm_assert_eq "$nqn" "$(bypass_json subnqn)" "subnqn in list --json"
 vm_assert_eq bypass "$(bypass_json path)" "path in list --json"
+# Each device as deep as its I/O queue: the server's own registered
+# buffers hold its tags (the queue's 4 MiB pool capped them at 32).
+qsize=$(bypass_json queue_size)
+for dev in ublkb0 ublkb1; do
+	vm_assert_eq "$qsize" "$(cat "/sys/block/$dev/mq/0/nr_tags")" "tags of /dev/$dev's first queue (the I/O queue's size)"
+done
+vm_log "ublk devices' depth: $qsize (the I/O queue size)"
 vm_assert_match "^bypass0 +live +- +rdma +$t +4420 .*$nqn +/dev/ublkb0,/dev/ublkb1 " "$("$RBLKCTL" list)" \
 	"rblkctl list"
 vm_assert_match '^state: +live$' "$("$RBLKCTL" show bypass0)" "rblkctl show bypass0"

@@ -41,8 +41,7 @@ struct rblk_fio_options {
 
 struct rblk_fio_data {
 	struct rblk_fio_queue *q;
-	struct rblk_fio_completion *comps;
-	struct io_u **events;
+	void **events; /* io_u pointers, as rblk_fio_reap() hands them out */
 	struct io_u **queued; /* since the last commit: fio's slat is ours to count */
 	unsigned int nr_queued;
 	unsigned int depth;
@@ -151,7 +150,6 @@ static void rblk_cleanup(struct thread_data *td)
 		log_info("rblk: %s: %s\n", td->o.name, line);
 	}
 	rblk_fio_close(d->q);
-	free(d->comps);
 	free(d->events);
 	free(d->queued);
 	free(d);
@@ -169,10 +167,9 @@ static int rblk_init(struct thread_data *td)
 		return 1;
 	td->io_ops_data = d;
 	d->depth = td->o.iodepth ? td->o.iodepth : 1;
-	d->comps = calloc(d->depth, sizeof(*d->comps));
 	d->events = calloc(d->depth, sizeof(*d->events));
 	d->queued = calloc(d->depth, sizeof(*d->queued));
-	if (!d->comps || !d->events || !d->queued) {
+	if (!d->events || !d->queued) {
 		rblk_cleanup(td);
 		return 1;
 	}
@@ -265,6 +262,9 @@ static int rblk_commit(struct thread_data *td)
 	struct rblk_fio_data *d = td->io_ops_data;
 	unsigned int i;
 
+	/* fio commits again before it reaps, mostly with nothing queued. */
+	if (!d->nr_queued)
+		return 0;
 	rblk_fio_commit(d->q);
 	/* With a commit hook, fio leaves the submission latency to the engine. */
 	for (i = 0; i < d->nr_queued; i++)
@@ -273,12 +273,21 @@ static int rblk_commit(struct thread_data *td)
 	return 0;
 }
 
+/* fio cleared error and resid before queue(): only a failure sets them. */
+static void rblk_failed(void *cookie, int error)
+{
+	struct io_u *io_u = cookie;
+
+	io_u->error = error;
+	io_u->resid = io_u->xfer_buflen;
+}
+
 static int rblk_getevents(struct thread_data *td, unsigned int min, unsigned int max,
 			  const struct timespec *t)
 {
 	struct rblk_fio_data *d = td->io_ops_data;
 	char err[256];
-	int n, i;
+	int n;
 
 	err[0] = '\0';
 	(void)t;
@@ -286,14 +295,7 @@ static int rblk_getevents(struct thread_data *td, unsigned int min, unsigned int
 		max = d->depth;
 	if (min > max)
 		min = max;
-	n = rblk_fio_reap(d->q, d->comps, min, max, err, sizeof(err));
-	for (i = 0; i < n; i++) {
-		struct io_u *io_u = d->comps[i].cookie;
-
-		io_u->error = d->comps[i].error;
-		io_u->resid = io_u->error ? io_u->xfer_buflen : 0;
-		d->events[i] = io_u;
-	}
+	n = rblk_fio_reap(d->q, d->events, min, max, rblk_failed, err, sizeof(err));
 	if (n < (int)min && n == 0) {
 		log_err("rblk: %s\n", err);
 		return -EIO;

@@ -129,6 +129,32 @@ void recover_and_resend(rblk_fio_queue* q)
     q->held.erase(q->held.begin(), q->held.begin() + static_cast<std::ptrdiff_t>(sent));
 }
 
+// A trim: one range of up to 2^32-1 blocks, sent in the capsule (copied
+// there: the range is not in fio's registered buffers). 0 or a negative errno.
+int prepare_trim(rblk_fio_queue* q, rblk_fio_queue::Slot& slot, std::uint64_t slba, std::uint64_t nlb,
+                 char* err, size_t errlen)
+{
+    if (!q->ctrl->info().has_dsm()) {
+        set_err(err, errlen, "trim: the controller has no Dataset Management (ONCS)");
+        return -EOPNOTSUPP;
+    }
+    if (q->q->inline_max() < sizeof(nvme_dsm_range)) {
+        set_err(err, errlen, "trim: the target takes no in-capsule data for the range");
+        return -EOPNOTSUPP;
+    }
+    if (nlb > 0xffffffffu) {
+        set_err(err, errlen, "trim of " + std::to_string(nlb) + " blocks: over 2^32-1");
+        return -EINVAL;
+    }
+    slot.range = {0, static_cast<std::uint32_t>(nlb), slba};
+    slot.req.op = bp::IoOp::Dsm;
+    slot.req.slba = 0;
+    slot.req.nlb = 1;
+    slot.req.buf = &slot.range;
+    slot.req.len = sizeof(nvme_dsm_range);
+    return 0;
+}
+
 }  // namespace
 
 extern "C" {
@@ -168,8 +194,10 @@ struct rblk_fio_queue* rblk_fio_open(const char* spec, unsigned int depth, int e
         h->free.reserve(n);
         h->held.reserve(n);
         h->failed.reserve(n);
-        for (std::size_t i = n; i-- > 0;)
+        for (std::size_t i = n; i-- > 0;) {
+            h->slots[i].req.user_data = i;
             h->free.push_back(static_cast<std::uint32_t>(i));
+        }
         return h.release();
     } catch (const std::exception& e) {
         set_err(err, errlen, e.what());
@@ -225,68 +253,53 @@ int rblk_fio_register(struct rblk_fio_queue* q, const void* p, size_t len)
 int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offset, void* buf,
                     size_t len, void* cookie, char* err, size_t errlen)
 {
-    bp::IoRequest r;
+    if (q->state != rblk_fio_queue::State::Live) [[unlikely]] {
+        if (q->state == rblk_fio_queue::State::FailFast)
+            try_recover(q);
+        if (q->state != rblk_fio_queue::State::Live) {
+            set_err(err, errlen, q->why);
+            return -EIO;
+        }
+    }
+    if (q->free.empty())
+        return 1;
+    // Filled in place: the slot is free until popped below, and keeps the
+    // request for a resend after a reconnect (user_data, ns and deallocate
+    // are set once, at open).
+    const std::uint32_t idx = q->free.back();
+    rblk_fio_queue::Slot& slot = q->slots[idx];
+    bp::IoRequest& r = slot.req;
     if (op == RBLK_FIO_FLUSH) {
         r.op = bp::IoOp::Flush;
+        r.buf = nullptr;
+        r.len = 0;
     } else {
         const std::uint32_t shift = q->q->ns().lba_shift;
         const std::uint64_t mask = (std::uint64_t{1} << shift) - 1;
-        if ((offset & mask) || (len & mask) || len == 0) {
+        if ((offset & mask) || (len & mask) || len == 0) [[unlikely]] {
             set_err(err, errlen, "offset " + std::to_string(offset) + " length " + std::to_string(len) +
                                      ": not a multiple of the LBA size " + std::to_string(mask + 1));
             return -EINVAL;
         }
-        r.slba = offset >> shift;
         if (op == RBLK_FIO_TRIM) {
-            // One range of up to 2^32-1 blocks, sent in the capsule
-            // (copied there: the range is not in fio's registered buffers).
-            if (!q->ctrl->info().has_dsm()) {
-                set_err(err, errlen, "trim: the controller has no Dataset Management (ONCS)");
-                return -EOPNOTSUPP;
-            }
-            if (q->q->inline_max() < sizeof(nvme_dsm_range)) {
-                set_err(err, errlen, "trim: the target takes no in-capsule data for the range");
-                return -EOPNOTSUPP;
-            }
-            if ((len >> shift) > 0xffffffffu) {
-                set_err(err, errlen, "trim of " + std::to_string(len) + " bytes: over 2^32-1 blocks");
-                return -EINVAL;
-            }
-            r.op = bp::IoOp::Dsm;
-            r.nlb = 1;
-            r.len = sizeof(nvme_dsm_range);
+            if (const int e = prepare_trim(q, slot, offset >> shift, len >> shift, err, errlen))
+                return e;
         } else {
             r.op = op == RBLK_FIO_WRITE ? bp::IoOp::Write : bp::IoOp::Read;
+            r.slba = offset >> shift;
             r.nlb = static_cast<std::uint32_t>(len >> shift);
             r.buf = buf;
             r.len = len;
         }
     }
-    if (q->state == rblk_fio_queue::State::FailFast)
-        try_recover(q);
-    if (q->state != rblk_fio_queue::State::Live) {
-        set_err(err, errlen, q->why);
-        return -EIO;
-    }
-    if (q->free.empty())
-        return 1;
-    const std::uint32_t idx = q->free.back();
-    rblk_fio_queue::Slot& slot = q->slots[idx];
-    slot.req = r;
-    slot.req.user_data = idx;
     slot.cookie = cookie;
-    if (op == RBLK_FIO_TRIM) {
-        slot.range = {0, static_cast<std::uint32_t>(len >> q->q->ns().lba_shift), r.slba};
-        slot.req.buf = &slot.range;
-        slot.req.slba = 0;
-    }
-    if (!q->held.empty()) {  // a reconnect is due: after the ones before it
+    if (!q->held.empty()) [[unlikely]] {  // a reconnect is due: after the ones before it
         q->free.pop_back();
         q->held.push_back(idx);
         return 0;
     }
-    const bp::IoStatus st = q->q->submit(slot.req);
-    if (st.ok() || st.retryable()) {
+    const bp::IoStatus st = q->q->submit(r);
+    if (st.ok() || st.retryable()) [[likely]] {
         q->free.pop_back();
         if (!st.ok())
             q->held.push_back(idx);  // the queue is down: sent again after the reconnect
@@ -301,44 +314,48 @@ int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offs
     return st.kind == bp::IoStatus::Kind::Invalid ? -EINVAL : -EIO;
 }
 
-int rblk_fio_reap(struct rblk_fio_queue* q, struct rblk_fio_completion* out, unsigned int min,
-                  unsigned int max, char* err, size_t errlen)
+int rblk_fio_reap(struct rblk_fio_queue* q, void** out, unsigned int min, unsigned int max,
+                  rblk_fio_failed_fn failed, char* err, size_t errlen)
 {
     unsigned int got = 0;
     const auto give = [&](std::uint32_t idx, int error) {
-        out[got].cookie = q->slots[idx].cookie;
-        out[got].error = error;
-        ++got;
+        void* cookie = q->slots[idx].cookie;
+        out[got++] = cookie;
         q->free.push_back(idx);
+        if (error) [[unlikely]]
+            failed(cookie, error);
     };
     while (got < max) {
-        // The held commands that failed (fast_io_fail_tmo, ctrl_loss_tmo) first.
-        while (got < max && !q->failed.empty()) {
-            give(q->failed.back(), EIO);
-            q->failed.pop_back();
-        }
-        if (got >= max)
-            break;
-        if (!q->held.empty() && q->q->in_flight() == 0) {
-            recover_and_resend(q);
-            continue;
+        if (!q->failed.empty() || !q->held.empty()) [[unlikely]] {
+            // The held commands that failed (fast_io_fail_tmo, ctrl_loss_tmo) first.
+            while (got < max && !q->failed.empty()) {
+                give(q->failed.back(), EIO);
+                q->failed.pop_back();
+            }
+            if (got >= max)
+                break;
+            if (!q->held.empty() && q->q->in_flight() == 0) {
+                recover_and_resend(q);
+                continue;
+            }
         }
         const std::size_t room = std::min<std::size_t>(max - got, q->comps.size());
-        std::span<bp::IoCompletion> span(q->comps.data(), room);
-        std::size_t n;
-        if (q->event_mode && got < min && q->held.empty())
-            n = q->q->wait(span, std::chrono::milliseconds(1000));
-        else
-            n = q->q->poll(span);
+        const std::span<bp::IoCompletion> span(q->comps.data(), room);
+        const std::size_t n = q->event_mode && got < min && q->held.empty()
+                                  ? q->q->wait(span, std::chrono::milliseconds(1000))
+                                  : q->q->poll(span);
         for (std::size_t i = 0; i < n; ++i) {
             const auto idx = static_cast<std::uint32_t>(q->comps[i].user_data);
             const bp::IoStatus& st = q->comps[i].status;
-            if (st.retryable() && q->state == rblk_fio_queue::State::Live)
+            if (st.ok()) [[likely]]
+                give(idx, 0);
+            else if (st.retryable() && q->state == rblk_fio_queue::State::Live)
                 q->held.push_back(idx);
             else
-                give(idx, st.ok() ? 0 : EIO);
+                give(idx, EIO);
         }
-        if (got >= min && n == 0)
+        // Enough, and nothing more was there at once: no poll that finds nothing.
+        if (got >= min && n < room)
             break;
         if (got < min && n == 0 && q->q->in_flight() == 0 && q->held.empty() && q->failed.empty()) {
             // Nothing left to wait for (fio asked too much).

@@ -18,10 +18,8 @@ extern "C" {
 
 struct rblk_fio_queue;
 
-struct rblk_fio_completion {
-	void *cookie;
-	int error; /* 0, or a positive errno */
-};
+/* Called by rblk_fio_reap() for each command that failed, before it returns it. */
+typedef void (*rblk_fio_failed_fn)(void *cookie, int error /* a positive errno */);
 
 /* RBLK_FIO_TRIM: Dataset Management, deallocate, the one range in the capsule. */
 enum rblk_fio_op { RBLK_FIO_READ, RBLK_FIO_WRITE, RBLK_FIO_FLUSH, RBLK_FIO_TRIM };
@@ -58,15 +56,16 @@ int rblk_fio_submit(struct rblk_fio_queue *q, enum rblk_fio_op op, uint64_t offs
 void rblk_fio_commit(struct rblk_fio_queue *q);
 
 /*
- * Reaps at least `min` and at most `max` completions into `out` (busy
- * polling, or sleeping on the completion channel in event mode); when the
- * queue failed, reconnects first and sends the held commands again (or
- * fails them, past fast_io_fail_tmo or ctrl_loss_tmo). Returns their
- * count, fewer than `min` only when nothing is left in flight (then `err`
- * says why).
+ * Reaps at least `min` and at most `max` finished commands, their cookies
+ * into `out` (busy polling, or sleeping on the completion channel in event
+ * mode), and tells `failed` of each one that failed; more than `min` only
+ * when they were there at once. When the queue failed, reconnects first and
+ * sends the held commands again (or fails them, past fast_io_fail_tmo or
+ * ctrl_loss_tmo). Returns their count, fewer than `min` only when nothing
+ * is left in flight (then `err` says why).
  */
-int rblk_fio_reap(struct rblk_fio_queue *q, struct rblk_fio_completion *out, unsigned int min,
-		  unsigned int max, char *err, size_t errlen);
+int rblk_fio_reap(struct rblk_fio_queue *q, void **out, unsigned int min, unsigned int max,
+		  rblk_fio_failed_fn failed, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

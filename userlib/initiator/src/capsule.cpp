@@ -126,10 +126,8 @@ Command nvm_flush(std::uint32_t nsid)
 
 Command nvm_write_zeroes(std::uint32_t nsid, std::uint64_t slba, std::uint32_t nlb, bool deallocate)
 {
-    Command c = nvm_rw(false, nsid, slba, nlb);
-    c.opcode = nvme_cmd_write_zeroes;
-    if (deallocate)
-        c.cdw12 |= NVME_IO_DEAC << 16;
+    Command c{};
+    fill_write_zeroes(c, nsid, slba, nlb, deallocate);
     return c;
 }
 

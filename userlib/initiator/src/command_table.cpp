@@ -12,6 +12,10 @@ extern "C" {
 
 namespace rblk::bypass {
 
+static_assert(CommandTable::kTagBits == RBLK_CID_TAG_BITS && CommandTable::kTagMask == RBLK_CID_TAG_MASK &&
+                  CommandTable::kGenMask == RBLK_CID_GEN_MASK && (0xffffu >> RBLK_CID_TAG_BITS) == RBLK_CID_GEN_MASK,
+              "command ids as the module's cid.h encodes them");
+
 const char* describe(CqeVerdict v)
 {
     switch (v) {
@@ -32,61 +36,19 @@ CommandTable::CommandTable(std::uint16_t depth) : slots_(depth)
         free_.push_back(static_cast<std::uint16_t>(t - 1));  // tag 0 first
 }
 
-std::optional<std::uint16_t> CommandTable::acquire(Clock::time_point deadline)
+std::optional<std::uint16_t> CommandTable::scan(Clock::time_point now, Clock::duration timeout)
 {
-    if (free_.empty())
-        return std::nullopt;
-    const std::uint16_t tag = free_.back();
-    free_.pop_back();
-    Slot& s = slots_[tag];
-    s.busy = true;
-    s.responded = false;
-    s.send_done = false;
-    s.gen = static_cast<std::uint8_t>((s.gen + 1) & RBLK_CID_GEN_MASK);
-    s.deadline = deadline;
-    ++in_flight_;
-    return tag;
-}
-
-std::uint16_t CommandTable::cid(std::uint16_t tag) const { return rblk_cid(tag, slots_[tag].gen); }
-
-CqeVerdict CommandTable::on_response(std::uint16_t cid, std::uint16_t& tag)
-{
-    const std::uint16_t t = rblk_cid_tag(cid);
-    if (t >= slots_.size() || !slots_[t].busy)
-        return CqeVerdict::UnknownCid;
-    Slot& s = slots_[t];
-    if (s.gen != rblk_cid_gen(cid))
-        return CqeVerdict::StaleGeneration;
-    if (s.responded)
-        return CqeVerdict::Duplicate;
-    s.responded = true;
-    tag = t;
-    return CqeVerdict::Ok;
-}
-
-void CommandTable::on_send_done(std::uint16_t tag)
-{
-    if (tag < slots_.size())
-        slots_[tag].send_done = true;
-}
-
-void CommandTable::release(std::uint16_t tag)
-{
-    Slot& s = slots_[tag];
-    if (!s.busy)
-        return;
-    s.busy = false;
-    --in_flight_;
-    free_.push_back(tag);
-}
-
-std::optional<std::uint16_t> CommandTable::expired(Clock::time_point now) const
-{
-    for (std::size_t t = 0; t < slots_.size(); ++t)
-        if (slots_[t].busy && !slots_[t].responded && slots_[t].deadline <= now)
-            return static_cast<std::uint16_t>(t);
-    return std::nullopt;
+    std::optional<std::uint16_t> first;
+    for (std::size_t t = 0; t < slots_.size(); ++t) {
+        Slot& s = slots_[t];
+        if (!s.busy || s.responded)
+            continue;
+        if (s.deadline == Clock::time_point{})
+            s.deadline = now + timeout;
+        else if (s.deadline <= now && !first)
+            first = static_cast<std::uint16_t>(t);
+    }
+    return first;
 }
 
 std::vector<std::uint16_t> CommandTable::busy() const

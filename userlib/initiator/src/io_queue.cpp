@@ -46,7 +46,7 @@ IoStatus IoQueue::submit(const IoRequest& r)
         if (r.nlb == 0 || r.nlb > 65536 || r.slba > ns.nsze || ns.nsze - r.slba < r.nlb)
             return invalid;
         if (r.op == IoOp::WriteZeroes) {
-            cmd = nvm_write_zeroes(ns.nsid, r.slba, r.nlb, r.deallocate);
+            fill_write_zeroes(cmd, ns.nsid, r.slba, r.nlb, r.deallocate);
             break;
         }
         bytes = static_cast<std::size_t>(r.nlb) << ns.lba_shift;

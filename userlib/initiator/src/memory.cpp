@@ -57,20 +57,6 @@ void BufferPool::put(std::byte* chunk)
         free_.push_back(chunk);
 }
 
-bool BufferPool::contains(const void* p, std::size_t len) const
-{
-    const auto a = reinterpret_cast<std::uintptr_t>(p);
-    const auto base = reinterpret_cast<std::uintptr_t>(mem_.get());
-    return a >= base && len <= bytes_ && a - base <= bytes_ - len;
-}
-
-RemoteRef BufferPool::ref(const void* p) const
-{
-    return {reinterpret_cast<std::uint64_t>(p), mr_->rkey};
-}
-
-std::uint32_t BufferPool::lkey() const { return mr_->lkey; }
-
 namespace {
 
 // Reserved address space, faulted in as it is touched (zeroed: null
@@ -119,9 +105,7 @@ const Registration* MemoryMap::find_slow(const void* p, std::size_t len) const
 
 int MemoryMap::publish(const Registration& r)
 {
-    const std::uintptr_t end = r.start + r.len;
-    for (std::uintptr_t a = r.start & ~((std::uintptr_t{1} << kPageShift) - 1); a < end;
-         a += std::uintptr_t{1} << kPageShift) {
+    for (std::uintptr_t a = first_page(r), end = end_page(r); a < end; a += kPage) {
         Table*& slot = top_[a >> kTableShift];
         if (!slot) {
             auto* t = static_cast<Table*>(reserve(sizeof(Table)));
@@ -131,7 +115,7 @@ int MemoryMap::publish(const Registration& r)
             // Pairs with find()'s acquire load of the table.
             std::atomic_ref(slot).store(t, std::memory_order_release);
         }
-        const Registration*& e = slot->page[(a >> kPageShift) & kTableMask];
+        const Registration*& e = slot->page[page_index(a)];
         // The first registration of a page keeps it; find_slow() finds
         // the others there.
         if (!e)
@@ -142,24 +126,23 @@ int MemoryMap::publish(const Registration& r)
 
 void MemoryMap::repoint(const Registration& gone)
 {
-    constexpr std::uintptr_t page = std::uintptr_t{1} << kPageShift;
-    const std::uintptr_t lo = gone.start & ~(page - 1);
-    const std::uintptr_t hi = (gone.start + gone.len + page - 1) & ~(page - 1);
+    const std::uintptr_t lo = first_page(gone);
+    const std::uintptr_t hi = end_page(gone);
     // The registrations left on `gone`'s pages: they may take them.
     std::vector<const Registration*> others;
     for (auto it = regs_.begin(); it != regs_.end() && it->first < hi; ++it)
         if (it->second.reg != &gone && it->first + it->second.reg->len > lo)
             others.push_back(it->second.reg);
-    for (std::uintptr_t a = lo; a < hi; a += page) {
+    for (std::uintptr_t a = lo; a < hi; a += kPage) {
         Table* t = top_[a >> kTableShift];
         if (!t)
             continue;  // publish() failed before this page
-        const Registration*& e = t->page[(a >> kPageShift) & kTableMask];
+        const Registration*& e = t->page[page_index(a)];
         if (e != &gone)
             continue;
         const Registration* next = nullptr;
         for (const Registration* o : others)
-            if (o->start < a + page && o->start + o->len > a) {
+            if (o->start < a + kPage && o->start + o->len > a) {
                 next = o;
                 break;
             }

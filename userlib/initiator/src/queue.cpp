@@ -251,13 +251,13 @@ IoStatus Queue::submit(const Command& cmd, const CapsuleData& data, std::uint64_
     const auto len = static_cast<std::uint32_t>(data.bytes.size());
     if (data.bytes.size() > cfg_.inline_max)
         return {IoStatus::Kind::Invalid, 0};
-    const auto now = CommandTable::Clock::now();
-    if (window_.full()) {
+    if (window_.full()) [[unlikely]] {
         reap(cfg_.size);  // the signaled completion that retires the window may be in
         if (down())
             return {IoStatus::Kind::QueueDown, 0};
         if (window_.full()) {
             // Bounded: a provider that stops completing SENDs fails the queue.
+            const auto now = CommandTable::Clock::now();
             if (window_full_since_ == CommandTable::Clock::time_point{})
                 window_full_since_ = now;
             else if (now - window_full_since_ > cfg_.cmd_timeout)
@@ -265,8 +265,9 @@ IoStatus Queue::submit(const Command& cmd, const CapsuleData& data, std::uint64_
             return {down() ? IoStatus::Kind::QueueDown : IoStatus::Kind::Busy, 0};
         }
     }
-    window_full_since_ = {};
-    const auto tag = table_.acquire(now + cfg_.cmd_timeout);
+    // No clock read here: the command's deadline starts at the next scan
+    // (CommandTable::scan(), from poll()).
+    const auto tag = table_.acquire();
     if (!tag)
         return {IoStatus::Kind::Busy, 0};
     // Built in its send slot: the caller's command is copied once.
@@ -354,6 +355,7 @@ void Queue::handle_wc(const ibv_wc& wc)
             fail("completion of an unknown send");
             return;
         }
+        window_full_since_ = {};  // the send queue moves
         // A SEND that read the caller's memory: its command may end now.
         std::uint16_t& t = data_send_tag_[seq % window_.depth()];
         if (t != kNoTag) {
@@ -445,7 +447,9 @@ void Queue::reap(std::size_t enough)
     while ((got = ibv_poll_cq(cq_.get(), kPollBatch, wcs)) > 0) {
         for (int i = 0; i < got; ++i)
             handle_wc(wcs[i]);
-        if (ready_count_ >= enough)
+        // Enough, or the CQ was empty after these: what comes later is
+        // the next reap's, not another poll of an empty CQ now.
+        if (ready_count_ >= enough || got < static_cast<int>(kPollBatch))
             break;
     }
     // Before any tag is released (hand_out()): a new command's response
@@ -468,7 +472,7 @@ std::size_t Queue::poll(std::span<QueueCompletion> out)
         check_cm();
         if (down())
             return hand_out(out);
-        if (const auto tag = table_.expired(now)) {
+        if (const auto tag = table_.scan(now, cfg_.cmd_timeout)) {
             char cid[8];
             std::snprintf(cid, sizeof(cid), "%#x", table_.cid(*tag));
             fail(std::string("command timed out (cid ") + cid + ")");
@@ -480,7 +484,9 @@ std::size_t Queue::poll(std::span<QueueCompletion> out)
 
 std::size_t Queue::wait(std::span<QueueCompletion> out, std::chrono::milliseconds timeout)
 {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    // The clock only once the queue has nothing to hand out: most waits
+    // of a busy queue return at the first poll.
+    std::chrono::steady_clock::time_point deadline{};
     for (;;) {
         std::size_t n = poll(out);
         if (n || down() || !cq_)
@@ -492,8 +498,10 @@ std::size_t Queue::wait(std::span<QueueCompletion> out, std::chrono::millisecond
         n = poll(out);  // what came before the arming
         if (n || down())
             return n;
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
+        const auto now = std::chrono::steady_clock::now();
+        if (deadline == std::chrono::steady_clock::time_point{})
+            deadline = now + timeout;
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
         if (left.count() <= 0)
             return 0;
         // Wake up now and then for the command deadlines, and at once

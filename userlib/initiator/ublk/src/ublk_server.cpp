@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <fcntl.h>
 #include <cstdio>
 #include <unistd.h>
@@ -19,6 +20,15 @@ namespace rblk::bypass {
 namespace {
 
 // The io_uring user_data of what a queue's ring carries besides the tags.
+// A device's largest request, and what the tags' buffers of one I/O
+// queue may take for all the devices (pinned: registered for RDMA); the
+// depth gives way to the budget when the namespaces are many. At the
+// defaults (queue size 128, two namespaces) each device gets depth 128.
+constexpr std::size_t kUblkIoMax = 128 * 1024;
+constexpr std::size_t kUblkBuffersPerQueue = 64ull << 20;
+// Transparent huge pages for the buffers where the kernel has them.
+constexpr std::size_t kHugePage = 2ull << 20;
+
 constexpr std::uint64_t kTagSpace = 1ull << 32;
 constexpr std::uint64_t kCompPoll = kTagSpace + 1;  // the RDMA completion channel readable
 constexpr std::uint64_t kKickPoll = kTagSpace + 2;  // the thread's eventfd readable
@@ -85,7 +95,11 @@ constexpr std::uint16_t tag_of(std::uint32_t key) { return static_cast<std::uint
 struct UblkServer::QueueState {
     std::unique_ptr<Ring> ring;
     std::vector<std::unique_ptr<UblkQueue>> uqs;  // per device
-    std::vector<std::vector<std::byte*>> bufs;    // [device][tag], from the IoQueue's pool
+    // The tags' buffers, [device][tag], in `area`, which the controller's
+    // memory map registers: data moves by keyed SGL with no copy.
+    AlignedBytes area;
+    std::size_t area_bytes = 0;
+    std::vector<std::vector<std::byte*>> bufs;
     std::deque<std::uint32_t> held;               // request keys
     // Commits the ring refused (its SQ full and the kernel busy), retried
     // each turn: a dropped one would leave its tag, and the device, hung.
@@ -141,14 +155,16 @@ UblkServer::UblkServer(Controller& ctrl, UblkControl& control, const Options& op
     const std::size_t nq = ctrl_.nr_io_queues();
     const std::size_t ndev = ctrl_.namespaces().size();
     std::size_t depth = UBLK_MAX_QUEUE_DEPTH;
-    std::size_t max_io = kMaxTransferCap;
+    std::size_t max_io = kUblkIoMax;
     for (std::size_t i = 0; i < nq; ++i) {
         IoQueue& q = ctrl_.io_queue(i);
-        depth = std::min<std::size_t>({depth, q.depth(), q.buffers_free() / ndev});
-        max_io = std::min<std::size_t>({max_io, q.buffer_size(), q.max_transfer()});
+        depth = std::min<std::size_t>(depth, q.depth());
+        max_io = std::min<std::size_t>(max_io, q.max_transfer());
     }
     const auto pg = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     max_io = max_io / pg * pg;
+    if (max_io > 0 && ndev > 0)
+        depth = std::min(depth, kUblkBuffersPerQueue / (ndev * max_io));
     std::uint32_t lba_max = 0;
     for (const NamespaceInfo& ns : ctrl_.namespaces())
         lba_max = std::max(lba_max, ns.lba_size());
@@ -251,10 +267,24 @@ void UblkServer::make_queues()
         // The devices' queues share one map: the first device's says it.
         s->pin = control_.get_queue_affinity(devices_.front().id, static_cast<std::uint16_t>(i), s->cpus) == 0 &&
                  CPU_COUNT(&s->cpus) > 0;
+        // The buffers, on huge pages where the kernel gives them.
+        s->area_bytes = (devices_.size() * depth_ * std::size_t{max_io_} + kHugePage - 1) / kHugePage * kHugePage;
+        void* area = nullptr;
+        if (::posix_memalign(&area, kHugePage, s->area_bytes) != 0)
+            throw Error("cannot allocate " + std::to_string(s->area_bytes >> 20) + " MiB for the ublk buffers");
+        s->area.reset(static_cast<std::byte*>(area));
+        (void)::madvise(area, s->area_bytes, MADV_HUGEPAGE);  // a hint: without THP, 4 KiB pages
+        std::memset(area, 0, s->area_bytes);
+        if (const int err = q.register_buffer(area, s->area_bytes)) {
+            s->area.reset();
+            throw Error("cannot register " + std::to_string(s->area_bytes >> 20) +
+                        " MiB of ublk buffers with the RDMA device: " + std::strerror(err));
+        }
+        std::byte* next = s->area.get();
+        for (auto& dev_bufs : s->bufs)
+            for (std::uint16_t t = 0; t < depth_; ++t, next += max_io_)
+                dev_bufs.push_back(next);
         queues_.push_back(std::move(s));
-        for (auto& dev_bufs : queues_.back()->bufs)
-            for (std::uint16_t t = 0; t < depth_; ++t)
-                dev_bufs.push_back(q.alloc_buffer());
     }
 }
 
@@ -267,13 +297,16 @@ void UblkServer::delete_devices()
     }
 }
 
+// After the devices: no request may use them any more.
 void UblkServer::release_buffers()
 {
     for (std::size_t i = 0; i < queues_.size(); ++i) {
-        for (auto& dev_bufs : queues_[i]->bufs)
-            for (std::byte* b : dev_bufs)
-                ctrl_.io_queue(i).free_buffer(b);
-        queues_[i]->bufs.clear();
+        QueueState& s = *queues_[i];
+        s.bufs.clear();
+        if (s.area) {
+            ctrl_.io_queue(i).unregister_buffer(s.area.get());
+            s.area.reset();
+        }
     }
 }
 

@@ -101,6 +101,15 @@ inline Command nvm_rw(bool write, std::uint32_t nsid, std::uint64_t slba, std::u
     return c;
 }
 
+// Write Zeroes into `c`, which is all zero, as fill_rw().
+inline void fill_write_zeroes(Command& c, std::uint32_t nsid, std::uint64_t slba, std::uint32_t nlb, bool deallocate)
+{
+    fill_rw(c, false, nsid, slba, nlb);
+    c.opcode = nvme_cmd_write_zeroes;
+    if (deallocate)
+        c.cdw12 |= NVME_IO_DEAC << 16;
+}
+
 Command nvm_flush(std::uint32_t nsid);
 Command nvm_write_zeroes(std::uint32_t nsid, std::uint64_t slba, std::uint32_t nlb, bool deallocate);
 // Deallocate `nr_ranges` (1..256) nvme_dsm_range entries sent as data.

@@ -5,7 +5,11 @@
 // (kmod/rdma.c, rblk_rdma_process_cqe()): a command id naming no command in
 // flight, a stale generation or a second response to the same command is
 // a protocol error, which fails the queue (and leads to a reconnect) rather
-// than completing the wrong command. Also holds each command's deadline.
+// than completing the wrong command. Also holds each command's deadline,
+// which starts at the first scan that finds the command in flight rather
+// than at its submission: a submission reads no clock, and a deadline is
+// late by at most the time between two scans (the queue's poll scans ten
+// times a second), never early.
 #pragma once
 
 #include <time.h>
@@ -19,8 +23,8 @@ namespace rblk::bypass {
 
 // The clock of command deadlines and of the queue's periodic checks:
 // CLOCK_MONOTONIC_COARSE, which the vDSO reads from the last tick without
-// the TSC and its conversion. A submission reads it for every command; a
-// deadline of seconds needs no finer grain than the tick (1-10 ms).
+// the TSC and its conversion; a deadline of seconds needs no finer grain
+// than the tick (1-10 ms).
 struct CoarseClock {
     using duration = std::chrono::nanoseconds;
     using rep = duration::rep;
@@ -48,6 +52,13 @@ class CommandTable {
 public:
     using Clock = CoarseClock;
 
+    // kmod/shared/cid.h's encoding (a command id is the tag and the
+    // generation above it), inline here; command_table.cpp checks that the
+    // two agree.
+    static constexpr unsigned kTagBits = 12;
+    static constexpr std::uint16_t kTagMask = (1u << kTagBits) - 1;
+    static constexpr std::uint8_t kGenMask = 0xf;
+
     // depth: 1..4096 (the tag bits of a command id).
     explicit CommandTable(std::uint16_t depth);
 
@@ -55,22 +66,66 @@ public:
     std::uint16_t in_flight() const { return in_flight_; }
 
     // A free tag, its generation bumped, marked in flight; nullopt when full.
-    std::optional<std::uint16_t> acquire(Clock::time_point deadline);
+    std::optional<std::uint16_t> acquire()
+    {
+        if (free_.empty()) [[unlikely]]
+            return std::nullopt;
+        const std::uint16_t tag = free_.back();
+        free_.pop_back();
+        Slot& s = slots_[tag];
+        s.busy = true;
+        s.responded = false;
+        s.send_done = false;
+        s.gen = static_cast<std::uint8_t>((s.gen + 1) & kGenMask);
+        s.deadline = {};  // set by the next scan()
+        ++in_flight_;
+        return tag;
+    }
     // The command id of the command in flight at `tag`.
-    std::uint16_t cid(std::uint16_t tag) const;
+    std::uint16_t cid(std::uint16_t tag) const
+    {
+        return static_cast<std::uint16_t>(tag | slots_[tag].gen << kTagBits);
+    }
 
     // A response arrived for `cid`: checked, and on Ok recorded (tag set).
-    CqeVerdict on_response(std::uint16_t cid, std::uint16_t& tag);
+    CqeVerdict on_response(std::uint16_t cid, std::uint16_t& tag)
+    {
+        const std::uint16_t t = cid & kTagMask;
+        if (t >= slots_.size() || !slots_[t].busy)
+            return CqeVerdict::UnknownCid;
+        Slot& s = slots_[t];
+        if (s.gen != cid >> kTagBits)
+            return CqeVerdict::StaleGeneration;
+        if (s.responded)
+            return CqeVerdict::Duplicate;
+        s.responded = true;
+        tag = t;
+        return CqeVerdict::Ok;
+    }
     // The SEND carrying the command completed (its buffer may be reused).
-    void on_send_done(std::uint16_t tag);
+    void on_send_done(std::uint16_t tag)
+    {
+        if (tag < slots_.size())
+            slots_[tag].send_done = true;
+    }
     bool responded(std::uint16_t tag) const { return slots_[tag].responded; }
     bool send_done(std::uint16_t tag) const { return slots_[tag].send_done; }
     // Both: the slot may be released.
     bool finished(std::uint16_t tag) const { return responded(tag) && send_done(tag); }
-    void release(std::uint16_t tag);
+    void release(std::uint16_t tag)
+    {
+        Slot& s = slots_[tag];
+        if (!s.busy)
+            return;
+        s.busy = false;
+        --in_flight_;
+        free_.push_back(tag);
+    }
 
-    // The first command in flight, without response, past its deadline.
-    std::optional<std::uint16_t> expired(Clock::time_point now) const;
+    // The periodic check of deadlines: gives each command in flight that
+    // no scan saw yet the deadline now + timeout, and returns the first
+    // command in flight, without response, past its deadline.
+    std::optional<std::uint16_t> scan(Clock::time_point now, Clock::duration timeout);
     // Every tag in flight (to fail them when the queue goes down).
     std::vector<std::uint16_t> busy() const;
 
@@ -80,7 +135,7 @@ private:
         bool responded = false;
         bool send_done = false;
         std::uint8_t gen = 0;
-        Clock::time_point deadline{};
+        Clock::time_point deadline{};  // {}: not seen by a scan yet
     };
     std::vector<Slot> slots_;
     std::vector<std::uint16_t> free_;

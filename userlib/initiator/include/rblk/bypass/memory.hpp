@@ -61,10 +61,16 @@ public:
     // A free chunk, nullptr when none is left.
     std::byte* get();
     void put(std::byte* chunk);
-    bool contains(const void* p, std::size_t len) const;
-    RemoteRef ref(const void* p) const;
+    // Inline, as every submission asks.
+    bool contains(const void* p, std::size_t len) const
+    {
+        const auto a = reinterpret_cast<std::uintptr_t>(p);
+        const auto base = reinterpret_cast<std::uintptr_t>(mem_.get());
+        return a >= base && len <= bytes_ && a - base <= bytes_ - len;
+    }
+    RemoteRef ref(const void* p) const { return {reinterpret_cast<std::uint64_t>(p), mr_->rkey}; }
     // The chunks' local key, for a SEND that carries one as its data.
-    std::uint32_t lkey() const;
+    std::uint32_t lkey() const { return mr_->lkey; }
 
 private:
     std::size_t chunk_;
@@ -115,8 +121,7 @@ public:
             return nullptr;
         // Pairs with the release stores of publish() and repoint(): the
         // record's fields are written before its address.
-        const Registration* r =
-            std::atomic_ref(t->page[(a >> kPageShift) & kTableMask]).load(std::memory_order_acquire);
+        const Registration* r = std::atomic_ref(t->page[page_index(a)]).load(std::memory_order_acquire);
         if (!r || r->covers(p, len)) [[likely]]
             return r;
         // The page holds more than one registration's memory.
@@ -134,6 +139,9 @@ private:
     static constexpr unsigned kTableShift = 30;
     static constexpr std::uintptr_t kTableMask = (std::uintptr_t{1} << (kTableShift - kPageShift)) - 1;
     static constexpr std::size_t kTables = std::size_t{1} << (kAddrBits - kTableShift);
+    static constexpr std::uintptr_t kPage = std::uintptr_t{1} << kPageShift;
+    // The entry of address a's page in its table.
+    static std::size_t page_index(std::uintptr_t a) { return (a >> kPageShift) & kTableMask; }
     // Plain pointers in mmap()ed memory, read and written through
     // std::atomic_ref: an entry is null exactly when no registration
     // covers any byte of its page.
@@ -147,6 +155,9 @@ private:
     };
 
     const Registration* find_slow(const void* p, std::size_t len) const;
+    // The pages r's memory touches: [first, end) page addresses.
+    static std::uintptr_t first_page(const Registration& r) { return r.start & ~(kPage - 1); }
+    static std::uintptr_t end_page(const Registration& r) { return (r.start + r.len + kPage - 1) & ~(kPage - 1); }
     // Under mu_: points the empty pages of `r` at it (0 or ENOMEM), and
     // the pages of `gone` at another registration covering them, or null.
     int publish(const Registration& r);

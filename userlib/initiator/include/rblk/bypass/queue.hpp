@@ -204,7 +204,9 @@ private:
     ibv_recv_wr* recv_head_ = nullptr;
     ibv_recv_wr* recv_tail_ = nullptr;
     SendWindow window_;
-    CommandTable::Clock::time_point window_full_since_{};  // {} while it has room
+    // When submit() first found the send window full with no SEND retired
+    // since; {} after each retirement.
+    CommandTable::Clock::time_point window_full_since_{};
     // Tags finished, to hand out, oldest first: a ring of `size` entries
     // (a tag is in it at most once).
     std::vector<std::uint16_t> ready_;

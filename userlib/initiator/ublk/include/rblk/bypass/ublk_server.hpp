@@ -6,11 +6,13 @@
 // on one io_uring for the driver's requests (URING_CMD) and its RDMA
 // completion channel (IORING_OP_POLL_ADD), so an idle server sleeps.
 //
-// Data: each tag's buffer is a chunk of its I/O queue's registered pool;
-// the driver copies the request's data to or from it and the RDMA side
-// moves it with no further copy. A device's depth is what both the I/O
-// queue and its pool's share per device hold; its largest request a pool
-// chunk.
+// Data: each tag's buffer is a slot of the server's own buffers for its
+// I/O queue, registered once in the controller's memory map (on huge pages
+// where the kernel has them); the driver copies the request's data to or
+// from it and the RDMA side moves it with no further copy. A device's
+// depth is its I/O queue's (more than the queue takes at once waits, held,
+// for room), within a budget of buffers per queue; its largest request
+// 128 KiB.
 //
 // Recovery, as the module's and the synchronous layer's: a queue that
 // fails (or the keep-alive) makes the server's main thread ask every queue
