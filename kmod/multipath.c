@@ -266,6 +266,7 @@ static void rblk_head_submit_bio(struct bio *bio)
 		submit_bio_noacct(bio);
 	} else if (rblk_available_path(head)) {
 		dev_warn_ratelimited(dev, "no usable path: I/O waits\n");
+		rblk_bio_clear_nowait(bio);
 		spin_lock_irq(&head->requeue_lock);
 		bio_list_add(&head->requeue_list, bio);
 		spin_unlock_irq(&head->requeue_lock);
@@ -755,6 +756,7 @@ bool rblk_mpath_failover(struct request *rq)
 			bio_clear_polled(bio);
 			bio->bi_cookie = BLK_QC_T_NONE;
 		}
+		rblk_bio_clear_nowait(bio);
 	}
 	blk_steal_bios(&head->requeue_list, rq);
 	spin_unlock_irqrestore(&head->requeue_lock, flags);

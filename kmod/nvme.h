@@ -123,6 +123,19 @@ enum rblk_req_flag {
 #define REQ_RBLK_MPATH		REQ_DRV
 
 /*
+ * A bio held back to be resubmitted later (the head's failover and its
+ * requeue list, a controller's bios of a queue that went away) goes out
+ * again from a kworker, not from its submitter: REQ_NOWAIT would then
+ * end it with EAGAIN on a frozen queue or a short tag set, and io_uring
+ * retries an EAGAIN only in the submitting task, so the application would
+ * see the error. As nvme_failover_req() does.
+ */
+static inline void rblk_bio_clear_nowait(struct bio *bio)
+{
+	bio->bi_opf &= ~REQ_NOWAIT;
+}
+
+/*
  * Per-request driver data (blk-mq PDU). Locking: queue_rq owns it until
  * the command is posted; then the CQE handler (which wins RBLK_REQ_CQE)
  * writes status and result, and whoever wins RBLK_REQ_DONE (last

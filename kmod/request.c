@@ -374,10 +374,13 @@ static blk_status_t rblk_setup_cmd(struct rblk_ns *ns, struct request *rq,
 static bool rblk_requeue_bios(struct rblk_ctrl *ctrl, struct request *rq)
 {
 	unsigned long flags;
+	struct bio *bio;
 
 	if (blk_rq_is_passthrough(rq) || !rq->bio ||
 	    (rq->rq_flags & RQF_FLUSH_SEQ))
 		return false;
+	for (bio = rq->bio; bio; bio = bio->bi_next)
+		rblk_bio_clear_nowait(bio);
 	spin_lock_irqsave(&ctrl->requeue_lock, flags);
 	blk_steal_bios(&ctrl->requeue_bios, rq);
 	spin_unlock_irqrestore(&ctrl->requeue_lock, flags);
