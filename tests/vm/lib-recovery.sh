@@ -15,6 +15,9 @@
 #                                 controller rblk0 with reconnect_delay,
 #                                 ctrl_loss_tmo and fast_io_fail_tmo
 #   rec_wait_io SECS ATTR N       until rblk0's counter ATTR reaches N
+#   rec_port_bounce NQN SECS      port 1 drops NQN until rblk0 is
+#                                 reconnecting, SECS more, then takes it
+#                                 back: returns once rblk0 is live again
 #   rec_ms_to_eio NQN RW ATTR     fio RW (4k, QD8, time based) on rblk0n1;
 #                                 once ATTR counts 200 I/Os, port 1 drops
 #                                 NQN; fio must end with EIO: prints
@@ -88,6 +91,14 @@ rec_setup() {
 rec__io_at_least() { [ "$(vm_rblk_attr rblk0 "$1")" -ge "$2" ]; }
 
 rec_wait_io() { vm_wait_for "$1" rec__io_at_least "$2" "$3"; }
+
+rec_port_bounce() {
+	vm_nvmet_unlink 1 "$1"
+	vm_rblk_wait_state 30 rblk0 connecting
+	sleep "$2"
+	vm_nvmet_link 1 "$1"
+	vm_rblk_wait_state 60 rblk0 live
+}
 
 rec_ms_to_eio() {
 	local nqn=$1 rw=$2 attr=$3 json=/tmp/rec_eio.json pid rc=0 t_down ms err

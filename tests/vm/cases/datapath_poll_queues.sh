@@ -82,11 +82,7 @@ vm_fio /tmp/port.json --name=port --filename="$dev" --ioengine=io_uring --hipri=
 fio_pid=$!
 w0=$(vm_rblk_attr rblk0 writes)
 rec_wait_io 60 writes $((w0 + 200))
-vm_nvmet_unlink 1 "$nqn"
-vm_rblk_wait_state 30 rblk0 connecting
-sleep 2
-vm_nvmet_link 1 "$nqn"
-vm_rblk_wait_state 60 rblk0 live
+rec_port_bounce "$nqn" 2
 wait "$fio_pid" || vm_fail "polled fio failed across the port loss"
 python3 - /tmp/port.json <<'PY' || vm_fail "fio report across the port loss"
 import json, sys

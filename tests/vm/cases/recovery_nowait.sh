@@ -30,11 +30,7 @@ outages() {
 	for i in 1 2 3; do
 		r0=$(vm_rblk_attr rblk0 reads)
 		vm_wait_for 60 reading $((r0 + 2000))
-		vm_nvmet_unlink 1 "$nqn"
-		vm_rblk_wait_state 30 rblk0 connecting
-		sleep 1
-		vm_nvmet_link 1 "$nqn"
-		vm_rblk_wait_state $((60 * VM_SLOW)) rblk0 live
+		rec_port_bounce "$nqn" 1
 	done
 	r0=$(vm_rblk_attr rblk0 reads)
 	vm_wait_for 60 reading $((r0 + 2000))
