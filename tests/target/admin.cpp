@@ -110,7 +110,7 @@ void Target::identify_ctrl(Queue& q, uint8_t* buf)
     // SGLs supported, keyed data block descriptors, offsets (in-capsule).
     put<uint32_t>(buf, idc::sgls, 1u | (1u << 2) | (1u << 20));
     std::strncpy(reinterpret_cast<char*>(buf + idc::subnqn), opts_.subnqn.c_str(), 255);
-    put<uint32_t>(buf, idc::ioccsz, (sizeof(Sqe) + kInlineBytes) / 16);
+    put<uint32_t>(buf, idc::ioccsz, (sizeof(Sqe) + opts_.inline_bytes) / 16);
     put<uint32_t>(buf, idc::iorcsz, sizeof(Cqe) / 16);
     put<uint16_t>(buf, idc::icdoff, 0);
     buf[idc::msdbd] = 1;

@@ -66,6 +66,10 @@ int main(int argc, char** argv)
                    "Largest I/O queue granted (CAP.MQES + 1, MAXCMD); larger Connects are refused")
         ->capture_default_str()
         ->check(CLI::Range(4, int(rt::Target::kMaxRdmaQueueSize)));
+    app.add_option("--inline-bytes", o.inline_bytes,
+                   "In-capsule data an I/O command may carry (IOCCSZ less the command)")
+        ->capture_default_str()
+        ->check(CLI::Range(0u, rt::Target::kMaxInlineBytes));
     app.add_option("--reply-delay-ms", o.reply_delay_ms,
                    "Hold each I/O response this long, so commands pile up in flight")
         ->capture_default_str()

@@ -104,8 +104,10 @@ void Queue::fetch(uint32_t slot, uint8_t* dst, uint32_t lkey, const DataPtr& dp,
 {
     if (dp.in_capsule()) {
         const bool ok = dp.addr == 0 && dp.length >= len && capsule_len(slot) >= len;
-        if (ok)
+        if (ok) {
             std::memcpy(dst, capsule_data(slot), len);
+            in_capsule_++;
+        }
         done(ok);
         return;
     }

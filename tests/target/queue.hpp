@@ -49,6 +49,8 @@ public:
     uint16_t sqsize() const { return sqsize_; }
     uint32_t max_inflight() const { return max_inflight_; }
     uint64_t overflows() const { return overflows_; }
+    // Commands whose data came in the capsule.
+    uint64_t in_capsule() const { return in_capsule_; }
 
     const Sqe& sqe(uint32_t slot) const;
     // In-capsule data of @slot's command: its bytes after the SQE.
@@ -117,6 +119,7 @@ private:
     uint16_t sqsize_;
     uint32_t inflight_ = 0, max_inflight_ = 0;
     uint64_t overflows_ = 0;
+    uint64_t in_capsule_ = 0;
     std::vector<bool> busy_;  // per slot: received, not yet answered
 };
 

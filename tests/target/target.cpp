@@ -177,7 +177,7 @@ void Target::on_connect_request(rdma_cm_id* id, const void* priv, uint8_t priv_l
     const uint16_t depth = req.hsqsize + 1;
     std::unique_ptr<Queue> q;
     try {
-        q = std::make_unique<Queue>(id, device(id->verbs), req.qid, depth, kInlineBytes);
+        q = std::make_unique<Queue>(id, device(id->verbs), req.qid, depth, opts_.inline_bytes);
     } catch (const std::exception& e) {
         log(std::string("cannot set up a queue: ") + e.what());
         rej.sts = kRejNoResources;
@@ -212,6 +212,7 @@ void Target::note_inflight(const Queue& q)
     max = std::max(max, q.max_inflight());
     sqsize = q.sqsize();
     overflows_ += q.overflows();
+    in_capsule_ += q.in_capsule();
 }
 
 void Target::stop()
@@ -223,6 +224,7 @@ void Target::stop()
         log("max_inflight qid=" + std::to_string(qid) + " value=" + std::to_string(v.first) +
             " sqsize=" + std::to_string(v.second));
     log("overflows " + std::to_string(overflows_));
+    log("in_capsule " + std::to_string(in_capsule_));
     for (Port& p : ports_)
         p.listener.reset();
     // Tearing the queues down can take a minute: a queue this target hung

@@ -38,6 +38,10 @@ struct Options {
     uint64_t after = 0;
     uint64_t count = 0;
     uint16_t max_queue_size = 128;  // CAP.MQES + 1 and MAXCMD
+    // In-capsule data an I/O command may carry (IOCCSZ), the size of each
+    // receive buffer beyond the command: a host that sends more fails the
+    // receive, and the queue with it.
+    uint32_t inline_bytes = 8192;
     uint32_t reply_delay_ms = 0;     // hold each I/O response this long
     std::string trigger_file;        // stale-key-write: write once this exists
     uint32_t namespaces = 1;         // nsid 2 on: each the first half of nsid 1's memory
@@ -103,7 +107,7 @@ public:
     // Receive buffers one queue may ask for in its CM request; Connect
     // then holds an I/O queue to --max-queue-size, as nvmet does.
     static constexpr uint16_t kMaxRdmaQueueSize = 1024;
-    static constexpr uint32_t kInlineBytes = 8192;  // in-capsule data
+    static constexpr uint32_t kMaxInlineBytes = 16384;  // --inline-bytes at most
     static constexpr uint32_t kMaxIoQueues = 4;
 
     explicit Target(const Options& opts);
@@ -212,6 +216,7 @@ private:
     // and the SQSIZE of the last one; overflows over all of them.
     std::map<uint16_t, std::pair<uint32_t, uint16_t>> max_inflight_;
     uint64_t overflows_ = 0;
+    uint64_t in_capsule_ = 0;  // commands whose data came in the capsule
 
     // A port and its listener, null while the port is removed.
     struct Port {

@@ -91,6 +91,10 @@
 #                                    JSON report (nothing else) to JSON;
 #                                    fails on a fio error or any job's
 #                                    non-zero error
+#   vm_bypass_json FIELD             FIELD (a.b.0 for nesting) of the first
+#                                    bypass controller of rblkctl list
+#                                    --json ("" when there is none)
+#   vm_bypass_state_is STATE         that controller's state is STATE
 set -euo pipefail
 
 : "${RBLK_SRC_DIR:?run this inside the VM via tests/vm/run-in-vm.sh}"
@@ -667,3 +671,14 @@ if bad:
     sys.exit("fio job errors: %s" % bad)
 PY
 }
+
+# Without bypass servers (and rblk.ko) list fails: then there is none.
+vm_bypass_json() {
+	{ "$RBLKCTL" list --json 2> /dev/null || echo '{}'; } | python3 -c 'import json, sys
+b = json.load(sys.stdin).get("bypass", [])
+v = b[0] if b else {}
+for k in sys.argv[1].split("."):
+    v = v[int(k)] if isinstance(v, list) else v.get(k, "") if isinstance(v, dict) else ""
+print(v)' "$1"
+}
+vm_bypass_state_is() { [ "$(vm_bypass_json state)" = "$1" ]; }

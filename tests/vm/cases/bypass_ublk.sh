@@ -65,17 +65,6 @@ refused "Connect refused: subsystem NQN not found on the target" \
 refused "connection rejected (no NVMe-oF listener at this address?)" \
 	connect --path bypass -a "$t" -s 4421 -n "$nqn"
 
-# bypass_json FIELD: a field of the first bypass controller of list --json.
-# Without bypass servers (and rblk.ko) list fails: then there is none.
-bypass_json() {
-	{ "$RBLKCTL" list --json 2> /dev/null || echo '{}'; } | python3 -c 'import json, sys
-b = json.load(sys.stdin).get("bypass", [])
-v = b[0] if b else {}
-for k in sys.argv[1].split("."):
-    v = v[int(k)] if isinstance(v, list) else v.get(k, "") if isinstance(v, dict) else ""
-print(v)' "$1"
-}
-bypass_state_is() { [ "$(bypass_json state)" = "$1" ]; }
 
 # --- connect: the server detached, the device ready ------------------------------
 conn=(connect --path bypass -a "$t" -n "$nqn" -k 5 -c 1 -F 20 -l 60)
@@ -87,17 +76,17 @@ vm_assert_exists /dev/ublkb0
 vm_assert_eq 134217728 "$(blockdev --getsize64 /dev/ublkb0)" "size of /dev/ublkb0"
 vm_assert_eq 33554432 "$(blockdev --getsize64 /dev/ublkb1)" "size of /dev/ublkb1 (nsid 3)"
 vm_assert_eq 4096 "$(blockdev --getss /dev/ublkb1)" "logical block size of /dev/ublkb1"
-pid=$(bypass_json pid)
+pid=$(vm_bypass_json pid)
 [ -d "/proc/$pid" ] || vm_fail "the server (pid '$pid') is not running after connect"
-vm_assert_eq live "$(bypass_json state)" "state in list --json"
-vm_assert_eq /dev/ublkb0 "$(bypass_json namespaces.0.device)" "device in list --json"
-vm_assert_eq 3 "$(bypass_json namespaces.1.nsid)" "second namespace in list --json"
-vm_assert_eq /dev/ublkb1 "$(bypass_json namespaces.1.device)" "second device in list --json"
-vm_assert_eq "$nqn" "$(bypass_json subnqn)" "subnqn in list --json"
-vm_assert_eq bypass "$(bypass_json path)" "path in list --json"
+vm_assert_eq live "$(vm_bypass_json state)" "state in list --json"
+vm_assert_eq /dev/ublkb0 "$(vm_bypass_json namespaces.0.device)" "device in list --json"
+vm_assert_eq 3 "$(vm_bypass_json namespaces.1.nsid)" "second namespace in list --json"
+vm_assert_eq /dev/ublkb1 "$(vm_bypass_json namespaces.1.device)" "second device in list --json"
+vm_assert_eq "$nqn" "$(vm_bypass_json subnqn)" "subnqn in list --json"
+vm_assert_eq bypass "$(vm_bypass_json path)" "path in list --json"
 # Each device as deep as its I/O queue: the server's own registered
 # buffers hold its tags (the queue's 4 MiB pool capped them at 32).
-qsize=$(bypass_json queue_size)
+qsize=$(vm_bypass_json queue_size)
 for dev in ublkb0 ublkb1; do
 	vm_assert_eq "$qsize" "$(cat "/sys/block/$dev/mq/0/nr_tags")" "tags of /dev/$dev's first queue (the I/O queue's size)"
 done
@@ -164,8 +153,8 @@ t0=$(vm_now_ms)
 timeout 60 dd if=/tmp/u2 of=/dev/ublkb0 bs=256k oflag=direct,seek_bytes seek=$((116 << 20)) \
 	conv=notrunc,fsync status=none &
 dd_pid=$!
-vm_wait_for 30 bypass_state_is reconnecting
-vm_log "reconnecting after $(vm_ms_since "$t0") ms: $(bypass_json reason)"
+vm_wait_for 30 vm_bypass_state_is reconnecting
+vm_log "reconnecting after $(vm_ms_since "$t0") ms: $(vm_bypass_json reason)"
 vm_sleep 3
 [ -d "/proc/$dd_pid" ] || vm_fail "the write finished while the target was away"
 vm_nvmet_link 1 "$nqn"
@@ -173,7 +162,7 @@ rc=0
 wait "$dd_pid" || rc=$?
 vm_assert_eq 0 "$rc" "the write held across the reconnect"
 vm_log "write done $(vm_ms_since "$t0") ms after the port went"
-vm_wait_for 30 bypass_state_is live
+vm_wait_for 30 vm_bypass_state_is live
 vm_assert_eq "$(sha256sum < /tmp/u2 | cut -d' ' -f1)" "$(vm_sum /dev/ublkb0 $((116 << 20)) $((1 << 20)))" \
 	"the write held across the reconnect, read back"
 
@@ -188,7 +177,7 @@ vm_assert_not_exists "$run/bypass0.json"
 # Gone, or a zombie that init has yet to reap (and may reap meanwhile).
 st=$(awk '{print $3}' "/proc/$pid/stat" 2> /dev/null || true)
 [ -z "$st" ] || [ "$st" = Z ] || vm_fail "the server (pid $pid) still runs after disconnect ($st)"
-vm_assert_eq "" "$(bypass_json name)" "list --json after disconnect"
+vm_assert_eq "" "$(vm_bypass_json name)" "list --json after disconnect"
 vm_assert_contains "$(cat "$run/bypass0.log")" "bypass0: stopped" "the server's log"
 
 # --- one namespace asked for; the server killed under fio verify on ext4 -------------------
@@ -198,7 +187,7 @@ out=$("$RBLKCTL" "${conn[@]}" --nsid 1 2>&1) || vm_fail "rblkctl ${conn[*]} --ns
 vm_assert_eq $'bypass0\n/dev/ublkb0' "$out" "rblkctl connect --path bypass --nsid 1"
 vm_assert_not_exists /dev/ublkb1
 vm_assert_eq 134217728 "$(blockdev --getsize64 /dev/ublkb0)" "size of /dev/ublkb0 (--nsid 1)"
-pid=$(bypass_json pid)
+pid=$(vm_bypass_json pid)
 mkfs.ext4 -q -F /dev/ublkb0 || vm_fail "mkfs.ext4 /dev/ublkb0 (--nsid 1) failed"
 mount /dev/ublkb0 /tmp/mnt || vm_fail "mount /dev/ublkb0 (--nsid 1) failed"
 timeout 300 fio --name=killed --filename=/tmp/mnt/f --size=24M --ioengine=io_uring --direct=1 \
@@ -209,7 +198,7 @@ written() { [ "$(awk '{print $7}' /sys/block/ublkb0/stat)" -ge "$1" ]; }  # sect
 vm_wait_for 60 written 8192
 t0=$(vm_now_ms)
 kill -KILL "$pid"
-vm_wait_for 10 bypass_state_is dead
+vm_wait_for 10 vm_bypass_state_is dead
 vm_sleep 2
 kill -0 "$fio_pid" 2> /dev/null || vm_fail "fio ended while the server was dead: $(cat /tmp/fio-kill.err)"
 out=$("$RBLKCTL" "${conn[@]}" --nsid 1 2>&1) || vm_fail "the server's restart failed: $out"
@@ -217,7 +206,7 @@ vm_assert_eq $'bypass0\n/dev/ublkb0' "$out" "the restarted server's devices"
 vm_log "device taken back $(vm_ms_since "$t0") ms after the kill"
 vm_assert_contains "$(cat "$run/bypass0.log")" "taking back /dev/ublkb0 from its server (pid $pid), which died" \
 	"the restarted server's log"
-vm_assert_eq live "$(bypass_json state)" "state after the restart"
+vm_assert_eq live "$(vm_bypass_json state)" "state after the restart"
 rc=0
 wait "$fio_pid" || rc=$?
 vm_assert_eq 0 "$rc" "fio's exit code across the kill and restart ($(tail -3 /tmp/fio-kill.err))"
@@ -228,9 +217,9 @@ umount /tmp/mnt || vm_fail "umount after the restart failed"
 e2fsck -fn /dev/ublkb0 > /tmp/fsck.out 2>&1 || vm_fail "e2fsck after the restart: $(tail -5 /tmp/fsck.out)"
 
 # --- killed again, not restarted: the I/O waits; disconnect fails it, no hang ---------
-pid=$(bypass_json pid)
+pid=$(vm_bypass_json pid)
 kill -KILL "$pid"
-vm_wait_for 10 bypass_state_is dead
+vm_wait_for 10 vm_bypass_state_is dead
 timeout 60 dd if=/dev/ublkb0 of=/dev/null bs=4k count=1 iflag=direct status=none 2> /tmp/dd.err &
 dd_pid=$!
 vm_sleep 3
@@ -245,6 +234,6 @@ vm_assert_ne 0 "$rc" "the held read's exit code after disconnect"
 vm_log "the held read failed $(vm_ms_since "$t0") ms after disconnect: $(head -1 /tmp/dd.err)"
 vm_assert_not_exists /dev/ublkb0
 vm_assert_not_exists /dev/ublkc0
-vm_assert_eq "" "$(bypass_json name)" "list --json after the dead server's disconnect"
+vm_assert_eq "" "$(vm_bypass_json name)" "list --json after the dead server's disconnect"
 vm_log "bypass_ublk: $(vm_ms_since "$start") ms"
 vm_dmesg_clean
