@@ -128,6 +128,10 @@ public:
     {
         (void)detach();
         q_ = std::move(q);
+        // The in-capsule size of this association: a reconnect to a
+        // target that now takes less (IOCCSZ) must not send more.
+        if (q_)
+            inline_max_ = q_->config().inline_max;
         // Its Fabrics Connect rang before: the I/O commands' count from here.
         doorbells_at_attach_ = q_ ? q_->doorbells() : 0;
     }
