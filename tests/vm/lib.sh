@@ -87,7 +87,7 @@
 #                                    character device)
 #   vm_sum DEV OFFSET LEN            sha256 of LEN bytes at OFFSET, O_DIRECT
 #   vm_put FILE DEV OFFSET           write FILE at byte OFFSET, O_DIRECT
-#   vm_fio JSON FIO_ARGS...          fio (bounded by timeout) writing its
+#   vm_fio JSON FIO_ARGS...          fio (bounded by 240 s times VM_SLOW) writing its
 #                                    JSON report (nothing else) to JSON;
 #                                    fails on a fio error or any job's
 #                                    non-zero error
@@ -653,7 +653,8 @@ vm_put() {
 vm_fio() {
 	local json=$1 rc=0
 	shift
-	timeout -k 5 "${VM_FIO_TIMEOUT:-240}" fio --output-format=json --output="$json" "$@" ||
+	# Its bound grows with the kernel's slowness (VM_SLOW), as every wait's.
+	timeout -k 5 "${VM_FIO_TIMEOUT:-$((240 * VM_SLOW))}" fio --output-format=json --output="$json" "$@" ||
 		rc=$?
 	# 128: stopped by SIGINT, on purpose when VM_FIO_STOPPED names a file
 	# that exists (mp_fio_finish).

@@ -8,7 +8,7 @@
 # prefers the emptier path, rblk1, for namespace 1.
 # Path selection is the same code on both kernels, and the failover and
 # paths cases cover 6.1's block layer: newest only, for the suite's time.
-# vm-timeout: 400
+# vm-timeout: 600
 # vm-kernels: newest
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 . "$RBLK_SRC_DIR/tests/vm/lib-mpath.sh"
