@@ -21,13 +21,13 @@ nqn=nqn.2024-01.io.rblk:recovery-nowait
 # outages DEV: fio on DEV through three outages of the port; sets `err`
 # (fio's error count) and `ios` (its reads).
 outages() {
-	local dev=$1 json=/tmp/nowait.json i r0 rc=0
+	local dev=$1 json=/tmp/nowait.json r0 rc=0
 	timeout -k 5 $((300 * VM_SLOW)) fio --output-format=json --output="$json" --name=nowait \
 		--filename="$dev" --ioengine=io_uring --direct=1 --rw=randread --bs=4k \
 		--iodepth=128 --time_based --runtime=$((240 * VM_SLOW)) --cpus_allowed=0 \
 		--continue_on_error=all 2> /tmp/nowait.err &
 	fio_pid=$!
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		r0=$(vm_rblk_attr rblk0 reads)
 		vm_wait_for 60 reading $((r0 + 2000))
 		rec_port_bounce "$nqn" 1
