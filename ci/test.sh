@@ -75,6 +75,15 @@ if grep -q '\*\*\*Skipped\|Not Run' "$log"; then
 	grep '\*\*\*Skipped\|Not Run' "$log" >&2
 	[ "$rc" -ne 0 ] || rc=1
 fi
+# Each failed VM case's reason, near the end where a truncated CI log still
+# shows it (its whole output is in ctest's log above and in its directory).
+for ec in "$build"/vm-out/*/group.*/*/exit_code; do
+	[ -s "$ec" ] && [ "$(cat "$ec")" != 0 ] || continue
+	dir=${ec%/exit_code}
+	echo "ci: VM case ${dir#"$build"/vm-out/} exit $(cat "$ec"):"
+	grep -E 'FAIL|timed out|warnings/bugs|kmemleak|left the VM' "$dir/output.log" 2> /dev/null |
+		tail -n 4 | cut -c1-400 | sed 's/^/ci:   /'
+done
 # Repeat ctest's summary so that it closes the output.
 sed -n '/tests passed, [0-9]* tests* failed out of/,$p' "$log"
 exit "$rc"
