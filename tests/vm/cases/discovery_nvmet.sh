@@ -131,17 +131,20 @@ vm_log "monitor: $(tr '\n' ' ' < "$work/mon.out")"
 vm_assert_eq "$(printf '%s\n' "$want" "$pre-d 4420 live" | sort)" "$(ctrls)" \
 	"I/O controllers after the log change"
 vm_dmesg_has "$disc: discovery log changed" || vm_fail "no 'discovery log changed' in the kernel log"
-kill "$udev"
 # One event block per uevent, blank-line separated: the discovery one and
-# a live one of the new controller, each with the address.
-python3 - "$work/uevents" "$disc" "$pre-d" << 'EOF' || vm_fail "uevents (above) lack what udev rules need"
+# a live one of the new controller, each with the address. The kernel
+# sends them from a work item after the state changes, and udevadm prints
+# them when it is scheduled: wait for them (bounded), then judge.
+uevents_ok() {
+	python3 - "$work/uevents" "$disc" "$pre-d" "$@" << 'EOF'
 import sys
 text, disc, new = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
 events = [dict(l.split("=", 1) for l in b.splitlines() if "=" in l) for b in text.split("\n\n")]
 events = [e for e in events if e.get("SUBSYSTEM") == "rblk"]
 aen = [e for e in events if e.get("RBLK_EVENT") == "discovery" and e.get("DEVPATH", "").endswith("/" + disc)]
 live = [e for e in events if e.get("RBLK_EVENT") == "state" and e.get("RBLK_STATE") == "live" and e.get("RBLK_SUBNQN") == new]
-print(f"{len(events)} rblk uevents; discovery: {aen[:1]}; live of {new}: {live[:1]}", file=sys.stderr)
+if len(sys.argv) > 4:
+    print(f"{len(events)} rblk uevents; discovery: {aen[:1]}; live of {new}: {live[:1]}", file=sys.stderr)
 ok = bool(aen) and bool(live)
 for e in aen[:1] + live[:1]:
     ok &= e.get("RBLK_TRTYPE") == "rdma" and e.get("RBLK_TRADDR") == "10.99.0.1" and e.get("RBLK_TRSVCID") == "4420"
@@ -149,6 +152,13 @@ for e in aen[:1] + live[:1]:
 ok &= bool(aen) and int(aen[0].get("RBLK_AEN", "0"), 16) == 0x70f002
 sys.exit(0 if ok else 1)
 EOF
+}
+deadline=$((EPOCHSECONDS + 30 * VM_SLOW))
+until uevents_ok || [ "$EPOCHSECONDS" -ge "$deadline" ]; do
+	vm_sleep 0.2
+done
+kill "$udev"
+uevents_ok verbose || vm_fail "uevents (above) lack what udev rules need"
 kill "$mon"
 wait "$mon" 2> /dev/null || true
 mon=""
