@@ -77,13 +77,17 @@ if grep -q '\*\*\*Skipped\|Not Run' "$log"; then
 fi
 # Each failed VM case's reason, near the end where a truncated CI log still
 # shows it (its whole output is in ctest's log above and in its directory).
-for ec in "$build"/vm-out/*/group.*/*/exit_code; do
-	[ -s "$ec" ] && [ "$(cat "$ec")" != 0 ] || continue
-	dir=${ec%/exit_code}
-	echo "ci: VM case ${dir#"$build"/vm-out/} exit $(cat "$ec"):"
-	grep -E 'FAIL|timed out|warnings/bugs|kmemleak|left the VM' "$dir/output.log" 2> /dev/null |
-		tail -n 4 | cut -c1-400 | sed 's/^/ci:   /'
-done
+# ctest's list of failures names them: "<n> - vm.<kernel>.<case> (Failed)".
+sed -n '/The following tests FAILED:/,$p' "$log" |
+	sed -n 's/^[[:space:]]*[0-9]* - vm\.\(.*\)\.\([a-z0-9_]*\) (.*$/\1 \2/p' |
+	while read -r k case; do
+		for dir in "$build/vm-out/$k"/group.*/"$case"; do
+			[ -d "$dir" ] || continue
+			echo "ci: VM case $k/$case ($(basename "$(dirname "$dir")")), exit $(cat "$dir/exit_code" 2> /dev/null || echo none):"
+			{ grep -E 'FAIL|timed out|warnings/bugs|kmemleak|left the VM' "$dir/output.log" 2> /dev/null || true; } |
+				tail -n 4 | cut -c1-400 | sed 's/^/ci:   /'
+		done
+	done
 # Repeat ctest's summary so that it closes the output.
 sed -n '/tests passed, [0-9]* tests* failed out of/,$p' "$log"
 exit "$rc"
