@@ -27,6 +27,7 @@ struct State {
     ibv_pd pd{};
     std::deque<rdma_cm_event*> events;
     int cm_read_errno = 0;
+    int connect_errno = 0;
     int disconnects = 0;
     int send_posts = 0;
     int recv_posts = 0;
@@ -99,6 +100,7 @@ void reset()
         delete ev;
     s.events.clear();
     s.cm_read_errno = 0;
+    s.connect_errno = 0;
     s.disconnects = 0;
     s.send_posts = 0;
     s.recv_posts = 0;
@@ -108,6 +110,8 @@ void reset()
 }
 
 void fail_cm_reads(int err) { state().cm_read_errno = err; }
+
+void fail_connects(int err) { state().connect_errno = err; }
 
 ibv_pd* pd() { return &state().pd; }
 
@@ -209,6 +213,10 @@ void rdma_destroy_qp(rdma_cm_id* id)
 
 int rdma_connect(rdma_cm_id* id, rdma_conn_param*)
 {
+    if (const int err = fake_rdma::state().connect_errno) {
+        errno = err;
+        return -1;
+    }
     fake_rdma::push_event(id, RDMA_CM_EVENT_ESTABLISHED);
     return 0;
 }

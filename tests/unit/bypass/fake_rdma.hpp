@@ -35,6 +35,11 @@ void reset();
 // as a CM channel whose device went away does.
 void fail_cm_reads(int err);
 
+// From now on rdma_connect() fails with `err` (0: it works again), as
+// siw's does with ECONNREFUSED when nobody listens at the port (iWARP
+// makes its TCP connection inside the call).
+void fail_connects(int err);
+
 // The protection domain a Queue connects on (its context is the fake device).
 ibv_pd* pd();
 

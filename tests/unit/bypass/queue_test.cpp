@@ -23,20 +23,26 @@
 namespace rblk::bypass {
 namespace {
 
-std::unique_ptr<Queue> connected_queue(std::uint32_t inline_max = 0,
-                                       std::chrono::milliseconds cmd_timeout = std::chrono::seconds(30))
+// A queue to 127.0.0.1:4420 on a fresh fake, its address and route resolved.
+std::unique_ptr<Queue> resolved_queue(const QueueConfig& cfg)
 {
     fake_rdma::reset();
     sockaddr_in dst{};
     dst.sin_family = AF_INET;
     dst.sin_port = htons(4420);
     dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return std::make_unique<Queue>(cfg, reinterpret_cast<const sockaddr*>(&dst), nullptr);
+}
+
+std::unique_ptr<Queue> connected_queue(std::uint32_t inline_max = 0,
+                                       std::chrono::milliseconds cmd_timeout = std::chrono::seconds(30))
+{
     QueueConfig cfg;
     cfg.qid = 1;
     cfg.size = 4;
     cfg.inline_max = inline_max;
     cfg.cmd_timeout = cmd_timeout;
-    auto q = std::make_unique<Queue>(cfg, reinterpret_cast<const sockaddr*>(&dst), nullptr);
+    auto q = resolved_queue(cfg);
     q->connect(fake_rdma::pd());
     return q;
 }
@@ -48,6 +54,22 @@ TEST(QueueFake, ConnectsAndDisconnects)
     EXPECT_EQ(q->failure(), "");
     q->disconnect();
     EXPECT_EQ(fake_rdma::disconnects(), 1);
+}
+
+// Over iWARP nobody listening at the port fails rdma_connect() itself
+// (ECONNREFUSED) rather than bringing a REJECTED event as over RoCE and
+// InfiniBand: the user reads the same reason either way, as rblk.ko says it.
+TEST(QueueFake, ConnectRefusedInTheCallSaysNobodyListens)
+{
+    auto q = resolved_queue(QueueConfig{});
+    fake_rdma::fail_connects(ECONNREFUSED);
+    try {
+        q->connect(fake_rdma::pd());
+        ADD_FAILURE() << "connected";
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "connection rejected (no NVMe-oF listener at this address?)");
+    }
+    fake_rdma::fail_connects(0);
 }
 
 // The CM channel failing as the queue disconnects (its device gone) is

@@ -151,8 +151,13 @@ void Queue::connect(ibv_pd* pd)
     param.flow_control = 1;
     param.retry_count = 7;
     param.rnr_retry_count = 7;
-    if (rdma_connect(id_.get(), &param) != 0)
+    if (rdma_connect(id_.get(), &param) != 0) {
+        // iWARP (siw) makes its TCP connection inside the call: nobody
+        // listening there is refused here, not by a REJECTED event.
+        if (errno == ECONNREFUSED)
+            throw Error(cm_reject_reason(false, nullptr, 0));
         throw Error(errno_message("cannot start the RDMA connection", errno));
+    }
     CmEvent ev = wait_cm_event(channel_.get(), cfg_.connect_timeout);
     if (!ev)
         throw Error("target unreachable over RDMA (no answer to the connection request)");
