@@ -303,7 +303,16 @@ TEST_P(EngineOffset, OffsetsStayInsideTheRangeFromOffset)
     };
     EXPECT_TRUE(untouched(0, kOffset));
     EXPECT_TRUE(untouched(kOffset + kRange, mem.bytes.size()));
-    EXPECT_EQ(untouched(kOffset, kOffset + kRange), !mode_writes(mode));
+    if (mode != Mode::randrw) {
+        EXPECT_EQ(untouched(kOffset, kOffset + kRange), !mode_writes(mode));
+    } else {
+        // Without verify a write sends what its buffer holds, as fio's
+        // does without refill_buffers: in a mixed job, mostly what that
+        // buffer last read, so the range may well end as it began (6% of
+        // runs did). That writes went is what can be checked.
+        EXPECT_FALSE(mem.writes.empty());
+        EXPECT_FALSE(mem.reads.empty());
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModes, EngineOffset,
