@@ -116,7 +116,7 @@ void Queue::connect(ibv_pd* pd)
     const int flags = ::fcntl(comp_->fd, F_GETFL);
     if (flags < 0 || ::fcntl(comp_->fd, F_SETFL, flags | O_NONBLOCK) < 0)
         throw Error(errno_message("cannot set up the completion channel", errno));
-    cq_.reset(ibv_create_cq(verbs, static_cast<int>(cq_depth), this, comp_.get(), 0));
+    cq_ = create_owned_cq(verbs, static_cast<int>(cq_depth), this, comp_.get());
     if (!cq_)
         throw Error("cannot allocate RDMA queue resources (CQ)");
 

@@ -7,6 +7,7 @@
 #include <poll.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 namespace rblk::bypass {
@@ -30,6 +31,20 @@ struct DeviceListFree {
 };
 
 }  // namespace
+
+CompletionQueue create_owned_cq(ibv_context* verbs, int cqe, void* context, ibv_comp_channel* channel)
+{
+    ibv_cq_init_attr_ex attr{};
+    attr.cqe = static_cast<std::uint32_t>(cqe);
+    attr.cq_context = context;
+    attr.channel = channel;
+    attr.wc_flags = IBV_WC_STANDARD_FLAGS;  // what ibv_poll_cq() fills in
+    attr.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+    attr.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+    if (ibv_cq_ex* cq = ibv_create_cq_ex(verbs, &attr))
+        return CompletionQueue(ibv_cq_ex_to_cq(cq));
+    return CompletionQueue(ibv_create_cq(verbs, cqe, context, channel, 0));
+}
 
 void require_rdma_device()
 {

@@ -77,6 +77,13 @@ void require_rdma_device();
 EventChannel make_event_channel();
 CmId make_cm_id(rdma_event_channel* channel, void* context);
 
+// A CQ of `cqe` entries for one polling thread: created single-threaded
+// (ibv_create_cq_ex, IBV_CREATE_CQ_ATTR_SINGLE_THREADED), so a provider
+// that locks its CQ (mlx5) does not on every poll, as a queue's owner
+// needs no lock; a plain ibv_create_cq() where the provider refuses that
+// (siw has no extended CQ). nullptr, errno set, when neither works.
+CompletionQueue create_owned_cq(ibv_context* verbs, int cqe, void* context, ibv_comp_channel* channel);
+
 // "what: strerror(errno)" for failing verbs calls.
 std::string errno_message(const std::string& what, int err);
 
