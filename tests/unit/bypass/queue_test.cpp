@@ -222,6 +222,36 @@ TEST(QueueDatapath, CompletionsComeOutInOrderAcrossTheReadyRingsWrap)
     EXPECT_FALSE(q->failed()) << q->failure();
 }
 
+// A poll with room for fewer completions than the CQ holds (fio takes one
+// per call) keeps the rest for the next poll, which hands them out before
+// anything newer and, when they fill its array, leaves the CQ alone: the
+// later response stays there (its receive not yet re-posted) until a poll
+// with room reaps it.
+TEST(QueueDatapath, LeftOversComeOutBeforeWhatTheNextPollFinds)
+{
+    auto q = connected_queue();
+    for (std::uint64_t i = 0; i < 3; ++i)
+        ASSERT_TRUE(q->submit(read_command(), {}, 200 + i).ok());
+    q->flush();
+    complete_sends(0);
+    respond(0, 0);
+    respond(1, 1);
+    QueueCompletion one[1];
+    ASSERT_EQ(q->poll(one), 1u);
+    EXPECT_EQ(one[0].user_data, 200u);
+    const int posts = fake_rdma::recv_posts();
+    respond(2, 2);
+    ASSERT_EQ(q->poll(one), 1u);
+    EXPECT_EQ(one[0].user_data, 201u);
+    EXPECT_EQ(fake_rdma::recv_posts(), posts);  // the CQ was not polled
+    QueueCompletion more[4];
+    ASSERT_EQ(q->poll(more), 1u);
+    EXPECT_EQ(more[0].user_data, 202u);
+    EXPECT_EQ(fake_rdma::recv_posts(), posts + 1);
+    EXPECT_EQ(q->in_flight(), 0);
+    EXPECT_FALSE(q->failed()) << q->failure();
+}
+
 void complete_send(std::size_t i)
 {
     ibv_wc wc{};

@@ -332,15 +332,32 @@ void Queue::flush()
     }
 }
 
-void Queue::make_ready(std::uint16_t tag)
+void Queue::finish(std::uint16_t tag)
 {
-    if (!slots_[tag].ready) {
-        slots_[tag].ready = true;
-        std::size_t i = ready_head_ + ready_count_++;
-        if (i >= ready_.size())
-            i -= ready_.size();
-        ready_[i] = tag;
+    if (slots_[tag].ready)
+        return;
+    ++finished_;
+    if (out_next_ != out_end_) {
+        // Straight into poll()'s array: nothing older waits in the ring
+        // (poll() hands that out first), and no round trip through it.
+        deliver(tag, *out_next_++);
+        return;
     }
+    slots_[tag].ready = true;
+    std::size_t i = ready_head_ + ready_count_++;
+    if (i >= ready_.size())
+        i -= ready_.size();
+    ready_[i] = tag;
+}
+
+void Queue::deliver(std::uint16_t tag, QueueCompletion& c)
+{
+    Slot& s = slots_[tag];
+    c.user_data = s.user_data;
+    c.result = s.result;
+    c.status = s.forced != IoStatus::Kind::Ok ? IoStatus{s.forced, 0} : IoStatus::from_nvme(s.status);
+    s.ready = false;
+    table_.release(tag);
 }
 
 void Queue::handle_wc(const ibv_wc& wc)
@@ -368,7 +385,7 @@ void Queue::handle_wc(const ibv_wc& wc)
             t = kNoTag;
             table_.on_send_done(tag);
             if (table_.finished(tag))
-                make_ready(tag);
+                finish(tag);
         }
         return;
     }
@@ -398,7 +415,7 @@ void Queue::handle_wc(const ibv_wc& wc)
     slots_[tag].status = completion_status(cqe);
     slots_[tag].result = cqe.result;
     if (table_.finished(tag))
-        make_ready(tag);
+        finish(tag);
 }
 
 void Queue::fail(const std::string& why)
@@ -417,7 +434,7 @@ void Queue::fail(const std::string& why)
             continue;
         if (!table_.responded(tag))
             slots_[tag].forced = IoStatus::Kind::QueueDown;
-        make_ready(tag);
+        finish(tag);
     }
 }
 
@@ -429,13 +446,7 @@ std::size_t Queue::hand_out(std::span<QueueCompletion> out)
         if (++ready_head_ == ready_.size())
             ready_head_ = 0;
         --ready_count_;
-        Slot& s = slots_[tag];
-        QueueCompletion& c = out[n++];
-        c.user_data = s.user_data;
-        c.result = s.result;
-        c.status = s.forced != IoStatus::Kind::Ok ? IoStatus{s.forced, 0} : IoStatus::from_nvme(s.status);
-        s.ready = false;
-        table_.release(tag);
+        deliver(tag, out[n++]);
     }
     return n;
 }
@@ -447,6 +458,7 @@ void Queue::reap(std::size_t enough)
     // What was submitted goes out before we look for what came back: a
     // full send window's signaled WR may be in the chain.
     flush();
+    finished_ = 0;
     ibv_wc wcs[kPollBatch];
     int got;
     while ((got = ibv_poll_cq(cq_.get(), kPollBatch, wcs)) > 0) {
@@ -454,11 +466,12 @@ void Queue::reap(std::size_t enough)
             handle_wc(wcs[i]);
         // Enough, or the CQ was empty after these: what comes later is
         // the next reap's, not another poll of an empty CQ now.
-        if (ready_count_ >= enough || got < static_cast<int>(kPollBatch))
+        if (finished_ >= enough || got < static_cast<int>(kPollBatch))
             break;
     }
-    // Before any tag is released (hand_out()): a new command's response
-    // must find its receive posted.
+    // Before the caller has a tag back (released as its command ends, but
+    // reused only once poll() returns): a new command's response must
+    // find its receive posted.
     if (down())
         recv_head_ = recv_tail_ = nullptr;  // a failed QP takes no more
     else if (const int err = post_recvs())
@@ -469,14 +482,26 @@ void Queue::reap(std::size_t enough)
 
 std::size_t Queue::poll(std::span<QueueCompletion> out)
 {
-    reap(out.size());
+    // What an earlier reap could not hand out goes first; when that fills
+    // `out` (fio takes one completion per call), the CQ is left for the
+    // next poll: the commands are posted, the deadlines checked.
+    std::size_t n = hand_out(out);
+    if (n < out.size()) {
+        out_next_ = out.data() + n;
+        out_end_ = out.data() + out.size();
+        reap(out.size() - n);
+        n = static_cast<std::size_t>(out_next_ - out.data());
+        out_next_ = out_end_ = nullptr;
+    } else {
+        flush();
+    }
     // Deadlines: a scan of the slots ten times a second, not every poll.
     const auto now = CommandTable::Clock::now();
     if (!down() && now >= next_expiry_scan_) {
         next_expiry_scan_ = now + std::chrono::milliseconds(100);
         check_cm();
         if (down())
-            return hand_out(out);
+            return n + hand_out(out.subspan(n));
         if (const auto tag = table_.scan(now, cfg_.cmd_timeout)) {
             char cid[8];
             std::snprintf(cid, sizeof(cid), "%#x", table_.cid(*tag));
@@ -484,7 +509,7 @@ std::size_t Queue::poll(std::span<QueueCompletion> out)
             slots_[*tag].forced = IoStatus::Kind::Timeout;
         }
     }
-    return hand_out(out);
+    return n + hand_out(out.subspan(n));
 }
 
 std::size_t Queue::wait(std::span<QueueCompletion> out, std::chrono::milliseconds timeout)

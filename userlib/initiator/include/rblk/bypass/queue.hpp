@@ -148,7 +148,7 @@ private:
         std::uint16_t status = 0;
         std::uint64_t result = 0;
         IoStatus::Kind forced = IoStatus::Kind::Ok;  // QueueDown/Timeout once failed
-        bool ready = false;                          // in ready_
+        bool ready = false;                          // in ready_ (not yet handed out)
     };
     // The ring: `size` commands, `size` responses, then a buffer of
     // inline_max bytes per tag for in-capsule data that is not registered.
@@ -160,10 +160,15 @@ private:
     // Posts the chained receives in one call: 0 or an errno.
     int post_recvs();
     void handle_wc(const ibv_wc& wc);
-    // Handles the work completions waiting (until `enough` commands are
-    // ready to hand out); false when polling the CQ failed.
+    // Handles the work completions waiting (until `enough` commands have
+    // finished); a failed CQ poll fails the queue.
     void reap(std::size_t enough);
-    void make_ready(std::uint16_t tag);
+    // Tag `tag`'s command has ended: into poll()'s array while it has room
+    // (out_next_), else into the ready ring, for the next poll().
+    void finish(std::uint16_t tag);
+    // Fills `c` with the command's outcome and frees its tag.
+    void deliver(std::uint16_t tag, QueueCompletion& c);
+    // The ready ring's oldest entries into `out`.
     std::size_t hand_out(std::span<QueueCompletion> out);
     // Reads the queue's CM events: the target's DISCONNECTED (or the
     // device's removal) fails the queue at once, as nvme-rdma's CM handler
@@ -212,6 +217,12 @@ private:
     std::vector<std::uint16_t> ready_;
     std::size_t ready_head_ = 0;
     std::size_t ready_count_ = 0;
+    // While poll() reaps: where the next finished command goes in its
+    // array, and the array's end (both null otherwise: submit()'s reap of
+    // a full send window and fail() from the deadline scan use the ring).
+    QueueCompletion* out_next_ = nullptr;
+    QueueCompletion* out_end_ = nullptr;
+    std::size_t finished_ = 0;  // commands finished in this reap
     unsigned unacked_events_ = 0;
     bool connected_ = false;
     bool peer_closed_ = false;
