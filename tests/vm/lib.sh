@@ -12,6 +12,7 @@
 #   vm_assert_exists PATH / vm_assert_not_exists PATH
 #   vm_assert_fails CMD...           CMD must exit non-zero
 #   vm_wait_for SECONDS CMD...       retry CMD every 0.2 s until it succeeds
+#   vm_wait_until SECONDS CMD...     the same, but returns 1 when time is up
 #   vm_dmesg_has [GREP_OPTS] PATTERN  the kernel log has a line matching PATTERN
 #   vm_dmesg_clean                   fail if the kernel log so far has a
 #                                    WARNING/BUG/Oops/... (the harness also
@@ -179,14 +180,21 @@ vm_sleep() {
 	read -rt "$1" -u "$VM_SLEEP_FD" _ || true
 }
 
-vm_wait_for() {
-	local secs=$(($1 * VM_SLOW)) deadline
+# vm_wait_until SECS CMD...: as vm_wait_for, but 1 once the time is up,
+# for a case that says itself what was missing.
+vm_wait_until() {
+	local deadline=$((EPOCHSECONDS + $1 * VM_SLOW))
 	shift
-	deadline=$((EPOCHSECONDS + secs))
 	until "$@"; do
-		[ "$EPOCHSECONDS" -lt "$deadline" ] || vm_fail "timed out after ${secs}s waiting for: $*"
+		[ "$EPOCHSECONDS" -lt "$deadline" ] || return 1
 		vm_sleep 0.2
 	done
+}
+
+vm_wait_for() {
+	local secs=$1
+	shift
+	vm_wait_until "$secs" "$@" || vm_fail "timed out after $((secs * VM_SLOW))s waiting for: $*"
 }
 
 # vm_netlink_groups_joined PID N: a netlink socket of PID is in N generic

@@ -153,10 +153,7 @@ ok &= bool(aen) and int(aen[0].get("RBLK_AEN", "0"), 16) == 0x70f002
 sys.exit(0 if ok else 1)
 EOF
 }
-deadline=$((EPOCHSECONDS + 30 * VM_SLOW))
-until uevents_ok || [ "$EPOCHSECONDS" -ge "$deadline" ]; do
-	vm_sleep 0.2
-done
+vm_wait_until 30 uevents_ok || true  # judged below, with what came
 kill "$udev"
 uevents_ok verbose || vm_fail "uevents (above) lack what udev rules need"
 kill "$mon"
