@@ -332,6 +332,18 @@ void Queue::flush()
     }
 }
 
+// Inlined in both its callers (the reap's finish() and hand_out()): once
+// per command, a call would cost a tenth of it.
+[[gnu::always_inline]] inline void Queue::deliver(std::uint16_t tag, QueueCompletion& c)
+{
+    Slot& s = slots_[tag];
+    c.user_data = s.user_data;
+    c.result = s.result;
+    c.status = s.forced != IoStatus::Kind::Ok ? IoStatus{s.forced, 0} : IoStatus::from_nvme(s.status);
+    s.ready = false;
+    table_.release(tag);
+}
+
 void Queue::finish(std::uint16_t tag)
 {
     if (slots_[tag].ready)
@@ -350,15 +362,6 @@ void Queue::finish(std::uint16_t tag)
     ready_[i] = tag;
 }
 
-void Queue::deliver(std::uint16_t tag, QueueCompletion& c)
-{
-    Slot& s = slots_[tag];
-    c.user_data = s.user_data;
-    c.result = s.result;
-    c.status = s.forced != IoStatus::Kind::Ok ? IoStatus{s.forced, 0} : IoStatus::from_nvme(s.status);
-    s.ready = false;
-    table_.release(tag);
-}
 
 void Queue::handle_wc(const ibv_wc& wc)
 {
@@ -485,7 +488,7 @@ std::size_t Queue::poll(std::span<QueueCompletion> out)
     // What an earlier reap could not hand out goes first; when that fills
     // `out` (fio takes one completion per call), the CQ is left for the
     // next poll: the commands are posted, the deadlines checked.
-    std::size_t n = hand_out(out);
+    std::size_t n = ready_count_ ? hand_out(out) : 0;
     if (n < out.size()) {
         out_next_ = out.data() + n;
         out_end_ = out.data() + out.size();
@@ -501,15 +504,16 @@ std::size_t Queue::poll(std::span<QueueCompletion> out)
         next_expiry_scan_ = now + std::chrono::milliseconds(100);
         check_cm();
         if (down())
-            return n + hand_out(out.subspan(n));
+            return n + hand_out(out.subspan(n));  // what fail() ended
         if (const auto tag = table_.scan(now, cfg_.cmd_timeout)) {
             char cid[8];
             std::snprintf(cid, sizeof(cid), "%#x", table_.cid(*tag));
             fail(std::string("command timed out (cid ") + cid + ")");
             slots_[*tag].forced = IoStatus::Kind::Timeout;
+            n += hand_out(out.subspan(n));  // what fail() ended
         }
     }
-    return n + hand_out(out.subspan(n));
+    return n;
 }
 
 std::size_t Queue::wait(std::span<QueueCompletion> out, std::chrono::milliseconds timeout)
