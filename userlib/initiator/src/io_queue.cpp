@@ -64,7 +64,7 @@ IoStatus IoQueue::submit(const IoRequest& r)
         to_target = true;
         break;
     }
-    enum class Via { None, InCapsule, Pool, Registered } via = Via::None;
+    Via via = Via::None;
     CapsuleData inline_data;
     if (bytes == 0) {
         // no data: the null SGL the builders set
@@ -93,12 +93,8 @@ IoStatus IoQueue::submit(const IoRequest& r)
         cmd.dptr = keyed_sgl(ref.addr, static_cast<std::uint32_t>(bytes), ref.rkey);
     }
     const IoStatus st = q_->submit(cmd, inline_data, r.user_data);
-    if (st.ok()) {
-        ++stats_.commands;
-        stats_.in_capsule += via == Via::InCapsule;
-        stats_.pooled += via == Via::Pool;
-        stats_.registered += via == Via::Registered;
-    }
+    if (st.ok())
+        ++by_via_[static_cast<int>(via)];
     return st;
 }
 

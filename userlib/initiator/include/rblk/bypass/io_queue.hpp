@@ -19,6 +19,7 @@
 #include "rblk/bypass/memory.hpp"
 #include "rblk/bypass/queue.hpp"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -96,8 +97,12 @@ public:
     }
     IoQueueStats stats() const
     {
-        IoQueueStats s = stats_;
-        s.doorbells += q_ ? q_->doorbells() - doorbells_at_attach_ : 0;
+        IoQueueStats s;
+        s.commands = by_via_[0] + by_via_[1] + by_via_[2] + by_via_[3];
+        s.in_capsule = by_via_[static_cast<int>(Via::InCapsule)];
+        s.pooled = by_via_[static_cast<int>(Via::Pool)];
+        s.registered = by_via_[static_cast<int>(Via::Registered)];
+        s.doorbells = doorbells_detached_ + (q_ ? q_->doorbells() - doorbells_at_attach_ : 0);
         return s;
     }
     std::size_t poll(std::span<IoCompletion> out)
@@ -138,13 +143,16 @@ public:
     std::unique_ptr<Queue> detach()
     {
         if (q_)
-            stats_.doorbells += q_->doorbells() - doorbells_at_attach_;  // its count goes with it
+            doorbells_detached_ += q_->doorbells() - doorbells_at_attach_;  // its count goes with it
         return std::move(q_);
     }
     Queue* transport() { return q_.get(); }
     void update_namespaces(const std::vector<NamespaceInfo>& ns) { ns_ = ns; }
 
 private:
+    // How a command's data went: an index of by_via_.
+    enum class Via { None, InCapsule, Pool, Registered };
+
     void check_controller()
     {
         if (ctrl_failed_ && q_ && !q_->failed() && ctrl_failed_->load(std::memory_order_relaxed))
@@ -159,7 +167,10 @@ private:
     MemoryMap& map_;
     std::unique_ptr<Queue> q_;
     const std::atomic<bool>* ctrl_failed_;
-    IoQueueStats stats_;
+    // Commands accepted by submit(), by Via: one add per command (stats()
+    // sums them), rather than four.
+    std::array<std::uint64_t, 4> by_via_{};
+    std::uint64_t doorbells_detached_ = 0;   // of the transport queues before q_
     std::uint64_t doorbells_at_attach_ = 0;  // q_->doorbells() when it was attached
 };
 
