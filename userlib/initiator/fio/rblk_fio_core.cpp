@@ -47,7 +47,10 @@ struct rblk_fio_queue {
     bool event_mode = false;
     std::vector<bp::IoCompletion> comps;
     std::vector<Slot> slots;            // one per command that may be in flight
-    std::vector<std::uint32_t> free;    // slot indexes; capacity: every slot
+    // Free slot indexes, a stack: free[0, nfree). Sized once (every slot):
+    // a slot is freed once per use, so a push is a store.
+    std::vector<std::uint32_t> free;
+    std::size_t nfree = 0;
     std::vector<std::uint32_t> held;    // to send again after the reconnect, in order; capacity: every slot
     std::vector<std::uint32_t> failed;  // held ones that failed, for the next reap; capacity: every slot
     State state = State::Live;
@@ -191,12 +194,12 @@ struct rblk_fio_queue* rblk_fio_open(const char* spec, unsigned int depth, int e
         const std::size_t n = std::max<std::size_t>(h->q->depth(), 1);
         h->comps.resize(n);
         h->slots.resize(n);
-        h->free.reserve(n);
+        h->free.resize(n);
         h->held.reserve(n);
         h->failed.reserve(n);
         for (std::size_t i = n; i-- > 0;) {
             h->slots[i].req.user_data = i;
-            h->free.push_back(static_cast<std::uint32_t>(i));
+            h->free[h->nfree++] = static_cast<std::uint32_t>(i);
         }
         return h.release();
     } catch (const std::exception& e) {
@@ -261,12 +264,12 @@ int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offs
             return -EIO;
         }
     }
-    if (q->free.empty())
+    if (q->nfree == 0)
         return 1;
     // Filled in place: the slot is free until popped below, and keeps the
     // request for a resend after a reconnect (user_data, ns and deallocate
     // are set once, at open).
-    const std::uint32_t idx = q->free.back();
+    const std::uint32_t idx = q->free[q->nfree - 1];
     rblk_fio_queue::Slot& slot = q->slots[idx];
     bp::IoRequest& r = slot.req;
     if (op == RBLK_FIO_FLUSH) {
@@ -294,13 +297,13 @@ int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offs
     }
     slot.cookie = cookie;
     if (!q->held.empty()) [[unlikely]] {  // a reconnect is due: after the ones before it
-        q->free.pop_back();
+        --q->nfree;
         q->held.push_back(idx);
         return 0;
     }
     const bp::IoStatus st = q->q->submit(r);
     if (st.ok() || st.retryable()) [[likely]] {
-        q->free.pop_back();
+        --q->nfree;
         if (!st.ok())
             q->held.push_back(idx);  // the queue is down: sent again after the reconnect
         return 0;
@@ -321,7 +324,7 @@ int rblk_fio_reap(struct rblk_fio_queue* q, void** out, unsigned int min, unsign
     const auto give = [&](std::uint32_t idx, int error) {
         void* cookie = q->slots[idx].cookie;
         out[got++] = cookie;
-        q->free.push_back(idx);
+        q->free[q->nfree++] = idx;
         if (error) [[unlikely]]
             failed(cookie, error);
     };

@@ -31,9 +31,9 @@ CommandTable::CommandTable(std::uint16_t depth) : slots_(depth)
 {
     if (depth == 0 || depth > RBLK_CID_TAG_MASK + 1)
         throw std::invalid_argument("queue depth " + std::to_string(depth) + " out of range (1..4096)");
-    free_.reserve(depth);
+    free_.resize(depth);
     for (std::uint16_t t = depth; t > 0; --t)
-        free_.push_back(static_cast<std::uint16_t>(t - 1));  // tag 0 first
+        free_[nfree_++] = static_cast<std::uint16_t>(t - 1);  // tag 0 first
 }
 
 std::optional<std::uint16_t> CommandTable::scan(Clock::time_point now, Clock::duration timeout)

@@ -68,10 +68,9 @@ public:
     // A free tag, its generation bumped, marked in flight; nullopt when full.
     std::optional<std::uint16_t> acquire()
     {
-        if (free_.empty()) [[unlikely]]
+        if (nfree_ == 0) [[unlikely]]
             return std::nullopt;
-        const std::uint16_t tag = free_.back();
-        free_.pop_back();
+        const std::uint16_t tag = free_[--nfree_];
         Slot& s = slots_[tag];
         s.busy = true;
         s.responded = false;
@@ -119,7 +118,7 @@ public:
             return;
         s.busy = false;
         --in_flight_;
-        free_.push_back(tag);
+        free_[nfree_++] = tag;  // a tag is released once per acquire: never past depth
     }
 
     // The periodic check of deadlines: gives each command in flight that
@@ -138,7 +137,10 @@ private:
         Clock::time_point deadline{};  // {}: not seen by a scan yet
     };
     std::vector<Slot> slots_;
+    // The free tags, a stack: free_[0, nfree_). Sized once (depth), so that
+    // a release is a store, with no growth path for the compiler to keep.
     std::vector<std::uint16_t> free_;
+    std::uint16_t nfree_ = 0;
     std::uint16_t in_flight_ = 0;
 };
 
