@@ -362,7 +362,6 @@ void Queue::finish(std::uint16_t tag)
     ready_[i] = tag;
 }
 
-
 void Queue::handle_wc(const ibv_wc& wc)
 {
     if (down())
