@@ -252,6 +252,32 @@ TEST(QueueDatapath, LeftOversComeOutBeforeWhatTheNextPollFinds)
     EXPECT_FALSE(q->failed()) << q->failure();
 }
 
+// A poll that the ready ring alone fills still posts what was submitted
+// since the last one (poll()'s promise), without polling the CQ.
+TEST(QueueDatapath, APollTheRingFillsPostsWhatWasSubmitted)
+{
+    auto q = connected_queue();
+    for (std::uint64_t i = 0; i < 2; ++i)
+        ASSERT_TRUE(q->submit(read_command(), {}, 300 + i).ok());
+    q->flush();
+    complete_sends(0);
+    respond(0, 0);
+    respond(1, 1);
+    QueueCompletion one[1];
+    ASSERT_EQ(q->poll(one), 1u);  // reaps both: one into the ring
+    const int posts = fake_rdma::send_posts();
+    const int recvs = fake_rdma::recv_posts();
+    ASSERT_TRUE(q->submit(read_command(), {}, 302).ok());
+    ASSERT_EQ(q->poll(one), 1u);
+    EXPECT_EQ(one[0].user_data, 301u);
+    EXPECT_EQ(fake_rdma::send_posts(), posts + 1);
+    EXPECT_EQ(fake_rdma::recv_posts(), recvs);
+    ASSERT_TRUE(q->submit(read_command(), {}, 303).ok());
+    EXPECT_EQ(q->wait(one, std::chrono::milliseconds(0)), 0u);  // the ring is empty: wait posts too
+    EXPECT_EQ(fake_rdma::send_posts(), posts + 2);
+    EXPECT_FALSE(q->failed()) << q->failure();
+}
+
 void complete_send(std::size_t i)
 {
     ibv_wc wc{};
@@ -398,6 +424,37 @@ TEST(QueueTimeout, CountsFromAfterTheSubmissionAndEnds)
     EXPECT_EQ(out[0].status.kind, IoStatus::Kind::Timeout);
     EXPECT_TRUE(q->failed());
     EXPECT_NE(q->failure().find("command timed out"), std::string::npos) << q->failure();
+}
+
+// A caller that takes one completion per poll, with more waiting in the
+// ready ring, is served from the ring without a look at the clock; the
+// deadlines are checked once the ring drains, so a command nobody answers
+// still expires.
+TEST(QueueTimeout, ExpiresWhileTheCallerTakesOneCompletionAtATime)
+{
+    using namespace std::chrono_literals;
+    auto q = connected_queue(0, 50ms);
+    for (std::uint64_t i = 0; i < 4; ++i)
+        ASSERT_TRUE(q->submit(read_command(), {}, 10 + i).ok());
+    QueueCompletion one[1];
+    EXPECT_EQ(q->poll(one), 0u);  // posts them and starts their deadlines
+    for (std::uint32_t i = 0; i < 3; ++i)
+        respond(i, i);
+    std::this_thread::sleep_for(100ms);  // the fourth is past its deadline
+    std::vector<QueueCompletion> got;
+    const auto give_up = std::chrono::steady_clock::now() + 10s;
+    while (got.size() < 4 && std::chrono::steady_clock::now() < give_up) {
+        if (q->poll(one) == 1)
+            got.push_back(one[0]);
+    }
+    ASSERT_EQ(got.size(), 4u);
+    for (std::uint64_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(got[i].user_data, 10 + i);
+        EXPECT_TRUE(got[i].status.ok());
+    }
+    EXPECT_EQ(got[3].user_data, 13u);
+    EXPECT_EQ(got[3].status.kind, IoStatus::Kind::Timeout);
+    EXPECT_TRUE(q->failed());
 }
 
 }  // namespace

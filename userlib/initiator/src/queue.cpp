@@ -78,8 +78,6 @@ Queue::~Queue()
         ibv_ack_cq_events(cq_.get(), unacked_events_);
 }
 
-Command* Queue::command(std::uint16_t tag) const { return reinterpret_cast<Command*>(ring_.get()) + tag; }
-
 Completion* Queue::response(std::uint32_t idx) const
 {
     return reinterpret_cast<Completion*>(ring_.get() + cfg_.size * sizeof(Command)) + idx;
@@ -313,10 +311,8 @@ IoStatus Queue::submit(const Command& cmd, const CapsuleData& data, std::uint64_
     return {};
 }
 
-void Queue::flush()
+void Queue::post_sends()
 {
-    if (pend_count_ == 0)
-        return;
     const std::size_t n = pend_count_;
     pend_count_ = 0;
     if (down())
@@ -482,11 +478,10 @@ void Queue::reap(std::size_t enough)
         fail("polling the completion queue failed");
 }
 
-std::size_t Queue::poll(std::span<QueueCompletion> out)
+std::size_t Queue::poll_cq(std::span<QueueCompletion> out)
 {
-    // What an earlier reap could not hand out goes first; when that fills
-    // `out` (fio takes one completion per call), the CQ is left for the
-    // next poll: the commands are posted, the deadlines checked.
+    // What an earlier reap could not hand out goes first: less than `out`
+    // holds (poll() took a ring that fills it alone), so the CQ follows.
     std::size_t n = ready_count_ ? hand_out(out) : 0;
     if (n < out.size()) {
         out_next_ = out.data() + n;
@@ -515,7 +510,7 @@ std::size_t Queue::poll(std::span<QueueCompletion> out)
     return n;
 }
 
-std::size_t Queue::wait(std::span<QueueCompletion> out, std::chrono::milliseconds timeout)
+std::size_t Queue::wait_cq(std::span<QueueCompletion> out, std::chrono::milliseconds timeout)
 {
     // The clock only once the queue has nothing to hand out: most waits
     // of a busy queue return at the first poll.
