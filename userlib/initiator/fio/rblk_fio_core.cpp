@@ -45,7 +45,13 @@ struct rblk_fio_queue {
     std::unique_ptr<bp::Controller> ctrl;
     bp::IoQueue* q = nullptr;
     bool event_mode = false;
+    // What the last poll found, handed to fio from `next` on: fio takes
+    // one completion per getevents, and a poll finds several, so they wait
+    // here (their tags free again) rather than in the queue's ring. The
+    // queue is polled again only once they are all out.
     std::vector<bp::IoCompletion> comps;
+    std::size_t next = 0;
+    std::size_t found = 0;
     std::vector<Slot> slots;            // one per command that may be in flight
     // Free slot indexes, a stack: free[0, nfree). Sized once (every slot):
     // a slot is freed once per use, so a push is a store.
@@ -328,7 +334,23 @@ int rblk_fio_reap(struct rblk_fio_queue* q, void** out, unsigned int min, unsign
         if (error) [[unlikely]]
             failed(cookie, error);
     };
+    // What an earlier poll found first; the poll's promise (what was
+    // submitted is posted) kept without one.
+    if (q->next < q->found)
+        q->q->flush();
+    bool polled = false;
     while (got < max) {
+        if (q->next < q->found) {
+            const bp::IoCompletion& c = q->comps[q->next++];
+            const auto idx = static_cast<std::uint32_t>(c.user_data);
+            if (c.status.ok()) [[likely]]
+                give(idx, 0);
+            else if (c.status.retryable() && q->state == rblk_fio_queue::State::Live)
+                q->held.push_back(idx);
+            else
+                give(idx, EIO);
+            continue;
+        }
         if (!q->failed.empty() || !q->held.empty()) [[unlikely]] {
             // The held commands that failed (fast_io_fail_tmo, ctrl_loss_tmo) first.
             while (got < max && !q->failed.empty()) {
@@ -342,24 +364,16 @@ int rblk_fio_reap(struct rblk_fio_queue* q, void** out, unsigned int min, unsign
                 continue;
             }
         }
-        const std::size_t room = std::min<std::size_t>(max - got, q->comps.size());
-        const std::span<bp::IoCompletion> span(q->comps.data(), room);
+        // Enough: fio asks for what is there with min 0, so one poll then.
+        if (got >= min && (got > 0 || polled))
+            break;
+        const std::span<bp::IoCompletion> span(q->comps.data(), q->comps.size());
         const std::size_t n = q->event_mode && got < min && q->held.empty()
                                   ? q->q->wait(span, std::chrono::milliseconds(1000))
                                   : q->q->poll(span);
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto idx = static_cast<std::uint32_t>(q->comps[i].user_data);
-            const bp::IoStatus& st = q->comps[i].status;
-            if (st.ok()) [[likely]]
-                give(idx, 0);
-            else if (st.retryable() && q->state == rblk_fio_queue::State::Live)
-                q->held.push_back(idx);
-            else
-                give(idx, EIO);
-        }
-        // Enough, and nothing more was there at once: no poll that finds nothing.
-        if (got >= min && n < room)
-            break;
+        q->next = 0;
+        q->found = n;
+        polled = true;
         if (got < min && n == 0 && q->q->in_flight() == 0 && q->held.empty() && q->failed.empty()) {
             // Nothing left to wait for (fio asked too much).
             try {
