@@ -155,6 +155,54 @@ Command read_command()
     return cmd;
 }
 
+// Each way a work completion can be wrong fails the queue with its own
+// reason, and the command in flight ends with QueueDown.
+struct BadCompletion {
+    const char* reason;
+    void (*spoil)(ibv_wc& wc, Completion& cqe);
+};
+
+TEST(QueueFailure, EachBadCompletionFailsTheQueueWithItsReason)
+{
+    const BadCompletion cases[] = {
+        {"RECV failed: ", [](ibv_wc& wc, Completion&) { wc.status = IBV_WC_REM_ACCESS_ERR; }},
+        {"completion of an unknown receive", [](ibv_wc& wc, Completion&) { wc.wr_id = 4096; }},
+        {"short response (8 bytes)", [](ibv_wc& wc, Completion&) { wc.byte_len = 8; }},
+        {"target invalidated a key", [](ibv_wc& wc, Completion&) { wc.wc_flags |= IBV_WC_WITH_INV; }},
+        {"completion with an unknown command id 0x", [](ibv_wc&, Completion& cqe) { cqe.cid ^= 0x0f00; }},
+        {"completion with a stale command id 0x", [](ibv_wc&, Completion& cqe) { cqe.cid ^= 0x1000; }},
+        {"completion of an unknown send",
+         [](ibv_wc& wc, Completion&) {
+             wc.wr_id = 1ull << 63 | 12345;  // a SEND the window never took
+             wc.opcode = IBV_WC_SEND;
+         }},
+    };
+    for (const BadCompletion& c : cases) {
+        SCOPED_TRACE(c.reason);
+        auto q = connected_queue();
+        ASSERT_TRUE(q->submit(read_command(), {}, 7).ok());
+        q->flush();
+        const auto* cmd = reinterpret_cast<const Command*>(fake_rdma::sends().at(0).addr);
+        const fake_rdma::Posted& rcv = fake_rdma::recvs().at(0);
+        Completion cqe{};
+        cqe.cid = cmd->cid;
+        ibv_wc wc{};
+        wc.wr_id = rcv.wr_id;
+        wc.status = IBV_WC_SUCCESS;
+        wc.opcode = IBV_WC_RECV;
+        wc.byte_len = sizeof(cqe);
+        c.spoil(wc, cqe);
+        std::memcpy(reinterpret_cast<void*>(rcv.addr), &cqe, sizeof(cqe));
+        fake_rdma::complete(wc);
+        QueueCompletion out[2];
+        ASSERT_EQ(q->poll(out), 1u);
+        EXPECT_EQ(out[0].user_data, 7u);
+        EXPECT_EQ(out[0].status.kind, IoStatus::Kind::QueueDown);
+        EXPECT_TRUE(q->failed());
+        EXPECT_NE(q->failure().find(c.reason), std::string::npos) << q->failure();
+    }
+}
+
 TEST(QueueDatapath, ConnectPostsEveryReceiveInOneCall)
 {
     auto q = connected_queue();

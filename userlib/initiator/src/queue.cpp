@@ -78,7 +78,7 @@ Queue::~Queue()
         ibv_ack_cq_events(cq_.get(), unacked_events_);
 }
 
-Completion* Queue::response(std::uint32_t idx) const
+inline Completion* Queue::response(std::uint32_t idx) const
 {
     return reinterpret_cast<Completion*>(ring_.get() + cfg_.size * sizeof(Command)) + idx;
 }
@@ -226,7 +226,7 @@ void Queue::check_cm()
     }
 }
 
-void Queue::queue_recv(std::uint32_t idx)
+inline void Queue::queue_recv(std::uint32_t idx)
 {
     ibv_recv_wr* wr = &recv_wr_[idx];
     wr->next = nullptr;
@@ -358,56 +358,72 @@ void Queue::finish(std::uint16_t tag)
     ready_[i] = tag;
 }
 
+// A failed work request, or a receive that is not a response this queue
+// can take: the queue fails, with what was wrong. Out of line, cold: the
+// strings it builds would give handle_wc() a large frame for every I/O.
+[[gnu::cold, gnu::noinline]] void Queue::bad_wc(const ibv_wc& wc)
+{
+    const bool send = (wc.wr_id & kSendWr) != 0;
+    if (wc.status != IBV_WC_SUCCESS)
+        fail(std::string(send ? "SEND" : "RECV") + " failed: " + ibv_wc_status_str(wc.status));
+    else if (static_cast<std::uint32_t>(wc.wr_id) >= cfg_.size)
+        fail("completion of an unknown receive");
+    else if (wc.byte_len < sizeof(Completion))
+        fail("short response (" + std::to_string(wc.byte_len) + " bytes)");
+    else
+        fail("target invalidated a key it was not given to invalidate");
+}
+
+[[gnu::cold, gnu::noinline]] void Queue::bad_cqe(CqeVerdict v, std::uint16_t cid)
+{
+    char hex[8];
+    std::snprintf(hex, sizeof(hex), "0x%04x", cid);  // cid 0 too: not "0"
+    fail(std::string(describe(v)) + " " + hex);
+}
+
+void Queue::send_done(std::uint64_t seq)
+{
+    // Only signaled SENDs complete successfully: each retires itself and
+    // the unsignaled ones before it.
+    if (!window_.retire(seq)) {
+        fail("completion of an unknown send");
+        return;
+    }
+    window_full_since_ = {};  // the send queue moves
+    // A SEND that read the caller's memory: its command may end now.
+    std::uint16_t& t = data_send_tag_[seq % window_.depth()];
+    if (t != kNoTag) {
+        const std::uint16_t tag = t;
+        t = kNoTag;
+        table_.on_send_done(tag);
+        if (table_.finished(tag))
+            finish(tag);
+    }
+}
+
 void Queue::handle_wc(const ibv_wc& wc)
 {
     if (down())
         return;  // flushed work requests of a failed queue
-    const bool send = (wc.wr_id & kSendWr) != 0;
-    if (wc.status != IBV_WC_SUCCESS) {
-        fail(std::string(send ? "SEND" : "RECV") + " failed: " + ibv_wc_status_str(wc.status));
+    if (wc.status != IBV_WC_SUCCESS) [[unlikely]] {
+        bad_wc(wc);
         return;
     }
-    if (send) {
-        // Only signaled SENDs complete successfully: each retires itself
-        // and the unsignaled ones before it.
-        const std::uint64_t seq = wc.wr_id & ~kSendWr;
-        if (!window_.retire(seq)) {
-            fail("completion of an unknown send");
-            return;
-        }
-        window_full_since_ = {};  // the send queue moves
-        // A SEND that read the caller's memory: its command may end now.
-        std::uint16_t& t = data_send_tag_[seq % window_.depth()];
-        if (t != kNoTag) {
-            const std::uint16_t tag = t;
-            t = kNoTag;
-            table_.on_send_done(tag);
-            if (table_.finished(tag))
-                finish(tag);
-        }
+    if (wc.wr_id & kSendWr) {
+        send_done(wc.wr_id & ~kSendWr);
         return;
     }
     const auto idx = static_cast<std::uint32_t>(wc.wr_id);
-    if (idx >= cfg_.size) {
-        fail("completion of an unknown receive");
-        return;
-    }
-    if (wc.byte_len < sizeof(Completion)) {
-        fail("short response (" + std::to_string(wc.byte_len) + " bytes)");
-        return;
-    }
-    if (wc.wc_flags & IBV_WC_WITH_INV) {
-        fail("target invalidated a key it was not given to invalidate");
+    if (idx >= cfg_.size || wc.byte_len < sizeof(Completion) || (wc.wc_flags & IBV_WC_WITH_INV)) [[unlikely]] {
+        bad_wc(wc);
         return;
     }
     const Completion cqe = *response(idx);
     queue_recv(idx);  // its buffer is read: back to the QP at the reap's end
     std::uint16_t tag = 0;
     const CqeVerdict v = table_.on_response(cqe.cid, tag);
-    if (v != CqeVerdict::Ok) {
-        char hex[8];
-        std::snprintf(hex, sizeof(hex), "%#x", cqe.cid);
-        fail(std::string(describe(v)) + " " + hex);
+    if (v != CqeVerdict::Ok) [[unlikely]] {
+        bad_cqe(v, cqe.cid);
         return;
     }
     slots_[tag].status = completion_status(cqe);
@@ -501,7 +517,7 @@ std::size_t Queue::poll_cq(std::span<QueueCompletion> out)
             return n + hand_out(out.subspan(n));  // what fail() ended
         if (const auto tag = table_.scan(now, cfg_.cmd_timeout)) {
             char cid[8];
-            std::snprintf(cid, sizeof(cid), "%#x", table_.cid(*tag));
+            std::snprintf(cid, sizeof(cid), "0x%04x", table_.cid(*tag));
             fail(std::string("command timed out (cid ") + cid + ")");
             slots_[*tag].forced = IoStatus::Kind::Timeout;
             n += hand_out(out.subspan(n));  // what fail() ended

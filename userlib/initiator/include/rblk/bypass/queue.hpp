@@ -172,6 +172,11 @@ private:
     // Posts the chained receives in one call: 0 or an errno.
     int post_recvs();
     void handle_wc(const ibv_wc& wc);
+    // handle_wc()'s SEND completions (retiring the send window) and its
+    // failures, out of its way.
+    void send_done(std::uint64_t seq);
+    void bad_wc(const ibv_wc& wc);
+    void bad_cqe(CqeVerdict v, std::uint16_t cid);
     // Handles the work completions waiting (until `enough` commands have
     // finished); a failed CQ poll fails the queue.
     void reap(std::size_t enough);
