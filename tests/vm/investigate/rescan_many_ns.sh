@@ -8,7 +8,8 @@
 # rescan on the same AEN; polled together). Then namespace N disabled, and
 # the time until each disk is gone. Every namespace is the same buffered
 # file (nvmet opens files without exclusion). Prints RESULT lines. Not a
-# test: it exits 0 unless a step fails or takes over 120 s.
+# test: it exits 0 unless a step fails or takes over 900 s (a rescan
+# revalidates every namespace: minutes under TCG at 1,024).
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"
 nr=${1:-1024}
 nqn=nqn.2024-01.io.rblk:rescan-many
@@ -34,32 +35,44 @@ vm_nvmet_port 1 10.99.0.1 4420
 vm_nvmet_link 1 "$nqn"
 vm_rblk_load
 vm_rblk_connect "$nqn" > /dev/null
-ref=$(vm_nvme_ref_connect "$nqn")  # its head for namespace 1, /dev/nvmeXn1
+ref=$(vm_nvme_ref_connect "$nqn")  # its head for namespace 1, /dev/nvmeXnY
 # ulimit: nvme-cli's topology scan holds a descriptor per namespace.
 ulimit -n 8192
 
-# The reference's head for NSID, /dev/nvmeXnNSID (no process per poll:
-# a scan of 2,000 disks' attributes takes seconds under TCG).
-ref_disk() { [ -b "${ref%n1}n$1" ]; }
-rblk_has() { [ -b "/dev/rblk0n$1" ]; }
-all_there() {
-	local i
-	for ((i = 1; i < nr; i++)); do
-		rblk_has "$i" || return 1
+# nvme-rdma's heads are /dev/nvmeXnY with Y in the order its scan (async
+# since 6.3) added them, not the NSID: counted, and the new one found by
+# its nsid attribute once it is there. rblk's are /dev/rblk0nNSID. No
+# process per poll: a scan of 2,000 disks' attributes takes seconds
+# under TCG.
+sub=${ref%n*}
+ref_count() {
+	local d n=0
+	for d in "$sub"n*; do
+		[ -b "$d" ] && n=$((n + 1))
 	done
-	for ((i = 1; i < nr; i++)); do
-		ref_disk "$i" || return 1
-	done
+	echo "$n"
 }
-vm_wait_for 300 all_there
-vm_log "both initiators have $((nr - 1)) disks"
+ref_has() { [ "$(ref_count)" -ge "$1" ]; }
+rblk_has() { [ -b "/dev/rblk0n$1" ]; }
+rblk_count() {
+	local i n=0
+	for ((i = 1; i <= nr; i++)); do
+		rblk_has "$i" && n=$((n + 1))
+	done
+	echo "$n"
+}
+all_there() { [ "$(rblk_count)" = $((nr - 1)) ] && [ "$(ref_count)" = $((nr - 1)) ]; }
+t0=$(vm_now_ms)
+vm_wait_until 900 all_there ||
+	vm_fail "after 900 s: rblk has $(rblk_count) of $((nr - 1)) disks, nvme-rdma $(ref_count)"
+vm_log "both initiators have $((nr - 1)) disks ($(vm_ms_since "$t0") ms after the second connect)"
 
 # both_ms T0 RBLK_CHECK REF_CHECK: "rblk_ms ref_ms", the time since T0 at
 # which each check first passed.
 both_ms() {
-	local t0=$1 a="" b="" deadline=$((EPOCHSECONDS + 120))
+	local t0=$1 a="" b="" deadline=$((EPOCHSECONDS + 900))
 	while [ -z "$a" ] || [ -z "$b" ]; do
-		[ "$EPOCHSECONDS" -lt "$deadline" ] || vm_fail "over 120 s: rblk ${a:-not yet}, nvme-rdma ${b:-not yet}"
+		[ "$EPOCHSECONDS" -lt "$deadline" ] || vm_fail "over 900 s: rblk ${a:-not yet}, nvme-rdma ${b:-not yet}"
 		[ -z "$a" ] && eval "$2" && a=$(vm_ms_since "$t0")
 		[ -z "$b" ] && eval "$3" && b=$(vm_ms_since "$t0")
 		vm_sleep 0.05
@@ -69,13 +82,15 @@ both_ms() {
 
 t0=$(vm_now_ms)
 ns_enable "$nr"
-r=$(both_ms "$t0" "rblk_has $nr" "ref_disk $nr") || exit 1
+r=$(both_ms "$t0" "rblk_has $nr" "ref_has $nr") || exit 1
 read -r a b <<< "$r"
-echo "RESULT: namespace $nr of $nr added: rblk's disk after $a ms, nvme-rdma's after $b ms"
+new_ref=$(vm__nvme_disk_of "$nqn" "$nr") || vm_fail "nvme-rdma's new disk is not namespace $nr's"
+echo "RESULT: namespace $nr of $nr added: rblk's disk after $a ms, nvme-rdma's ($new_ref) after $b ms"
 
 t0=$(vm_now_ms)
 echo 0 > "$s/namespaces/$nr/enable"
-r=$(both_ms "$t0" "! rblk_has $nr" "! ref_disk $nr") || exit 1
+r=$(both_ms "$t0" "! rblk_has $nr" "! ref_has $nr") || exit 1
+[ ! -b "$new_ref" ] || vm_fail "nvme-rdma removed another disk than namespace $nr's $new_ref"
 read -r a b <<< "$r"
 echo "RESULT: namespace $nr of $nr removed: rblk's disk gone after $a ms, nvme-rdma's after $b ms"
 
