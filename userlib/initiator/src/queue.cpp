@@ -488,8 +488,9 @@ void Queue::reap(std::size_t enough)
     // find its receive posted.
     if (down())
         recv_head_ = recv_tail_ = nullptr;  // a failed QP takes no more
-    else if (const int err = post_recvs())
-        fail(errno_message("re-posting the receives", err));
+    else if (recv_head_)  // not a call per empty poll
+        if (const int err = post_recvs())
+            fail(errno_message("re-posting the receives", err));
     if (got < 0)
         fail("polling the completion queue failed");
 }
@@ -510,18 +511,25 @@ std::size_t Queue::poll_cq(std::span<QueueCompletion> out)
     }
     // Deadlines: a scan of the slots ten times a second, not every poll.
     const auto now = CommandTable::Clock::now();
-    if (!down() && now >= next_expiry_scan_) {
-        next_expiry_scan_ = now + std::chrono::milliseconds(100);
-        check_cm();
-        if (down())
-            return n + hand_out(out.subspan(n));  // what fail() ended
-        if (const auto tag = table_.scan(now, cfg_.cmd_timeout)) {
-            char cid[8];
-            std::snprintf(cid, sizeof(cid), "0x%04x", table_.cid(*tag));
-            fail(std::string("command timed out (cid ") + cid + ")");
-            slots_[*tag].forced = IoStatus::Kind::Timeout;
-            n += hand_out(out.subspan(n));  // what fail() ended
-        }
+    if (now >= next_expiry_scan_ && !down())
+        n = scan(now, out, n);
+    return n;
+}
+
+// Out of poll_cq()'s way (its strings would give every poll their frame).
+[[gnu::noinline]] std::size_t Queue::scan(CommandTable::Clock::time_point now, std::span<QueueCompletion> out,
+                                          std::size_t n)
+{
+    next_expiry_scan_ = now + std::chrono::milliseconds(100);
+    check_cm();
+    if (down())
+        return n + hand_out(out.subspan(n));  // what fail() ended
+    if (const auto tag = table_.scan(now, cfg_.cmd_timeout)) {
+        char cid[8];
+        std::snprintf(cid, sizeof(cid), "0x%04x", table_.cid(*tag));
+        fail(std::string("command timed out (cid ") + cid + ")");
+        slots_[*tag].forced = IoStatus::Kind::Timeout;
+        n += hand_out(out.subspan(n));  // what fail() ended
     }
     return n;
 }
@@ -529,8 +537,9 @@ std::size_t Queue::poll_cq(std::span<QueueCompletion> out)
 std::size_t Queue::wait_cq(std::span<QueueCompletion> out, std::chrono::milliseconds timeout)
 {
     // The clock only once the queue has nothing to hand out: most waits
-    // of a busy queue return at the first poll.
-    std::chrono::steady_clock::time_point deadline{};
+    // of a busy queue return at the first poll. The coarse one, as the
+    // deadlines': a sleep's bound needs no better than a tick.
+    CommandTable::Clock::time_point deadline{};
     for (;;) {
         std::size_t n = poll(out);
         if (n || down() || !cq_)
@@ -542,8 +551,8 @@ std::size_t Queue::wait_cq(std::span<QueueCompletion> out, std::chrono::millisec
         n = poll(out);  // what came before the arming
         if (n || down())
             return n;
-        const auto now = std::chrono::steady_clock::now();
-        if (deadline == std::chrono::steady_clock::time_point{})
+        const auto now = CommandTable::Clock::now();
+        if (deadline == CommandTable::Clock::time_point{})
             deadline = now + timeout;
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
         if (left.count() <= 0)

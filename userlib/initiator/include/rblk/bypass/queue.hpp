@@ -200,6 +200,9 @@ private:
     }
     // poll() and wait() when the ring does not fill `out`.
     std::size_t poll_cq(std::span<QueueCompletion> out);
+    // poll_cq()'s deadline scan and CM check, ten times a second: `n`
+    // entries of `out` filled, the count after what a failure ended.
+    std::size_t scan(CommandTable::Clock::time_point now, std::span<QueueCompletion> out, std::size_t n);
     std::size_t wait_cq(std::span<QueueCompletion> out, std::chrono::milliseconds timeout);
     // Reads the queue's CM events: the target's DISCONNECTED (or the
     // device's removal) fails the queue at once, as nvme-rdma's CM handler
