@@ -39,8 +39,8 @@ ref=$(vm_nvme_ref_connect "$nqn")  # its head for namespace 1, /dev/nvmeXnY
 # ulimit: nvme-cli's topology scan holds a descriptor per namespace.
 ulimit -n 8192
 
-# nvme-rdma's heads are /dev/nvmeXnY with Y in the order its scan (async
-# since 6.3) added them, not the NSID: counted, and the new one found by
+# nvme-rdma's heads are /dev/nvmeXnY with Y in the order its scan (asynchronous
+# in 6.12) added them, not the NSID: counted, and the new one found by
 # its nsid attribute once it is there. rblk's are /dev/rblk0nNSID. No
 # process per poll: a scan of 2,000 disks' attributes takes seconds
 # under TCG.
