@@ -164,7 +164,7 @@ mp_nvme_connect() {
 
 mp_nvme_paths() {
 	local head d
-	head=$(vm__nvme_disk_of "$1") || return 0
+	head=$(vm_nvme_disk_of "$1") || return 0
 	head=${head#/dev/}
 	for d in /sys/block/"$head"/slaves/* /sys/block/nvme*c*n*; do
 		[ -e "$d" ] || continue

@@ -20,6 +20,11 @@
 # Time:
 #   vm_now_ms                        wall clock in milliseconds
 #   vm_ms_since T0_MS                milliseconds since T0_MS (a vm_now_ms)
+#   vm_both_ms T0_MS SECS CHECK_A CHECK_B
+#                                    polls both checks (commands) together
+#                                    every 0.05 s; prints "A_MS B_MS", the
+#                                    time since T0_MS at which each first
+#                                    passed; fails after SECS
 # Environment:
 #   vm_modprobe MOD [PARAM=V...]     modprobe one module, clear error
 #   vm_require FILE...               fail unless each build output exists
@@ -58,12 +63,18 @@
 #   vm_slab_growth BEFORE AFTER      logs the 6 caches that grew most
 # Reference target and initiator (Linux nvmet / nvme-rdma):
 #   vm_nvmet_subsys NQN DEV [NSID]   subsystem (allow_any_host) + namespace
+#   vm_nvmet_ns_file NQN NSID FILE   namespace NSID of NQN's subsystem on
+#                                    FILE, buffered (tmpfs has no O_DIRECT;
+#                                    a file can grow), enabled
 #   vm_nvmet_port PORTID TRADDR TRSVCID [TRTYPE]   port, rdma/ipv4 default
 #   vm_nvmet_link PORTID NQN / vm_nvmet_unlink PORTID NQN
 #   vm_nvmet_teardown                remove every port, subsystem, namespace
 #   vm_nvme_ref_connect NQN [TRADDR] [TRSVCID] [NVME_CONNECT_ARGS...]
 #                                    nvme-cli connect; prints the multipath
 #                                    head /dev/nvmeXnY of NQN's nsid 1
+#   vm_nvme_disk_of NQN [NSID]       nvme-rdma's head disk of NSID (default
+#                                    1); Y is not the NSID: nvme-core numbers
+#                                    heads in the order its scan adds them
 #   vm_nvme_ref_disconnect NQN
 # rblk:
 #   vm_rblk_load [PARAM=V...]        install $RBLK_KO (build/kmod/KVER/rblk.ko) into updates/,
@@ -237,6 +248,18 @@ vm_now_ms() {
 }
 
 vm_ms_since() { echo $(($(vm_now_ms) - $1)); }
+
+vm_both_ms() {
+	local t0=$1 secs=$2 a="" b="" deadline=$((EPOCHSECONDS + $2 * VM_SLOW))
+	while [ -z "$a" ] || [ -z "$b" ]; do
+		[ "$EPOCHSECONDS" -lt "$deadline" ] ||
+			vm_fail "after $((secs * VM_SLOW)) s: $3 -> ${a:-not yet}, $4 -> ${b:-not yet}"
+		[ -z "$a" ] && $3 && a=$(vm_ms_since "$t0")
+		[ -z "$b" ] && $4 && b=$(vm_ms_since "$t0")
+		vm_sleep 0.05
+	done
+	echo "$a $b"
+}
 
 # --- environment ------------------------------------------------------------
 
@@ -432,6 +455,14 @@ vm_nvmet_subsys() {
 	echo 1 > "$s/namespaces/$nsid/enable"
 }
 
+vm_nvmet_ns_file() {
+	local d=$VM_NVMET/subsystems/$1/namespaces/$2
+	[ -d "$d" ] || mkdir "$d"
+	echo "$3" > "$d/device_path"
+	echo 1 > "$d/buffered_io"
+	echo 1 > "$d/enable"
+}
+
 vm_nvmet_port() {
 	local id=$1 traddr=$2 trsvcid=$3 trtype=${4:-rdma} p
 	[ -d "$VM_NVMET" ] || vm_modprobe nvmet
@@ -516,10 +547,10 @@ vm_nvmet_teardown() {
 
 # The head disk of NQN: with native multipath the per-path nvmeXcYnZ nodes
 # have no /dev entry, so only nvmeXnY names qualify.
-# vm__nvme_disk_of NQN [NSID]: nvme-rdma's head disk of namespace NSID
+# vm_nvme_disk_of NQN [NSID]: nvme-rdma's head disk of namespace NSID
 # (default 1). By nsid, not by name: the core scans namespaces in parallel,
 # so nvme0n1 is whichever head was allocated first.
-vm__nvme_disk_of() {
+vm_nvme_disk_of() {
 	local b
 	for b in /sys/block/nvme*n*; do
 		[[ $(basename "$b") =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
@@ -538,8 +569,8 @@ vm_nvme_ref_connect() {
 	vm_modprobe nvme-rdma
 	nvme connect -t rdma -a "$traddr" -s "$trsvcid" -n "$nqn" "$@" > /dev/null ||
 		vm_fail "nvme connect -t rdma -a $traddr -s $trsvcid -n $nqn $* failed"
-	vm_wait_for 20 vm__nvme_disk_of "$nqn" > /dev/null
-	vm__nvme_disk_of "$nqn"
+	vm_wait_for 20 vm_nvme_disk_of "$nqn" > /dev/null
+	vm_nvme_disk_of "$nqn"
 }
 
 vm_nvme_ref_disconnect() {

@@ -16,22 +16,15 @@ s=$VM_NVMET/subsystems/$nqn
 work=$(mktemp -d)
 mib=$((1 << 20))
 
-# File-backed namespaces (buffered: tmpfs has no O_DIRECT), so that one
-# can grow; nvmet tells each controller about every change with an AEN.
-ns_enable() {
-	local d=$s/namespaces/$1
-	[ -d "$d" ] || mkdir "$d"
-	echo "$2" > "$d/device_path"
-	echo 1 > "$d/buffered_io"
-	echo 1 > "$d/enable"
-}
+# File-backed namespaces (vm_nvmet_ns_file), so that one can grow; nvmet
+# tells each controller about every change with an AEN.
 truncate -s $((32 * mib)) "$work/ns1.img"
 truncate -s $((16 * mib)) "$work/ns2.img"
 vm_setup_rxe
 vm_modprobe nvmet
 mkdir "$s"
 echo 1 > "$s/attr_allow_any_host"
-ns_enable 1 "$work/ns1.img"
+vm_nvmet_ns_file "$nqn" 1 "$work/ns1.img"
 vm_nvmet_port 1 10.99.0.1 4420
 vm_nvmet_link 1 "$nqn"
 # A short admin timeout, for part 4 to wait past it.
@@ -53,28 +46,7 @@ vm_put "$work/p1" /dev/rblk0n1 0
 p1=$(sha256sum < "$work/p1" | cut -d' ' -f1)
 
 # The reference's disk for NSID: its multipath head, /dev/nvmeXnY.
-ref_disk() {
-	local b
-	for b in /sys/block/nvme*n*; do
-		[[ $(basename "$b") =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
-		[ "$(cat "$b/device/subsysnqn" 2> /dev/null)" = "$nqn" ] || continue
-		[ "$(cat "$b/nsid" 2> /dev/null)" = "$1" ] || continue
-		[ -b "/dev/$(basename "$b")" ] && echo "/dev/$(basename "$b")" && return 0
-	done
-	return 1
-}
-# both_ms T0 CHECK_RBLK CHECK_REF: "rblk_ms ref_ms", the time since T0 at
-# which each check first passed (polled together; the case fails after 20 s).
-both_ms() {
-	local t0=$1 a="" b="" deadline=$(($EPOCHSECONDS + 20))
-	while [ -z "$a" ] || [ -z "$b" ]; do
-		[ "$EPOCHSECONDS" -lt "$deadline" ] || vm_fail "timed out: $2 -> ${a:-no}, $3 -> ${b:-no}"
-		[ -z "$a" ] && "$2" && a=$(vm_ms_since "$t0")
-		[ -z "$b" ] && "$3" && b=$(vm_ms_since "$t0")
-		vm_sleep 0.1
-	done
-	echo "$a $b"
-}
+ref_disk() { vm_nvme_disk_of "$nqn" "$1"; }
 size_is() { [ "$(blockdev --getsize64 "$1")" = "$2" ]; }
 added_rblk() { test -b /dev/rblk0n2; }
 added_ref() { ref_disk 2 > /dev/null; }
@@ -85,8 +57,8 @@ gone_ref() { ! ref_disk 2 > /dev/null; }
 
 # --- 1: a namespace added -----------------------------------------------------------
 t0=$(vm_now_ms)
-ns_enable 2 "$work/ns2.img"
-r=$(both_ms "$t0" added_rblk added_ref)
+vm_nvmet_ns_file "$nqn" 2 "$work/ns2.img"
+r=$(vm_both_ms "$t0" 20 added_rblk added_ref)
 read -r t_add t_add_ref <<< "$r"
 vm_assert_eq $((16 * mib)) "$(blockdev --getsize64 /dev/rblk0n2)" "size of the new /dev/rblk0n2"
 head -c $((2 * mib)) /dev/urandom > "$work/p2"
@@ -101,7 +73,7 @@ echo "RESULT: aen ns_added_visible_ms=$t_add nvme_rdma_ref_ms=$t_add_ref"
 truncate -s $((48 * mib)) "$work/ns1.img"
 t0=$(vm_now_ms)
 echo 1 > "$s/namespaces/1/revalidate_size"
-r=$(both_ms "$t0" grown_rblk grown_ref)
+r=$(vm_both_ms "$t0" 20 grown_rblk grown_ref)
 read -r t_grow t_grow_ref <<< "$r"
 vm_assert_eq "$p1" "$(vm_sum /dev/rblk0n1 0 $((4 * mib)))" "data on /dev/rblk0n1 after the resize"
 # The new end is reachable.
@@ -143,7 +115,7 @@ vm_wait_for 60 test -e "$work/reader.ready"
 sleep 1
 t0=$(vm_now_ms)
 echo 0 > "$s/namespaces/2/enable"
-r=$(both_ms "$t0" gone_rblk gone_ref)
+r=$(vm_both_ms "$t0" 20 gone_rblk gone_ref)
 read -r t_gone t_gone_ref <<< "$r"
 touch "$work/reader.stop"
 rc=0

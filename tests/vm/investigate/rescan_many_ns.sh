@@ -17,19 +17,12 @@ s=$VM_NVMET/subsystems/$nqn
 img=$(mktemp)
 truncate -s $((2 << 20)) "$img"
 
-ns_enable() {
-	mkdir -p "$s/namespaces/$1"
-	echo "$img" > "$s/namespaces/$1/device_path"
-	echo 1 > "$s/namespaces/$1/buffered_io"
-	echo 1 > "$s/namespaces/$1/enable"
-}
-
 vm_setup_rxe
 vm_modprobe nvmet
 mkdir "$s"
 echo 1 > "$s/attr_allow_any_host"
 for ((i = 1; i < nr; i++)); do
-	ns_enable "$i"
+	vm_nvmet_ns_file "$nqn" "$i" "$img"
 done
 vm_nvmet_port 1 10.99.0.1 4420
 vm_nvmet_link 1 "$nqn"
@@ -53,7 +46,9 @@ ref_count() {
 	echo "$n"
 }
 ref_has() { [ "$(ref_count)" -ge "$1" ]; }
+ref_gone() { ! ref_has "$1"; }
 rblk_has() { [ -b "/dev/rblk0n$1" ]; }
+rblk_gone() { ! rblk_has "$1"; }
 rblk_count() {
 	local i n=0
 	for ((i = 1; i <= nr; i++)); do
@@ -67,29 +62,16 @@ vm_wait_until 900 all_there ||
 	vm_fail "after 900 s: rblk has $(rblk_count) of $((nr - 1)) disks, nvme-rdma $(ref_count)"
 vm_log "both initiators have $((nr - 1)) disks ($(vm_ms_since "$t0") ms after the second connect)"
 
-# both_ms T0 RBLK_CHECK REF_CHECK: "rblk_ms ref_ms", the time since T0 at
-# which each check first passed.
-both_ms() {
-	local t0=$1 a="" b="" deadline=$((EPOCHSECONDS + 900))
-	while [ -z "$a" ] || [ -z "$b" ]; do
-		[ "$EPOCHSECONDS" -lt "$deadline" ] || vm_fail "over 900 s: rblk ${a:-not yet}, nvme-rdma ${b:-not yet}"
-		[ -z "$a" ] && eval "$2" && a=$(vm_ms_since "$t0")
-		[ -z "$b" ] && eval "$3" && b=$(vm_ms_since "$t0")
-		vm_sleep 0.05
-	done
-	echo "$a $b"
-}
-
 t0=$(vm_now_ms)
-ns_enable "$nr"
-r=$(both_ms "$t0" "rblk_has $nr" "ref_has $nr") || exit 1
+vm_nvmet_ns_file "$nqn" "$nr" "$img"
+r=$(vm_both_ms "$t0" 900 "rblk_has $nr" "ref_has $nr") || exit 1
 read -r a b <<< "$r"
-new_ref=$(vm__nvme_disk_of "$nqn" "$nr") || vm_fail "nvme-rdma's new disk is not namespace $nr's"
+new_ref=$(vm_nvme_disk_of "$nqn" "$nr") || vm_fail "nvme-rdma's new disk is not namespace $nr's"
 echo "RESULT: namespace $nr of $nr added: rblk's disk after $a ms, nvme-rdma's ($new_ref) after $b ms"
 
 t0=$(vm_now_ms)
 echo 0 > "$s/namespaces/$nr/enable"
-r=$(both_ms "$t0" "! rblk_has $nr" "! ref_has $nr") || exit 1
+r=$(vm_both_ms "$t0" 900 "rblk_gone $nr" "ref_gone $nr") || exit 1
 [ ! -b "$new_ref" ] || vm_fail "nvme-rdma removed another disk than namespace $nr's $new_ref"
 read -r a b <<< "$r"
 echo "RESULT: namespace $nr of $nr removed: rblk's disk gone after $a ms, nvme-rdma's after $b ms"
