@@ -70,37 +70,47 @@ static unsigned int rblk_aen_log_len(u8 lid)
 }
 
 /*
- * The list only says which namespaces to look at; a full rescan is right
- * whatever it holds, so junk in it costs a log line and nothing else.
+ * The list says which namespaces to revalidate; the scan still reads the
+ * active list, so it adds and removes whatever the list leaves out. Junk
+ * in it costs a log line. A list that overflowed, names no namespace the
+ * controller can have, or does not fit in memory: all of them.
  */
 static void rblk_aen_ns_changed(struct rblk_ctrl *ctrl, const __le32 *list)
 {
 	u32 i, nsid, n = 0, bogus = 0;
+	bool overflow = false;
+	u32 *ids;
 
+	ids = kmalloc_array(NVME_MAX_CHANGED_NAMESPACES, sizeof(*ids),
+			    GFP_KERNEL);
 	for (i = 0; i < NVME_MAX_CHANGED_NAMESPACES; i++) {
 		nsid = le32_to_cpu(list[i]);
 		if (!nsid)
 			break;
 		if (nsid == NVME_NSID_ALL && !i) {
-			n = NVME_MAX_CHANGED_NAMESPACES + 1;	/* overflowed */
+			overflow = true;
 			break;
 		}
 		if (nsid > ctrl->nn)
 			bogus++;
-		else
-			n++;
+		else if (ids)
+			ids[n++] = nsid;
 	}
 	if (bogus)
 		dev_warn_ratelimited(ctrl->dev, "changed namespace list names %u ids above NN %u\n",
 				     bogus, ctrl->nn);
-	if (n > NVME_MAX_CHANGED_NAMESPACES)
-		dev_info_ratelimited(ctrl->dev, "namespaces changed (more than %u): rescanning\n",
-				     NVME_MAX_CHANGED_NAMESPACES);
-	else
-		dev_info_ratelimited(ctrl->dev, "namespaces changed (%u listed): rescanning\n",
-				     n);
+	if (overflow || !n || !ids) {
+		dev_info_ratelimited(ctrl->dev, "namespaces changed (%s): rescanning all\n",
+				     overflow ? "more than 1024" :
+				     ids ? "none listed" : "list not kept");
+		kfree(ids);
+		rblk_ns_queue_scan(ctrl);
+		return;
+	}
+	dev_info_ratelimited(ctrl->dev, "namespaces changed (%u listed): rescanning those\n",
+			     n);
 	/* Coalesces: a storm of notices is one running and one queued scan. */
-	rblk_ns_queue_scan(ctrl);
+	rblk_ns_queue_scan_changed(ctrl, ids, n);
 }
 
 /* One page of the Reservation Notification log; nothing in it trusted. */
@@ -252,11 +262,10 @@ static void rblk_aen_handle(struct rblk_ctrl *ctrl, u32 result)
 	if (ret)
 		dev_warn_ratelimited(ctrl->dev, "async event %#08x: log page %#x unreadable: %d\n",
 				     result, lid, ret);
-	if (ns_changed) {
-		if (ret)
-			memset(buf, 0, len);
+	if (ns_changed && ret)
+		rblk_ns_queue_scan(ctrl);
+	else if (ns_changed)
 		rblk_aen_ns_changed(ctrl, buf);
-	}
 	kfree(buf);
 }
 

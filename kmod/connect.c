@@ -465,7 +465,7 @@ int rblk_ctrl_connect(struct rblk_ctrl *ctrl, bool first,
 		/* What waits on the heads for a path may take this one. */
 		rblk_mpath_kick(ctrl);
 		/* Namespaces may have come, gone or grown meanwhile. */
-		queue_work(rblk_wq, &ctrl->scan_work);
+		rblk_ns_queue_scan(ctrl);
 		atomic64_inc(&ctrl->reconnects);
 		dev_info(ctrl->dev, "reconnected: %u I/O queues of %u (%u default, %u read, %u poll)\n",
 			 ctrl->nr_io_queues, ctrl->queue_size,

@@ -131,6 +131,7 @@ static void rblk_ctrl_release(struct kref *ref)
 	rblk_stats_free(ctrl);
 	mutex_destroy(&ctrl->ns_lock);
 	mutex_destroy(&ctrl->scan_lock);
+	kfree(ctrl->changed);
 	rblk_rdma_free_ctrl(ctrl);
 	kfree(ctrl->queues);
 	rblk_auth_free(ctrl);
@@ -390,6 +391,7 @@ static struct rblk_ctrl *rblk_ctrl_alloc(const struct rblk_ctrl_opts *opts)
 	kref_init(&ctrl->ref);
 	spin_lock_init(&ctrl->lock);
 	mutex_init(&ctrl->scan_lock);
+	spin_lock_init(&ctrl->changed_lock);
 	mutex_init(&ctrl->ns_lock);
 	INIT_LIST_HEAD(&ctrl->namespaces);
 	INIT_LIST_HEAD(&ctrl->entry);

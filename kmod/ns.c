@@ -7,8 +7,10 @@
  */
 #include <linux/async.h>
 #include <linux/blkdev.h>
+#include <linux/bsearch.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include "compat.h"
 #include "nvme.h"
@@ -344,21 +346,6 @@ out_free:
 	return ret;
 }
 
-static struct rblk_ns *rblk_ns_find(struct rblk_ctrl *ctrl, u32 nsid)
-{
-	struct rblk_ns *ns, *found = NULL;
-
-	mutex_lock(&ctrl->ns_lock);
-	list_for_each_entry(ns, &ctrl->namespaces, entry) {
-		if (ns->nsid == nsid) {
-			found = ns;
-			break;
-		}
-	}
-	mutex_unlock(&ctrl->ns_lock);
-	return found;
-}
-
 /*
  * Reads the active namespace list into @ids (ascending, at most @max):
  * returns how many, or a negative errno when the list is unreadable.
@@ -407,16 +394,6 @@ static int rblk_ns_active_ids(struct rblk_ctrl *ctrl, u32 *ids, int max)
 out:
 	kfree(list);
 	return ret ?: n;
-}
-
-static bool rblk_ns_listed(const u32 *ids, int n, u32 nsid)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (ids[i] == nsid)
-			return true;
-	return false;
 }
 
 /*
@@ -476,19 +453,25 @@ static bool rblk_ns_same(const struct rblk_ns *a, const struct rblk_ns *b)
  * A namespace we know and the target still lists: false when it must be
  * replaced (other identity or LBA size), true when it stays.
  */
-static bool rblk_ns_revalidate(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
-			       struct nvme_id_ns *id)
+static bool rblk_ns_revalidate(struct rblk_ctrl *ctrl, struct rblk_ns *ns)
 {
 	struct rblk_ns tmp = { .ctrl = ctrl, .nsid = ns->nsid };
+	struct nvme_id_ns *id;
+	bool same = true;
 
+	/* Without memory it stays as it was, as when the Identify fails. */
+	id = kmalloc(sizeof(*id), GFP_KERNEL);
+	if (!id)
+		return true;
 	/* A failure here is the association's: recovery will scan again. */
 	if (rblk_identify_ns(ctrl, &tmp, id))
-		return true;
+		goto out;
 	rblk_identify_ns_descs(ctrl, &tmp);
 	if (!rblk_ns_same(ns, &tmp)) {
 		dev_warn(ctrl->dev, "nsid %u: identity or LBA size changed\n",
 			 ns->nsid);
-		return false;
+		same = false;
+		goto out;
 	}
 	if (tmp.nsze != ns->nsze) {
 		ns->nsze = tmp.nsze;
@@ -496,14 +479,39 @@ static bool rblk_ns_revalidate(struct rblk_ctrl *ctrl, struct rblk_ns *ns,
 					ns->nsze << (ns->lba_shift - SECTOR_SHIFT));
 		rblk_mpath_set_capacity(ns);
 	}
-	return true;
+out:
+	kfree(id);
+	return same;
+}
+
+static void rblk_ns_revalidate_async(void *data, async_cookie_t cookie)
+{
+	struct rblk_ns *ns = data;
+
+	ns->scan_stale = !rblk_ns_revalidate(ns->ctrl, ns);
 }
 
 /*
- * Brings the disks in line with the target's active namespaces: new ones
- * are added, vanished or replaced ones removed, sizes updated. Survivors
- * keep their disk (name, minor, open files). Caller holds scan_lock.
+ * The namespaces on @check (by scan_entry), revalidated side by side as
+ * nvme's scan does: each waits for two Identify round trips, and one
+ * after the other a rescan at 1,024 namespaces took 2.2 times
+ * nvme-rdma's. Each sets only its own scan_stale and size.
  */
+static void rblk_ns_revalidate_list(struct rblk_ctrl *ctrl,
+				    struct list_head *check)
+{
+	ASYNC_DOMAIN(domain);
+	struct rblk_ns *ns;
+
+	list_for_each_entry(ns, check, scan_entry) {
+		ns->scan_stale = false;
+		if (!rblk_ctrl_deleting(ctrl))
+			async_schedule_domain(rblk_ns_revalidate_async, ns,
+					      &domain);
+	}
+	async_synchronize_full_domain(&domain);
+}
+
 struct rblk_ns_add_work {
 	struct rblk_ctrl *ctrl;
 	u32 nsid;
@@ -527,25 +535,22 @@ static void rblk_ns_add_async(void *data, async_cookie_t cookie)
 }
 
 /*
- * The listed namespaces not yet known, added side by side as nvme's scan
- * adds them: each add waits for two Identify round trips and registers
- * two disks, and with hundreds of namespaces one after the other the
- * connect took 1.7 times nvme-rdma's. The ids are strictly ascending
- * (rblk_ns_active_ids()), so no two adds are of one nsid; the scan waits
+ * The namespaces @ids (none of them known, no two alike), added side by
+ * side as nvme's scan adds them: each add waits for two Identify round
+ * trips and registers two disks, and with hundreds of namespaces one
+ * after the other the connect took 1.7 times nvme-rdma's. The scan waits
  * for all of them. Without memory for the work items, one at a time.
  */
-static void rblk_ns_add_new(struct rblk_ctrl *ctrl, const u32 *ids, int n)
+static void rblk_ns_add_new(struct rblk_ctrl *ctrl, const u32 *ids, u32 n)
 {
 	ASYNC_DOMAIN(domain);
 	struct rblk_ns_add_work *work;
-	int i;
+	u32 i;
 
 	work = kvmalloc_array(n, sizeof(*work), GFP_KERNEL);
 	for (i = 0; i < n; i++) {
 		if (rblk_ctrl_deleting(ctrl))
 			break;
-		if (rblk_ns_find(ctrl, ids[i]))
-			continue;
 		if (!work) {
 			rblk_ns_add_one(ctrl, ids[i]);
 			continue;
@@ -558,50 +563,107 @@ static void rblk_ns_add_new(struct rblk_ctrl *ctrl, const u32 *ids, int n)
 	kvfree(work);
 }
 
-int rblk_ns_scan(struct rblk_ctrl *ctrl)
+static int rblk_ns_cmp_nsid(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Did a notice name @nsid? @changed NULL: every namespace counts. */
+static bool rblk_ns_named(const u32 *changed, u32 nr_changed, u32 nsid)
+{
+	return !changed || bsearch(&nsid, changed, nr_changed, sizeof(nsid),
+				   rblk_ns_cmp_nsid);
+}
+
+/*
+ * Brings the disks in line with the target's active namespaces: new ones
+ * are added, vanished or replaced ones removed, sizes updated. Survivors
+ * keep their disk (name, minor, open files). Only the known namespaces
+ * @changed names are revalidated (NULL: all of them): a notice's Changed
+ * Namespace List says whose Identify data changed, so a change of one
+ * namespace among 1,024 costs its own two Identify commands, not 2,048.
+ * @changed is sorted here. Caller holds scan_lock.
+ */
+static int rblk_ns_scan_changed(struct rblk_ctrl *ctrl, u32 *changed,
+				u32 nr_changed)
 {
 	struct rblk_ns *ns, *next;
-	struct nvme_id_ns *id;
-	LIST_HEAD(known);
-	int n, ret;
-	u32 *ids;
+	LIST_HEAD(check);
+	LIST_HEAD(gone);
+	u32 *ids, i = 0, nr_new = 0;
+	int n;
 
 	/* A discovery controller has none (and refuses the Identify). */
 	if (ctrl->opts.discovery)
 		return 0;
 	ids = kmalloc_array(RBLK_MAX_NAMESPACES, sizeof(*ids), GFP_KERNEL);
-	id = kmalloc(sizeof(*id), GFP_KERNEL);
-	if (!ids || !id) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	if (!ids)
+		return -ENOMEM;
 	n = rblk_ns_active_ids(ctrl, ids, RBLK_MAX_NAMESPACES);
 	if (n < 0) {
-		ret = n;
-		goto out;
+		kfree(ids);
+		return n;
 	}
+	if (changed)
+		sort(changed, nr_changed, sizeof(*changed), rblk_ns_cmp_nsid,
+		     NULL);
 
-	/* Only this scan changes the list: walk a snapshot of it. */
+	/*
+	 * Both ascending (the list is kept in nsid order): one merge sorts
+	 * the known ones into those to revalidate and those gone, and moves
+	 * the ids not known to the front of @ids, as the ones to add. Only
+	 * this scan changes the list, so the two hold still after.
+	 */
 	mutex_lock(&ctrl->ns_lock);
-	list_for_each_entry(ns, &ctrl->namespaces, entry)
-		list_add_tail(&ns->scan_entry, &known);
+	list_for_each_entry(ns, &ctrl->namespaces, entry) {
+		while (i < n && ids[i] < ns->nsid)
+			ids[nr_new++] = ids[i++];
+		ns->scan_stale = false;
+		if (i < n && ids[i] == ns->nsid) {
+			i++;
+			if (rblk_ns_named(changed, nr_changed, ns->nsid))
+				list_add_tail(&ns->scan_entry, &check);
+		} else {
+			list_add_tail(&ns->scan_entry, &gone);
+		}
+	}
 	mutex_unlock(&ctrl->ns_lock);
-	list_for_each_entry_safe(ns, next, &known, scan_entry) {
+	while (i < n)
+		ids[nr_new++] = ids[i++];
+
+	rblk_ns_revalidate_list(ctrl, &check);
+	list_for_each_entry_safe(ns, next, &check, scan_entry) {
+		list_del(&ns->scan_entry);
+		if (ns->scan_stale)
+			list_add_tail(&ns->scan_entry, &gone);
+	}
+	list_for_each_entry_safe(ns, next, &gone, scan_entry) {
+		u32 nsid = ns->nsid;
+		bool stale = ns->scan_stale;
+
 		list_del(&ns->scan_entry);
 		if (rblk_ctrl_state(ctrl) != RBLK_CTRL_LIVE)
 			continue;
-		if (!rblk_ns_listed(ids, n, ns->nsid) ||
-		    !rblk_ns_revalidate(ctrl, ns, id))
-			rblk_ns_remove(ctrl, ns);
+		rblk_ns_remove(ctrl, ns);
+		/*
+		 * Back as what it is now. Room: each id the merge passed
+		 * went to the front at most once, a replaced one not at all.
+		 */
+		if (stale)
+			ids[nr_new++] = nsid;
 	}
 
-	rblk_ns_add_new(ctrl, ids, n);
+	rblk_ns_add_new(ctrl, ids, nr_new);
 	rblk_aen_resv_unmask(ctrl);
-	ret = 0;
-out:
-	kfree(id);
 	kfree(ids);
-	return ret;
+	return 0;
+}
+
+int rblk_ns_scan(struct rblk_ctrl *ctrl)
+{
+	return rblk_ns_scan_changed(ctrl, NULL, 0);
 }
 
 /*
@@ -631,9 +693,51 @@ bool rblk_ns_disk_name(struct rblk_ctrl *ctrl, u32 nsid, char *name,
  * state first and then cancels what was queued before
  * (rblk_ns_remove_all(), rblk_aen_stop()), so nothing queued here
  * outlives it; rblk_ctrl_release() cancels one that read LIVE just before.
+ * The scan revalidates every namespace: a reconnect, a rescan ioctl, a
+ * notice whose list overflowed or could not be read.
  */
 void rblk_ns_queue_scan(struct rblk_ctrl *ctrl)
 {
+	u32 *drop;
+
+	spin_lock(&ctrl->changed_lock);
+	drop = ctrl->changed;
+	ctrl->changed = NULL;
+	ctrl->changed_all = true;
+	spin_unlock(&ctrl->changed_lock);
+	kfree(drop);
+	if (rblk_ctrl_state(ctrl) == RBLK_CTRL_LIVE)
+		queue_work(rblk_wq, &ctrl->scan_work);
+}
+
+/*
+ * A notice named the @n namespaces @ids (kmalloc'ed with room for
+ * NVME_MAX_CHANGED_NAMESPACES; taken): the scan revalidates those, unless
+ * it is to revalidate all anyway. Lists pile up until the scan work
+ * starts; more than one Changed Namespace List holds, and it is all.
+ */
+void rblk_ns_queue_scan_changed(struct rblk_ctrl *ctrl, u32 *ids, u32 n)
+{
+	u32 *drop = ids, *drop2 = NULL;
+
+	spin_lock(&ctrl->changed_lock);
+	if (ctrl->changed_all) {
+		/* Already all of them. */
+	} else if (!ctrl->changed) {
+		ctrl->changed = ids;
+		ctrl->nr_changed = n;
+		drop = NULL;
+	} else if (n <= NVME_MAX_CHANGED_NAMESPACES - ctrl->nr_changed) {
+		memcpy(ctrl->changed + ctrl->nr_changed, ids, n * sizeof(*ids));
+		ctrl->nr_changed += n;
+	} else {
+		drop2 = ctrl->changed;
+		ctrl->changed = NULL;
+		ctrl->changed_all = true;
+	}
+	spin_unlock(&ctrl->changed_lock);
+	kfree(drop);
+	kfree(drop2);
 	if (rblk_ctrl_state(ctrl) == RBLK_CTRL_LIVE)
 		queue_work(rblk_wq, &ctrl->scan_work);
 }
@@ -718,16 +822,29 @@ void rblk_ns_format_end(struct rblk_ctrl *ctrl)
 	mutex_unlock(&ctrl->scan_lock);
 }
 
-/* After a reconnect: the target may have changed its namespaces. */
+/*
+ * What rblk_ns_queue_scan() and rblk_ns_queue_scan_changed() asked for
+ * since the work last started: the namespaces named, or (nothing named)
+ * all of them. A notice that comes meanwhile queues the work again.
+ */
 void rblk_ns_scan_work(struct work_struct *work)
 {
 	struct rblk_ctrl *ctrl = container_of(work, struct rblk_ctrl,
 					      scan_work);
+	u32 *changed, nr_changed;
+
+	spin_lock(&ctrl->changed_lock);
+	changed = ctrl->changed;
+	nr_changed = ctrl->nr_changed;
+	ctrl->changed = NULL;
+	ctrl->changed_all = false;
+	spin_unlock(&ctrl->changed_lock);
 
 	mutex_lock(&ctrl->scan_lock);
 	if (rblk_ctrl_state(ctrl) == RBLK_CTRL_LIVE)
-		rblk_ns_scan(ctrl);
+		rblk_ns_scan_changed(ctrl, changed, nr_changed);
 	mutex_unlock(&ctrl->scan_lock);
+	kfree(changed);
 }
 
 /*

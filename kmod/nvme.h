@@ -222,15 +222,17 @@ enum rblk_ns_ana_flag {
  * A namespace and its disk. Locking: the identity (nsid, lba_shift, the
  * ids) is set before the disk is added and never changes (a namespace
  * that changes it is replaced); entry, added and frozen are under
- * ctrl->ns_lock; scan_entry, nsze and resv_unmasked belong to the scan
- * (ctrl->scan_lock).
+ * ctrl->ns_lock; scan_entry, scan_stale, nsze and resv_unmasked belong to
+ * the scan (ctrl->scan_lock; scan_stale and nsze to the one revalidation
+ * of the namespace it runs).
  * With multipath the disk is this path's, hidden, under head: siblings
  * under rblk_subsys_lock (read under head->srcu); ana_state and anagrpid
  * are written by the ANA log's reader (ONCE).
  */
 struct rblk_ns {
 	struct list_head	entry;		/* ctrl->namespaces */
-	struct list_head	scan_entry;	/* rblk_ns_scan()'s snapshot */
+	struct list_head	scan_entry;	/* rblk_ns_scan_changed()'s lists */
+	bool			scan_stale;	/* its revalidation: replace */
 	struct rblk_ctrl	*ctrl;
 	u32			nsid;
 	struct gendisk		*disk;
@@ -359,6 +361,15 @@ struct rblk_ctrl {
 
 	/* Scans, and the creator's first scan vs. delete's removal. */
 	struct mutex		scan_lock;
+	/*
+	 * What scan_work revalidates (ns.c): the nsids that notices named
+	 * since it last started, or every namespace (changed_all; nothing
+	 * named). Under changed_lock.
+	 */
+	spinlock_t		changed_lock;
+	u32			*changed;	/* NULL: none named */
+	u32			nr_changed;
+	bool			changed_all;
 	/* namespaces, each ns's entry/added/frozen, NS_QUIESCED changes */
 	struct mutex		ns_lock;
 	struct list_head	namespaces;
@@ -598,6 +609,7 @@ void rblk_ns_unquiesce(struct rblk_ctrl *ctrl);
 void rblk_ns_sync(struct rblk_ctrl *ctrl);
 void rblk_ns_scan_work(struct work_struct *work);
 void rblk_ns_queue_scan(struct rblk_ctrl *ctrl);
+void rblk_ns_queue_scan_changed(struct rblk_ctrl *ctrl, u32 *ids, u32 n);
 int rblk_ns_format_start(struct rblk_ctrl *ctrl);
 void rblk_ns_format_end(struct rblk_ctrl *ctrl);
 void rblk_ns_scan_sync(struct rblk_ctrl *ctrl);

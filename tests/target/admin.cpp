@@ -73,6 +73,11 @@ void Target::admin(Queue& q, uint32_t slot)
     case kAdminGetFeatures:
         if (resv_ && resv_features(q, slot))
             return;
+        if ((c.cdw10 & 0xff) == kFeatAsyncEventCfg && ns_notices() && c.opcode == kAdminSetFeatures) {
+            log("async-event-config: " + std::to_string(c.cdw11));
+            reply(q, slot, kScSuccess);
+            return;
+        }
         if ((c.cdw10 & 0xff) == kFeatNumQueues) {
             const uint32_t want = std::min(c.cdw11 & 0xffff, c.cdw11 >> 16) + 1;
             const uint32_t n = c.opcode == kAdminSetFeatures ? std::min(want, kMaxIoQueues) : kMaxIoQueues;
@@ -106,6 +111,8 @@ void Target::identify_ctrl(Queue& q, uint8_t* buf)
     put<uint16_t>(buf, idc::maxcmd, opts_.max_queue_size);
     put<uint32_t>(buf, idc::nn, endless_ns_list() ? kAbsurdNn : opts_.namespaces);
     put<uint16_t>(buf, idc::oncs, resv_ ? kOncsReservations : 0);
+    if (ns_notices())
+        put<uint32_t>(buf, idc::oaes, 1u << 8);  // Namespace Attribute Notices
     buf[idc::vwc] = 1;
     // SGLs supported, keyed data block descriptors, offsets (in-capsule).
     put<uint32_t>(buf, idc::sgls, 1u | (1u << 2) | (1u << 20));

@@ -99,6 +99,10 @@ int main(int argc, char** argv)
                    "One more discovery log record after the subsystem's own: "
                    "SUBNQN@TRADDR:TRSVCID[,referral] (repeatable)")
         ->allow_extra_args(false);
+    app.add_option("--ns-notice-file", o.ns_notice_file,
+                   "Once this file appears (write it elsewhere and rename it here): a namespace change notice "
+                   "to every controller, its Changed Namespace List the nsids the file lists (whitespace "
+                   "between them; 'overflow' for a list that overflowed); the file is removed when taken");
     app.add_flag("--reservations", o.reservations,
                  "Namespace 1 takes reservations (Register/Acquire/Release/Report, log page 80h, "
                  "features 81h-83h, notices by AER)");

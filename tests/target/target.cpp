@@ -365,6 +365,8 @@ void Target::run(const volatile bool& stop)
         while (rdma_get_cm_event(channel_.get(), &ev) == 0)
             on_cm_event(*ev);
         ports_apply();
+        if (ns_notices())
+            ns_notice_poll();
         if (stale_ && !stale_fired_ && !opts_.trigger_file.empty() && access(opts_.trigger_file.c_str(), F_OK) == 0)
             stale_fire();
     }

@@ -61,6 +61,10 @@ struct Options {
     // Through Power Loss: a restart of the target is the power loss);
     // without it PTPL is not supported.
     std::string resv_state;
+    // Namespace change notices: once this file appears, each controller
+    // gets a Namespace Attribute Changed event, and its Changed Namespace
+    // List (log page 04h) the nsids the file lists.
+    std::string ns_notice_file;
 };
 
 // Per association: the controller registers and what its Connect made it.
@@ -78,6 +82,10 @@ struct Controller {
     resv::NoticeLog notices;
     Queue* admin_q = nullptr;  // from its Connect; cleared when dropped: the controller is gone
     std::deque<uint32_t> aer_slots;
+    // --ns-notice-file: the event owed, and the list log page 04h serves
+    // (then empties).
+    bool ns_notice_due = false;
+    std::vector<uint32_t> changed_ns;
 };
 
 // Destroys dropped queues on a thread of its own, as nvmet-rdma releases
@@ -159,8 +167,13 @@ private:
     // aen.cpp
     void async_event(Queue& q, uint32_t slot);
     void get_log_page(Queue& q, uint32_t slot);
-    // Answers held AERs with the reservation events @ctrl owes.
+    // Answers held AERs with the namespace and reservation events @ctrl owes.
     void post_events(Controller& ctrl);
+    bool ns_notices() const { return !opts_.ns_notice_file.empty(); }
+    // --ns-notice-file: takes the file if it is there, and owes each
+    // controller the notice.
+    void ns_notice_poll();
+    void ns_changed_log(const Queue& q, uint8_t* buf, uint32_t len);
     uint64_t aens_ = 0;  // events sent (aen-storm)
 
     // resv.cpp: reservations on namespace 1 (--reservations)
