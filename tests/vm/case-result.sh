@@ -13,5 +13,8 @@ if [ ! -s "$dir/exit_code" ]; then
 fi
 [ -f "$dir/output.log" ] && cat "$dir/output.log"
 rc=$(cat "$dir/exit_code")
+if [ "$rc" -ne 0 ] && [ -s "$dir/reason" ]; then
+	sed 's/^/case-result: reason: /' "$dir/reason" >&2
+fi
 echo "case-result: $(basename "$dir"): exit $rc ($(cat "$dir/ms" 2> /dev/null || echo "?") ms in the VM; logs in $dir)" >&2
 exit "$rc"

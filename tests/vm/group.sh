@@ -11,7 +11,9 @@
 #   the case's own, 124 on its timeout, 97 when it passed but its kernel
 #   log (teardown included) has WARNING/BUG/... or (debug kernel) kmemleak
 #   finds a leak after it, 98 when it passed but the
-#   VM could not be put back.
+#   VM could not be put back; and when it is not 0, why, a line a cause,
+#   to <out>/<case>/reason (run-in-vm.sh writes it for a case the VM did
+#   not finish or run).
 # When the VM cannot be put back, the group stops (exit 3) and the host
 # boots a fresh VM for the cases left; they never run on a dirty VM.
 #
@@ -358,6 +360,7 @@ for arg in "$@"; do
 		exec timeout -k 10 "$budget" /bin/bash "$case"
 	) < /dev/null > "$dir/output.log" 2>&1
 	rc=$?
+	case_rc=$rc
 	t_end=$(vm_now_ms)
 	ms=$((t_end - t0))
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
@@ -383,6 +386,22 @@ for arg in "$@"; do
 	if [ "$clean" -ne 0 ]; then
 		log "$name left the VM in a state that could not be undone; the cases after it get a fresh VM" >> "$dir/output.log"
 		[ "$rc" -eq 0 ] && rc=98
+	fi
+	# Why it failed, a line a cause (ci/test.sh prints them at the end of
+	# a run): the case's own last FAIL (vm_fail()) or exit code, then what
+	# was found after it.
+	if [ "$rc" -ne 0 ]; then
+		{
+			if [ "$case_rc" -eq 124 ] || [ "$case_rc" -eq 137 ]; then
+				echo "timed out after ${budget}s inside the VM"
+			elif [ "$case_rc" -ne 0 ]; then
+				grep '^FAIL: ' "$dir/output.log" | tail -n 1 | grep . || echo "exit $case_rc"
+			fi
+			bad=$(grep -E -m 1 -f "$CHECK_DMESG_PATTERNS" "$dir/dmesg.log") &&
+				echo "kernel log: $bad"
+			[ "$leaked" -eq 0 ] || echo "kmemleak: leaks found (kmemleak.log)"
+			[ "$clean" -eq 0 ] || echo "left the VM in a state that could not be undone"
+		} | cut -c1-400 > "$dir/reason"
 	fi
 	echo "$ms" > "$dir/ms"
 	echo "$rc" > "$dir/exit_code"

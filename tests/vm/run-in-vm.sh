@@ -386,6 +386,7 @@ if [ -n "$group" ]; then
 					echo "run-in-vm: this case did not finish: $(why_ended)"
 					console_tail
 				} >> "$d/output.log" 2>&1
+				echo "did not finish: $(why_ended)" > "$d/reason"
 				if killed; then echo 124; else echo 125; fi > "$d/exit_code"
 				echo "run-in-vm: $name: $(basename "$d") cut short: $(why_ended)" >&2
 			else
@@ -399,6 +400,7 @@ if [ -n "$group" ]; then
 		d=$out/$(basename "${cases[$i]}" .sh)
 		mkdir -p "$d"
 		echo "run-in-vm: this case did not run: the group ended first (see $out/console.boot*.log)" >> "$d/output.log"
+		echo "did not run: the group ended first" > "$d/reason"
 		echo 125 > "$d/exit_code"
 		[ "$rc" -ne 0 ] || rc=125
 	done
