@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <deque>
 #include <vector>
 
@@ -20,7 +21,7 @@ namespace {
 int post_recv(ibv_qp*, ibv_recv_wr*, ibv_recv_wr**);
 int post_send(ibv_qp*, ibv_send_wr*, ibv_send_wr**);
 int poll_cq(ibv_cq*, int, ibv_wc*);
-int req_notify_cq(ibv_cq*, int) { return 0; }
+int req_notify_cq(ibv_cq*, int);
 
 struct State {
     ibv_context ctx{};
@@ -35,6 +36,14 @@ struct State {
     std::vector<Posted> recvs;
     std::deque<ibv_wc> wcs;
     int live_mrs = 0;  // not reset: a test's regions may outlive reset()
+    // The last CQ made and its channel; whether it is armed, and the
+    // completions that become visible once its event is taken.
+    ibv_cq* cq = nullptr;
+    ibv_comp_channel* channel = nullptr;
+    bool armed = false;
+    std::deque<ibv_wc> on_wake;
+    int arms = 0;
+    int polls = 0;
 
     State()
     {
@@ -73,8 +82,30 @@ int post_send(ibv_qp*, ibv_send_wr* wr, ibv_send_wr**)
     return 0;
 }
 
+// The armed CQ's event: its channel becomes readable, and the CQ needs
+// arming again.
+void raise_event()
+{
+    State& s = state();
+    const std::uint64_t one = 1;
+    if (s.channel && ::write(s.channel->fd, &one, sizeof(one)) != sizeof(one))
+        return;
+    s.armed = false;
+}
+
+int req_notify_cq(ibv_cq*, int)
+{
+    State& s = state();
+    ++s.arms;
+    s.armed = true;
+    if (!s.on_wake.empty())
+        raise_event();
+    return 0;
+}
+
 int poll_cq(ibv_cq*, int n, ibv_wc* out)
 {
+    ++state().polls;
     int got = 0;
     for (auto& q = state().wcs; got < n && !q.empty(); q.pop_front())
         out[got++] = q.front();
@@ -107,6 +138,10 @@ void reset()
     s.sends.clear();
     s.recvs.clear();
     s.wcs.clear();
+    s.armed = false;
+    s.on_wake.clear();
+    s.arms = 0;
+    s.polls = 0;
 }
 
 void fail_cm_reads(int err) { state().cm_read_errno = err; }
@@ -120,7 +155,22 @@ int send_posts() { return state().send_posts; }
 int recv_posts() { return state().recv_posts; }
 const std::vector<Posted>& sends() { return state().sends; }
 const std::vector<Posted>& recvs() { return state().recvs; }
-void complete(const ibv_wc& wc) { state().wcs.push_back(wc); }
+void complete(const ibv_wc& wc)
+{
+    state().wcs.push_back(wc);
+    if (state().armed)
+        raise_event();
+}
+
+void complete_on_wake(const ibv_wc& wc)
+{
+    state().on_wake.push_back(wc);
+    if (state().armed)
+        raise_event();
+}
+
+int arms() { return state().arms; }
+int polls() { return state().polls; }
 int live_mrs() { return state().live_mrs; }
 
 }  // namespace fake_rdma
@@ -257,11 +307,15 @@ ibv_cq* ibv_create_cq(ibv_context* ctx, int, void*, ibv_comp_channel* channel, i
     auto* cq = new ibv_cq{};
     cq->context = ctx;  // ibv_poll_cq() and ibv_req_notify_cq() go through its ops
     cq->channel = channel;
+    state().cq = cq;
+    state().channel = channel;
     return cq;
 }
 
 int ibv_destroy_cq(ibv_cq* cq)
 {
+    if (state().cq == cq)
+        state().cq = nullptr, state().channel = nullptr;
     delete cq;
     return 0;
 }
@@ -284,10 +338,19 @@ int ibv_dereg_mr(ibv_mr* mr)
 
 int ibv_modify_qp(ibv_qp*, ibv_qp_attr*, int) { return 0; }
 
-int ibv_get_cq_event(ibv_comp_channel*, ibv_cq**, void**)
+int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** ctx)
 {
-    errno = EAGAIN;
-    return -1;
+    std::uint64_t n = 0;
+    if (::read(channel->fd, &n, sizeof(n)) != sizeof(n)) {
+        errno = EAGAIN;
+        return -1;
+    }
+    auto& s = state();
+    *cq = s.cq;
+    *ctx = nullptr;
+    for (; !s.on_wake.empty(); s.on_wake.pop_front())
+        s.wcs.push_back(s.on_wake.front());
+    return 0;
 }
 
 void ibv_ack_cq_events(ibv_cq*, unsigned int) {}

@@ -53,8 +53,16 @@ int recv_posts();
 const std::vector<Posted>& sends();
 const std::vector<Posted>& recvs();
 
-// Queues a work completion for the next ibv_poll_cq() calls.
+// Queues a work completion for the next ibv_poll_cq() calls; if the CQ
+// is armed, its event fires (the completion channel becomes readable).
 void complete(const ibv_wc& wc);
+// A completion that comes while the caller sleeps: it fires the event
+// once the CQ is armed (at once if it is), and ibv_poll_cq() finds it
+// only after ibv_get_cq_event() took that event.
+void complete_on_wake(const ibv_wc& wc);
+// ibv_req_notify_cq() and ibv_poll_cq() calls since reset().
+int arms();
+int polls();
 
 // Memory regions registered and not yet deregistered; each ibv_reg_mr()
 // gives the region its address and length, and keys of its own.

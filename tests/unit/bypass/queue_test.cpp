@@ -114,37 +114,53 @@ TEST(QueueFailure, ReadByAnotherThreadWhileTheOwnerFailsIt)
     EXPECT_EQ(q->failure(), "qid 1: the target hung up");
 }
 
+// Makes a well-formed RECV completion and its response wrong in one way.
+using Spoil = void (*)(ibv_wc& wc, Completion& cqe);
+
 // The target's answer to the command of the send_index-th SEND, in the
-// buffer of the recv_index-th receive posted: its RECV completion queued.
-void respond(std::size_t send_index, std::size_t recv_index, std::uint64_t result = 0)
+// buffer of the recv_index-th receive posted: its RECV completion
+// (spoiled first, if asked).
+ibv_wc response(std::size_t send_index, std::size_t recv_index, std::uint64_t result = 0, Spoil spoil = nullptr)
 {
     const auto* cmd = reinterpret_cast<const Command*>(fake_rdma::sends().at(send_index).addr);
     const fake_rdma::Posted& rcv = fake_rdma::recvs().at(recv_index);
     Completion cqe{};
     cqe.cid = cmd->cid;
     cqe.result = result;
-    std::memcpy(reinterpret_cast<void*>(rcv.addr), &cqe, sizeof(cqe));
     ibv_wc wc{};
     wc.wr_id = rcv.wr_id;
     wc.status = IBV_WC_SUCCESS;
     wc.opcode = IBV_WC_RECV;
     wc.byte_len = sizeof(cqe);
-    fake_rdma::complete(wc);
+    if (spoil)
+        spoil(wc, cqe);
+    std::memcpy(reinterpret_cast<void*>(rcv.addr), &cqe, sizeof(cqe));
+    return wc;
+}
+
+// The response above, its RECV completion queued.
+void respond(std::size_t send_index, std::size_t recv_index, std::uint64_t result = 0, Spoil spoil = nullptr)
+{
+    fake_rdma::complete(response(send_index, recv_index, result, spoil));
+}
+
+// The provider's completion of the i-th SEND.
+ibv_wc send_completion(std::size_t i)
+{
+    ibv_wc wc{};
+    wc.wr_id = fake_rdma::sends().at(i).wr_id;
+    wc.status = IBV_WC_SUCCESS;
+    wc.opcode = IBV_WC_SEND;
+    return wc;
 }
 
 // The provider's completions of the signaled SENDs from `from` on: each
 // retires itself and the unsignaled ones before it (SendWindow).
 void complete_sends(std::size_t from)
 {
-    for (std::size_t i = from; i < fake_rdma::sends().size(); ++i) {
-        if (!fake_rdma::sends()[i].signaled)
-            continue;
-        ibv_wc wc{};
-        wc.wr_id = fake_rdma::sends()[i].wr_id;
-        wc.status = IBV_WC_SUCCESS;
-        wc.opcode = IBV_WC_SEND;
-        fake_rdma::complete(wc);
-    }
+    for (std::size_t i = from; i < fake_rdma::sends().size(); ++i)
+        if (fake_rdma::sends()[i].signaled)
+            fake_rdma::complete(send_completion(i));
 }
 
 Command read_command()
@@ -155,11 +171,23 @@ Command read_command()
     return cmd;
 }
 
+// `n` reads (user data `first` on) submitted and posted as one chain,
+// and the provider done with their SENDs.
+void send_reads(Queue& q, std::uint64_t first, std::uint64_t n)
+{
+    const std::size_t sent = fake_rdma::sends().size();
+    for (std::uint64_t i = 0; i < n; ++i)
+        ASSERT_TRUE(q.submit(read_command(), {}, first + i).ok());
+    q.flush();
+    ASSERT_EQ(fake_rdma::sends().size(), sent + n);
+    complete_sends(sent);
+}
+
 // Each way a work completion can be wrong fails the queue with its own
 // reason, and the command in flight ends with QueueDown.
 struct BadCompletion {
     const char* reason;
-    void (*spoil)(ibv_wc& wc, Completion& cqe);
+    Spoil spoil;
 };
 
 TEST(QueueFailure, EachBadCompletionFailsTheQueueWithItsReason)
@@ -182,18 +210,7 @@ TEST(QueueFailure, EachBadCompletionFailsTheQueueWithItsReason)
         auto q = connected_queue();
         ASSERT_TRUE(q->submit(read_command(), {}, 7).ok());
         q->flush();
-        const auto* cmd = reinterpret_cast<const Command*>(fake_rdma::sends().at(0).addr);
-        const fake_rdma::Posted& rcv = fake_rdma::recvs().at(0);
-        Completion cqe{};
-        cqe.cid = cmd->cid;
-        ibv_wc wc{};
-        wc.wr_id = rcv.wr_id;
-        wc.status = IBV_WC_SUCCESS;
-        wc.opcode = IBV_WC_RECV;
-        wc.byte_len = sizeof(cqe);
-        c.spoil(wc, cqe);
-        std::memcpy(reinterpret_cast<void*>(rcv.addr), &cqe, sizeof(cqe));
-        fake_rdma::complete(wc);
+        respond(0, 0, 0, c.spoil);
         QueueCompletion out[2];
         ASSERT_EQ(q->poll(out), 1u);
         EXPECT_EQ(out[0].user_data, 7u);
@@ -250,10 +267,7 @@ TEST(QueueDatapath, CompletionsComeOutInOrderAcrossTheReadyRingsWrap)
     for (int round = 0; round < 5; ++round) {
         const std::size_t sent = fake_rdma::sends().size();
         const std::size_t recvd = fake_rdma::recvs().size();
-        for (int i = 0; i < 3; ++i)
-            ASSERT_TRUE(q->submit(read_command(), {}, next + i).ok());
-        q->flush();
-        complete_sends(sent);
+        ASSERT_NO_FATAL_FAILURE(send_reads(*q, next, 3));
         // Answered out of order: the last command first.
         respond(sent + 2, recvd - 4);
         respond(sent + 0, recvd - 3);
@@ -278,10 +292,7 @@ TEST(QueueDatapath, CompletionsComeOutInOrderAcrossTheReadyRingsWrap)
 TEST(QueueDatapath, LeftOversComeOutBeforeWhatTheNextPollFinds)
 {
     auto q = connected_queue();
-    for (std::uint64_t i = 0; i < 3; ++i)
-        ASSERT_TRUE(q->submit(read_command(), {}, 200 + i).ok());
-    q->flush();
-    complete_sends(0);
+    ASSERT_NO_FATAL_FAILURE(send_reads(*q, 200, 3));
     respond(0, 0);
     respond(1, 1);
     QueueCompletion one[1];
@@ -305,10 +316,7 @@ TEST(QueueDatapath, LeftOversComeOutBeforeWhatTheNextPollFinds)
 TEST(QueueDatapath, APollTheRingFillsPostsWhatWasSubmitted)
 {
     auto q = connected_queue();
-    for (std::uint64_t i = 0; i < 2; ++i)
-        ASSERT_TRUE(q->submit(read_command(), {}, 300 + i).ok());
-    q->flush();
-    complete_sends(0);
+    ASSERT_NO_FATAL_FAILURE(send_reads(*q, 300, 2));
     respond(0, 0);
     respond(1, 1);
     QueueCompletion one[1];
@@ -323,6 +331,33 @@ TEST(QueueDatapath, APollTheRingFillsPostsWhatWasSubmitted)
     ASSERT_TRUE(q->submit(read_command(), {}, 303).ok());
     EXPECT_EQ(q->wait(one, std::chrono::milliseconds(0)), 0u);  // the ring is empty: wait posts too
     EXPECT_EQ(fake_rdma::send_posts(), posts + 2);
+    EXPECT_FALSE(q->failed()) << q->failure();
+}
+
+// A wait that slept arms the CQ again as it takes the event, so the next
+// wait sleeps after one empty poll and arms nothing before it: sleeping
+// at QD1 costs two CQ polls a command, not three.
+TEST(QueueEvents, AWaitAfterAWakeUpSleepsAfterOneEmptyPoll)
+{
+    using namespace std::chrono_literals;
+    auto q = connected_queue();
+    for (std::uint64_t i = 0; i < 3; ++i) {
+        ASSERT_TRUE(q->submit(read_command(), {}, 50 + i).ok());
+        q->flush();
+        const int polls = fake_rdma::polls();
+        const int arms = fake_rdma::arms();
+        if (fake_rdma::sends().at(i).signaled)
+            fake_rdma::complete_on_wake(send_completion(i));
+        fake_rdma::complete_on_wake(response(i, i));
+        QueueCompletion out[1];
+        ASSERT_EQ(q->wait(out, 5s), 1u);
+        EXPECT_EQ(out[0].user_data, 50 + i);
+        EXPECT_TRUE(out[0].status.ok());
+        if (i == 0)
+            continue;  // the first wait arms before it sleeps
+        EXPECT_EQ(fake_rdma::polls() - polls, 2) << "command " << i;
+        EXPECT_EQ(fake_rdma::arms() - arms, 1) << "command " << i;
+    }
     EXPECT_FALSE(q->failed()) << q->failure();
 }
 

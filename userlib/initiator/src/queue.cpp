@@ -486,11 +486,12 @@ void Queue::reap(std::size_t enough)
     // Before the caller has a tag back (released as its command ends, but
     // reused only once poll() returns): a new command's response must
     // find its receive posted.
-    if (down())
+    if (down()) {
         recv_head_ = recv_tail_ = nullptr;  // a failed QP takes no more
-    else if (recv_head_)  // not a call per empty poll
+    } else if (recv_head_) {  // not a call per empty poll
         if (const int err = post_recvs())
             fail(errno_message("re-posting the receives", err));
+    }
     if (got < 0)
         fail("polling the completion queue failed");
 }
@@ -544,13 +545,15 @@ std::size_t Queue::wait_cq(std::span<QueueCompletion> out, std::chrono::millisec
         std::size_t n = poll(out);
         if (n || down() || !cq_)
             return n;
-        if (ibv_req_notify_cq(cq_.get(), 0) != 0) {
-            fail("arming the completion queue failed");
-            return poll(out);
+        // A CQ still armed since the last event needs neither the arming
+        // nor the poll behind it: what came since raised the event.
+        if (!armed_) {
+            if (!arm())
+                return poll(out);
+            n = poll(out);  // what came before the arming
+            if (n || down())
+                return n;
         }
-        n = poll(out);  // what came before the arming
-        if (n || down())
-            return n;
         const auto now = CommandTable::Clock::now();
         if (deadline == CommandTable::Clock::time_point{})
             deadline = now + timeout;
@@ -563,15 +566,36 @@ std::size_t Queue::wait_cq(std::span<QueueCompletion> out, std::chrono::millisec
         const int r = ::poll(p, 2, static_cast<int>(std::min<std::int64_t>(left.count(), 200)));
         if (r > 0 && (p[1].revents & POLLIN))
             check_cm();
-        if (r > 0 && (p[0].revents & POLLIN)) {
-            ibv_cq* cq = nullptr;
-            void* ctx = nullptr;
-            if (ibv_get_cq_event(comp_.get(), &cq, &ctx) == 0 && ++unacked_events_ >= 64) {
-                ibv_ack_cq_events(cq_.get(), unacked_events_);
-                unacked_events_ = 0;
-            }
-        }
+        // Armed again at once, before the poll that finds what woke us:
+        // at QD1 the next wait then sleeps after one empty poll, not two
+        // (SPDK re-arms in its event handler too).
+        if (r > 0 && (p[0].revents & POLLIN) && take_event() && !arm())
+            return poll(out);
     }
+}
+
+bool Queue::arm()
+{
+    if (ibv_req_notify_cq(cq_.get(), 0) != 0) {
+        fail("arming the completion queue failed");
+        return false;
+    }
+    armed_ = true;
+    return true;
+}
+
+bool Queue::take_event()
+{
+    ibv_cq* cq = nullptr;
+    void* ctx = nullptr;
+    if (ibv_get_cq_event(comp_.get(), &cq, &ctx) != 0)
+        return false;
+    armed_ = false;  // an armed CQ raises one event, then needs arming again
+    if (++unacked_events_ >= 64) {
+        ibv_ack_cq_events(cq_.get(), unacked_events_);
+        unacked_events_ = 0;
+    }
+    return true;
 }
 
 int Queue::event_fd() const { return comp_ ? comp_->fd : -1; }
@@ -581,24 +605,14 @@ bool Queue::arm_events()
     flush();  // never sleep on a command that has not left
     if (down() || !cq_ || ready_count_ > 0)
         return false;
-    if (ibv_req_notify_cq(cq_.get(), 0) != 0) {
-        fail("arming the completion queue failed");
-        return false;
-    }
-    return true;
+    return armed_ || arm();
 }
 
 void Queue::take_events()
 {
     if (!comp_)
         return;
-    ibv_cq* cq = nullptr;
-    void* ctx = nullptr;
-    while (ibv_get_cq_event(comp_.get(), &cq, &ctx) == 0) {
-        if (++unacked_events_ >= 64) {
-            ibv_ack_cq_events(cq_.get(), unacked_events_);
-            unacked_events_ = 0;
-        }
+    while (take_event()) {
     }
 }
 

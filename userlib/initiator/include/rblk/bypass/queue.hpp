@@ -209,6 +209,10 @@ private:
     // starts error recovery, rather than at a command's timeout or the
     // keep-alive's. poll() looks every 100 ms, wait() as it sleeps.
     void check_cm();
+    // Arms the CQ's completion event (a failure fails the queue: false).
+    bool arm();
+    // Takes one event from the completion channel, if there is one.
+    bool take_event();
     // The driving thread's own reads of failed_: it is the one that wrote it.
     bool down() const { return failed_.load(std::memory_order_relaxed); }
 
@@ -258,6 +262,9 @@ private:
     QueueCompletion* out_end_ = nullptr;
     std::size_t finished_ = 0;  // commands finished in this reap
     unsigned unacked_events_ = 0;
+    // The CQ is armed and its event not yet taken: a completion since the
+    // arming has raised it, or will.
+    bool armed_ = false;
     bool connected_ = false;
     bool peer_closed_ = false;
     // Set once, by fail() on the driving thread: failure_ first, then
