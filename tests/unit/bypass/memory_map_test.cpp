@@ -11,6 +11,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
+#include <cstdio>
+#include <fstream>
+#include <string>
 #include <thread>
 
 namespace rblk::bypass {
@@ -23,6 +26,35 @@ struct MemoryMapTest : ::testing::Test {
     std::byte* at(std::size_t off) { return mem.get() + off; }
     MemoryMap map{fake_rdma::pd()};
 };
+
+// The VmFlags of the mapping that holds `p`, from /proc/self/smaps.
+std::string vm_flags_of(const void* p)
+{
+    std::ifstream smaps("/proc/self/smaps");
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    bool inside = false;
+    for (std::string line; std::getline(smaps, line);) {
+        unsigned long lo = 0, hi = 0;
+        if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' '))
+            inside = a >= lo && a < hi;
+        else if (inside && line.rfind("VmFlags:", 0) == 0)
+            return line;
+    }
+    return "";
+}
+
+// A pool of a huge page or more (an I/O queue's is 4 MiB) starts on a huge
+// page and is advised to use them ("hg" in its mapping's flags), so that a
+// NIC needs one translation per 2 MiB; smaller regions stay page-aligned.
+TEST(AlignedBytes, LargeRegionsAreHugePageAlignedAndAdvised)
+{
+    const AlignedBytes big = aligned_bytes(4 * kHugePageBytes, "a big region");
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(big.get()) % kHugePageBytes, 0u);
+    EXPECT_NE(vm_flags_of(big.get()).find(" hg"), std::string::npos) << vm_flags_of(big.get());
+    EXPECT_EQ(big.get()[4 * kHugePageBytes - 1], std::byte{0});
+    const AlignedBytes small = aligned_bytes(3 * kPage, "a small region");
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(small.get()) % kPage, 0u);
+}
 
 TEST_F(MemoryMapTest, FindsTheRegistrationCoveringARangeAndItsKeys)
 {

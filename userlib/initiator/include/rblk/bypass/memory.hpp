@@ -37,7 +37,9 @@
 
 namespace rblk::bypass {
 
-// Page-aligned, zeroed memory of `bytes` (throws Error naming `what`).
+// Page-aligned, zeroed memory of `bytes` (throws Error naming `what`); from
+// kHugePageBytes on, aligned to a huge page and advised to use them (THP).
+inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 struct FreeDelete {
     void operator()(std::byte* p) const { std::free(p); }
 };
