@@ -24,6 +24,14 @@
 # in librblk_fio.so (the library and the engine's glue) and in the verbs
 # libraries by the objects' own symbol tables.
 #
+# The side `ublk` is the same library serving /dev/ublkbN: `rblkctl
+# connect --path bypass` (the kernel sides' queues), fio's io_uring on the
+# disk, interrupt mode only (ublk has no poll queues), and only where the
+# kernel has ublk_drv (not Debian's 6.1). The server's memory map is the
+# one saved for each run, so the report attributes its user blocks (rblkctl,
+# which links the library, and liburing: the server's own code) and fio's
+# count as another process's.
+#
 # Started on the host it boots the test VM with the plugin and runs
 # itself there:
 #   tests/bench/insn_meter.sh [--kernel 6.1|6.12|KVER] [--build-dir build]
@@ -38,7 +46,7 @@
 #   --mode M       interrupt, polled or both (default both)
 #   --ios A,B      I/O counts of the two runs (default 1000,4000)
 #   --repeats N    A/B pairs per job and side (default 2)
-#   --sides A,B    rblk, nvme-rdma, bypass (default rblk,nvme-rdma)
+#   --sides A,B    rblk, nvme-rdma, bypass, ublk (default rblk,nvme-rdma)
 # The results come back to <build-dir>/vm-out/bench.insn_meter/meter/ (or
 # --out DIR): meter.md, meter.json (tests/bench/meter_report.py), and raw/
 # (the plugin's delta.N files, labels, kallsyms.MODE). A measurement to
@@ -115,8 +123,8 @@ parse_opts() {
 	[ "${#sides[@]}" -gt 0 ] || usage_error "--sides names no side"
 	for s in "${sides[@]}"; do
 		case $s in
-		rblk | nvme-rdma | bypass) ;;
-		*) usage_error "--sides: no side '$s' (sides: rblk,nvme-rdma,bypass)" ;;
+		rblk | nvme-rdma | bypass | ublk) ;;
+		*) usage_error "--sides: no side '$s' (sides: rblk,nvme-rdma,bypass,ublk)" ;;
 		esac
 	done
 }
@@ -143,7 +151,7 @@ if [ -z "${RBLK_SRC_DIR:-}" ]; then
 	rm -rf -- "$deltas"
 	mkdir -p "$deltas"
 	plugin_args="$plugin,out=$deltas"
-	[[ " ${sides[*]} " != *" bypass "* ]] || plugin_args+=",user=1"
+	[[ " ${sides[*]} " != *" bypass "* && " ${sides[*]} " != *" ublk "* ]] || plugin_args+=",user=1"
 	rc=0
 	RBLK_VM_PLUGIN="$plugin_args" "$here/../vm/run-in-vm.sh" --build-dir "$build" "${vm[@]}" \
 		--timeout "$timeout" --name "$name" "$0" "${args[@]}" || rc=$?
@@ -194,6 +202,11 @@ mapfile -t line < <(vm_rblk_connect "$nqn")
 
 declare -A dev_of=()
 has_side() { [[ " ${sides[*]} " == *" $1 "* ]]; }
+if has_side ublk; then
+	modprobe ublk_drv 2> /dev/null && [ -e /dev/ublk-control ] ||
+		vm_fail "the ublk side needs ublk_drv, which kernel $(uname -r) has not"
+fi
+ublk_pid=""
 
 connect() {
 	local mode=$1 poll=() ref_poll=() line
@@ -205,6 +218,15 @@ connect() {
 		ctrl=${line[0]} dev_of[rblk]=${line[1]:-}
 		[ -b "${dev_of[rblk]}" ] || vm_fail "rblk: no disk for $nqn"
 	fi
+	if has_side ublk && [ "$mode" = interrupt ]; then
+		timeout 120 "$RBLKCTL" connect --path bypass -t rdma -a 10.99.0.1 -s 4420 -n "$nqn" \
+			--nr-io-queues "$nq" --queue-size "$qsize" > /tmp/meter-ublk.log 2>&1 ||
+			vm_fail "rblkctl connect --path bypass failed: $(tail -n 5 /tmp/meter-ublk.log)"
+		dev_of[ublk]=$(grep -m1 -oE '^/dev/ublkb[0-9]+$' /tmp/meter-ublk.log || true)
+		[ -b "${dev_of[ublk]}" ] || vm_fail "rblkctl connect --path bypass made no ublk disk: $(tail -n 5 /tmp/meter-ublk.log)"
+		ublk_pid=$(vm_bypass_json pid)
+		[ -d "/proc/$ublk_pid" ] || vm_fail "the ublk server (pid '$ublk_pid') is not running"
+	fi
 	# fio's engine connects its own controller in each run.
 	dev_of[bypass]="trtype=rdma adrfam=IPv4 traddr=10.99.0.1 trsvcid=4420 subnqn=${nqn//:/\\:} ns=1"
 	if has_side nvme-rdma; then
@@ -215,6 +237,11 @@ connect() {
 
 disconnect() {
 	! has_side nvme-rdma || vm_nvme_ref_disconnect "$nqn"
+	if [ -n "${dev_of[ublk]:-}" ]; then
+		timeout 60 "$RBLKCTL" disconnect "${dev_of[ublk]}" > /dev/null ||
+			vm_fail "rblkctl disconnect ${dev_of[ublk]} failed"
+		dev_of[ublk]="" ublk_pid=""
+	fi
 	! has_side rblk || "$RBLKCTL" disconnect "$ctrl" > /dev/null || vm_fail "rblkctl disconnect $ctrl failed"
 }
 
@@ -228,6 +255,8 @@ fio_run() {
 	if [ "$side" = bypass ]; then
 		eng=(--ioengine=external:"$ENGINE" --thread=1 --rblk_event=1
 			--exec_prerun="dd if=/proc/\$PPID/maps of=$raw/maps.$n_marks status=none")
+	elif [ "$side" = ublk ]; then
+		eng+=(--exec_prerun="dd if=/proc/$ublk_pid/maps of=$raw/maps.$n_marks status=none")
 	elif [ "$mode" != interrupt ]; then
 		eng+=(--hipri=1)
 	fi
@@ -247,8 +276,8 @@ for mode in "${modes[@]}"; do
 	cp /proc/kallsyms "$raw/kallsyms.$mode"
 	for job in "${jobs[@]}"; do
 		for side in "${sides[@]}"; do
-			if [ "$side" = bypass ] && [ "$mode" != interrupt ]; then
-				vm_log "$mode: $job: bypass is counted sleeping, in interrupt mode only"
+			if [[ $side == bypass || $side == ublk ]] && [ "$mode" != interrupt ]; then
+				vm_log "$mode: $job: $side is counted sleeping, in interrupt mode only"
 				continue
 			fi
 			fio_run "$mode" "$job" "$side" "$ios_a"

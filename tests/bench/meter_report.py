@@ -36,9 +36,18 @@ DRIVERS = {
     # The kernel-bypass initiator: its library and fio engine's glue,
     # one shared object in fio's process.
     "bypass": ("user:librblk_fio.so",),
+    # The same library serving /dev/ublkbN: the server's own code, rblkctl
+    # (which links it) and liburing, in the server's process ("*": any
+    # version of the object).
+    "ublk": ("user:rblkctl", "user:liburing.so*"),
 }
 # The figures set against nvme-rdma's, in the tables' ratio columns.
-RATIOS = (("rblk", "nvme-rdma"), ("bypass", "nvme-rdma"))
+RATIOS = (("rblk", "nvme-rdma"), ("bypass", "nvme-rdma"), ("ublk", "nvme-rdma"))
+
+
+def in_driver(side, mod):
+    """Whether module (or user object) `mod` is side's driver code."""
+    return any(mod == m or (m.endswith("*") and mod.startswith(m[:-1])) for m in DRIVERS[side])
 
 # Each driver's blk-mq poll entry and what it calls per poll before a
 # completion's own handler: polled, their count per I/O is the number of
@@ -48,6 +57,7 @@ POLL_LOOP = {
     "rblk": ("rblk_poll", "rblk_rdma_poll"),
     "nvme-rdma": ("nvme_rdma_poll",),
     "bypass": (),  # counted sleeping only (insn_meter.sh)
+    "ublk": (),
 }
 
 # User-space objects: libibverbs, librdmacm and the providers
@@ -222,9 +232,14 @@ class UserMap:
 
 def category(side, name, mod):
     """The row of the host-side table that a symbol belongs to."""
-    for s, mods in DRIVERS.items():
-        if mod in mods:
-            return "the driver" if s == side else "the other driver (idle)"
+    for s in DRIVERS:
+        if in_driver(s, mod):
+            if s == side:
+                return "the driver"
+            # Another side's user-space object in this side's process
+            # (liburing) is this side's application code.
+            if not mod.startswith("user:"):
+                return "the other driver (idle)"
     if mod == "user:(other)":
         return "other processes (user space)"
     if mod == "user:[vdso]":
@@ -318,7 +333,7 @@ def summarize(d):
             c = category(side, name, mod)
             cats[c] = cats.get(c, 0) + v
         driver_syms = sorted(((v, name) for (name, mod), v in diff.items()
-                              if mod in DRIVERS[side]), reverse=True)
+                              if in_driver(side, mod)), reverse=True)
         loop = POLL_LOOP[side]
         poll_insns = sum(v for v, name in driver_syms if name in loop)
         results.append({
@@ -326,7 +341,7 @@ def summarize(d):
             "driver": sum(v for v, _ in driver_syms),
             "poll_loop": poll_insns,
             "polls": sum(calls.get((name, mod), 0) for (name, mod) in calls
-                         if loop and name == loop[0] and mod in DRIVERS[side]),
+                         if loop and name == loop[0] and in_driver(side, mod)),
             # The verbs layer's system calls into the RDMA core: a
             # provider's doorbell and completion-channel work (soft-RoCE
             # rings its doorbells through the kernel).
@@ -339,7 +354,7 @@ def summarize(d):
             # Calls per I/O of each driver function (0 where a symbol's
             # first block never ran, e.g. a label within a function).
             "driver_calls": {name: calls.get((name, mod), 0) for (name, mod) in diff
-                             if mod in DRIVERS[side] and abs(diff[(name, mod)]) >= 0.5},
+                             if in_driver(side, mod) and abs(diff[(name, mod)]) >= 0.5},
         })
     return meta, results
 
@@ -420,7 +435,9 @@ def report(d):
              "## The driver's own code", "",
              "rblk.ko: module `rblk`. nvme-rdma: `nvme_rdma` + `nvme_core` + `nvme_fabrics`. "
              "bypass: the kernel-bypass initiator's library with fio's engine glue "
-             "(`librblk_fio.so`, user space), sleeping on its completion channel.", ""]
+             "(`librblk_fio.so`, user space), sleeping on its completion channel. "
+             "ublk: the same library serving `/dev/ublkbN` (`rblkctl connect --path bypass`): "
+             "the server's user space, `rblkctl` and `liburing`; fio's io_uring on the disk.", ""]
     lines += side_table(table, sides, "{} (spread)", "driver_ratio",
                         lambda r: f"{r['driver']:,.0f} ({r['driver_spread']:.1%})")
     polled = [row for row in table if row["mode"] != "interrupt"]
@@ -464,7 +481,7 @@ def report(d):
                 lines.append(f"{s}'s top symbols (instructions, calls per I/O): " +
                              ", ".join(f"`{n}` {v:,.0f} ({calls.get(n, 0):,.1f})" for n, v in top))
                 uv = sorted(rs[0].get("uverbs_calls", {}).items(), key=lambda kv: -kv[1])
-                if uv and s == "bypass":
+                if uv and s in ("bypass", "ublk"):
                     lines.append("")
                     lines.append(f"{s}'s system calls into the RDMA core, per I/O: " +
                                  ", ".join(f"`{n}` {c:,.2f}" for n, c in uv))

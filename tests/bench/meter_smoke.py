@@ -37,10 +37,10 @@ def check(d, sides):
     for r in data["runs"]:
         if not r["driver_symbols"]:
             errors.append(f"{r['mode']} {r['job']} {r['side']} repeat {r['repeat']}: no driver symbol")
-        if r["side"] == "bypass":
+        if r["side"] in ("bypass", "ublk"):
             # The library's own names, and what it instantiates (std::...).
             if not any(name.startswith(("rblk_", "rblk::")) for name, _ in r["driver_symbols"]):
-                errors.append(f"bypass: no symbol of the library among {r['driver_symbols'][:5]}")
+                errors.append(f"{r['side']}: no symbol of the library among {r['driver_symbols'][:5]}")
             continue
         prefix = "rblk_" if r["side"] == "rblk" else "nvme"
         for name, _ in r["driver_symbols"]:

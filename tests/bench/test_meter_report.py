@@ -241,5 +241,25 @@ class MeterReportBypass(unittest.TestCase):
                          "vDSO clock reads (user space)")
 
 
+class MeterReportUblk(unittest.TestCase):
+    """The ublk side's driver is the server's user space: rblkctl, which
+    links the library, and liburing of whatever version; the library in
+    fio's engine and the verbs layer are not."""
+
+    def test_the_servers_objects_are_its_driver(self):
+        self.assertTrue(meter_report.in_driver("ublk", "user:rblkctl"))
+        self.assertTrue(meter_report.in_driver("ublk", "user:liburing.so.2.3"))
+        self.assertFalse(meter_report.in_driver("ublk", "user:librblk_fio.so"))
+        self.assertFalse(meter_report.in_driver("ublk", "user:libibverbs.so.1.14.44.0"))
+        self.assertFalse(meter_report.in_driver("bypass", "user:liburing.so.2.3"))
+        self.assertEqual(meter_report.category("ublk", "rblk::bypass::Queue::submit", "user:rblkctl"),
+                         "the driver")
+        self.assertEqual(meter_report.category("bypass", "io_uring_submit", "user:liburing.so.2.3"),
+                         "application (user space)")
+        self.assertEqual(meter_report.category("ublk", "(another process)", "user:(other)"),
+                         "other processes (user space)")
+        self.assertIn(("ublk", "nvme-rdma"), meter_report.RATIOS)
+
+
 if __name__ == "__main__":
     unittest.main()
