@@ -361,6 +361,33 @@ TEST(QueueEvents, AWaitAfterAWakeUpSleepsAfterOneEmptyPoll)
     EXPECT_FALSE(q->failed()) << q->failure();
 }
 
+// An event loop of the caller's (the ublk server's): taking the event
+// arms the CQ again, so the next arm_events() arms nothing and the
+// caller, seeing the arming in force, need not poll behind it.
+TEST(QueueEvents, TakingTheEventArmsAgainForTheCallersLoop)
+{
+    auto q = connected_queue();
+    ASSERT_TRUE(q->submit(read_command(), {}, 70).ok());
+    EXPECT_FALSE(q->events_armed());
+    ASSERT_TRUE(q->arm_events());
+    EXPECT_EQ(fake_rdma::arms(), 1);
+    EXPECT_TRUE(q->events_armed());
+    QueueCompletion out[2];
+    EXPECT_EQ(q->poll(out), 0u);
+    respond(0, 0);  // the armed CQ raises its event
+    q->take_events();
+    EXPECT_EQ(fake_rdma::arms(), 2);
+    EXPECT_TRUE(q->events_armed());
+    ASSERT_EQ(q->poll(out), 1u);
+    EXPECT_EQ(out[0].user_data, 70u);
+    ASSERT_TRUE(q->submit(read_command(), {}, 71).ok());
+    EXPECT_TRUE(q->arm_events());
+    EXPECT_EQ(fake_rdma::arms(), 2);  // still in force
+    q->take_events();  // no event came: nothing taken, nothing armed
+    EXPECT_EQ(fake_rdma::arms(), 2);
+    EXPECT_FALSE(q->failed()) << q->failure();
+}
+
 void complete_send(std::size_t i)
 {
     ibv_wc wc{};

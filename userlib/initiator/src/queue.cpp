@@ -612,8 +612,13 @@ void Queue::take_events()
 {
     if (!comp_)
         return;
-    while (take_event()) {
-    }
+    bool took = false;
+    while (take_event())
+        took = true;
+    // Armed again before the caller polls for what raised the event, as
+    // wait() does: its next arm_events() then costs nothing.
+    if (took && !down())
+        (void)arm();
 }
 
 QueueCompletion Queue::execute(const Command& cmd, std::chrono::milliseconds timeout)

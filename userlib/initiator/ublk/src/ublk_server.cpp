@@ -588,7 +588,12 @@ void UblkServer::park(QueueState& s)
 std::size_t UblkServer::reap(QueueState& s)
 {
     std::size_t total = 0;
-    for (std::size_t n; (n = s.q->poll(s.comps)) > 0; total += n) {
+    std::size_t n = 0;
+    // A poll that leaves room in the array drained the CQ: no second poll
+    // to find it empty (one a request at QD1).
+    do {
+        n = s.q->poll(s.comps);
+        total += n;
         for (std::size_t i = 0; i < n; ++i) {
             const auto key = static_cast<std::uint32_t>(s.comps[i].user_data);
             const IoStatus& st = s.comps[i].status;
@@ -601,7 +606,7 @@ std::size_t UblkServer::reap(QueueState& s)
                 s.complete(key, -EIO);
             }
         }
-    }
+    } while (n > 0 && n == s.comps.size());
     return total;
 }
 
@@ -645,7 +650,10 @@ bool UblkServer::send_held(QueueState& s)
 // what is held.
 bool UblkServer::arm_completions(QueueState& s)
 {
-    if (!s.q->arm_events() || reap(s) > 0 || send_held(s))
+    // An arming in force since the last event (take_events() renews it)
+    // needs no poll behind it: what completed since raised the event.
+    const bool new_arming = !s.q->events_armed();
+    if (!s.q->arm_events() || (new_arming && reap(s) > 0) || send_held(s))
         return false;
     add_poll(s.uring(), s.q->event_fd(), kCompPoll);
     s.comp_armed = true;

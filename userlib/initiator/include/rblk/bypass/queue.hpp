@@ -139,9 +139,13 @@ public:
     // completion channel's descriptor (non-blocking; -1 before connect),
     // arm_events() before sleeping on it (false: completions may be
     // waiting already or the queue failed: poll() first), take_events()
-    // once it polled readable.
+    // once it polled readable (it arms the CQ again). An arming is in
+    // force (events_armed()) until its event is taken: a caller that
+    // finds it so before arm_events() need not poll behind it, since
+    // whatever completed since has raised the event.
     int event_fd() const;
     bool arm_events();
+    bool events_armed() const { return armed_; }
     void take_events();
 
     // Fails the queue: QP to error, every command in flight completed with
