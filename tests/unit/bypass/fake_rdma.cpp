@@ -44,6 +44,7 @@ struct State {
     std::deque<ibv_wc> on_wake;
     int arms = 0;
     int polls = 0;
+    int cqs_made = 0;
 
     State()
     {
@@ -142,6 +143,7 @@ void reset()
     s.on_wake.clear();
     s.arms = 0;
     s.polls = 0;
+    s.cqs_made = 0;
 }
 
 void fail_cm_reads(int err) { state().cm_read_errno = err; }
@@ -171,6 +173,7 @@ void complete_on_wake(const ibv_wc& wc)
 
 int arms() { return state().arms; }
 int polls() { return state().polls; }
+int cqs_made() { return state().cqs_made; }
 int live_mrs() { return state().live_mrs; }
 
 }  // namespace fake_rdma
@@ -309,6 +312,7 @@ ibv_cq* ibv_create_cq(ibv_context* ctx, int, void*, ibv_comp_channel* channel, i
     cq->channel = channel;
     state().cq = cq;
     state().channel = channel;
+    ++state().cqs_made;
     return cq;
 }
 

@@ -64,6 +64,9 @@ void complete_on_wake(const ibv_wc& wc);
 int arms();
 int polls();
 
+// Completion queues made since reset().
+int cqs_made();
+
 // Memory regions registered and not yet deregistered; each ibv_reg_mr()
 // gives the region its address and length, and keys of its own.
 int live_mrs();

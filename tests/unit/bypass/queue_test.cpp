@@ -4,6 +4,7 @@
 #include "fake_rdma.hpp"
 
 #include <rblk/bypass/capsule.hpp>
+#include <rblk/bypass/poll_group.hpp>
 #include <rblk/bypass/queue.hpp>
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -23,10 +25,12 @@
 namespace rblk::bypass {
 namespace {
 
-// A queue to 127.0.0.1:4420 on a fresh fake, its address and route resolved.
-std::unique_ptr<Queue> resolved_queue(const QueueConfig& cfg)
+// A queue to 127.0.0.1:4420 on a fresh fake (or, without `reset`, beside
+// what the fake has recorded), its address and route resolved.
+std::unique_ptr<Queue> resolved_queue(const QueueConfig& cfg, bool reset = true)
 {
-    fake_rdma::reset();
+    if (reset)
+        fake_rdma::reset();
     sockaddr_in dst{};
     dst.sin_family = AF_INET;
     dst.sin_port = htons(4420);
@@ -201,7 +205,7 @@ TEST(QueueFailure, EachBadCompletionFailsTheQueueWithItsReason)
         {"completion with a stale command id 0x", [](ibv_wc&, Completion& cqe) { cqe.cid ^= 0x1000; }},
         {"completion of an unknown send",
          [](ibv_wc& wc, Completion&) {
-             wc.wr_id = 1ull << 63 | 12345;  // a SEND the window never took
+             wc.wr_id = 1ull << 31 | 12345;  // a SEND the window never took
              wc.opcode = IBV_WC_SEND;
          }},
     };
@@ -565,6 +569,176 @@ TEST(QueueTimeout, ExpiresWhileTheCallerTakesOneCompletionAtATime)
     EXPECT_EQ(got[3].user_data, 13u);
     EXPECT_EQ(got[3].status.kind, IoStatus::Kind::Timeout);
     EXPECT_TRUE(q->failed());
+}
+
+// A controller whose keep-alive failed fails its I/O queue at the
+// queue's next deadline scan, whoever polls it (its own poll, or its
+// poll group's).
+TEST(QueueFailure, TheControllersKeepAliveFailureFailsTheQueue)
+{
+    using namespace std::chrono_literals;
+    std::atomic<bool> ka_failed{false};
+    QueueConfig cfg;
+    cfg.qid = 1;
+    cfg.size = 4;
+    cfg.ctrl_failed = &ka_failed;
+    auto q = resolved_queue(cfg);
+    q->connect(fake_rdma::pd());
+    ASSERT_TRUE(q->submit(read_command(), {}, 5).ok());
+    QueueCompletion out[2];
+    EXPECT_EQ(q->poll(out), 0u);  // a scan: the flag is clear
+    ka_failed = true;
+    std::size_t n = 0;
+    for (const auto give_up = std::chrono::steady_clock::now() + 5s; !n && std::chrono::steady_clock::now() < give_up;)
+        n = q->poll(out);
+    ASSERT_EQ(n, 1u);
+    EXPECT_EQ(out[0].user_data, 5u);
+    EXPECT_EQ(out[0].status.kind, IoStatus::Kind::QueueDown);
+    EXPECT_EQ(q->failure(), "qid 1: the controller's keep-alive failed");
+}
+
+// A queue of 4 commands in `group`, connected; the first of a test resets
+// the fake (the others add to what it recorded: their receives follow).
+std::unique_ptr<Queue> group_queue(PollGroup& group, bool first)
+{
+    QueueConfig cfg;
+    cfg.qid = 1;
+    cfg.size = 4;
+    cfg.group = &group;
+    auto q = resolved_queue(cfg, first);
+    q->connect(fake_rdma::pd());
+    return q;
+}
+
+// Two queues (of two controllers, say) in one group: a's receives are the
+// first 4 posted, b's the next 4.
+class PollGroupPair : public testing::Test {
+protected:
+    PollGroup group;
+    std::unique_ptr<Queue> a = group_queue(group, true);
+    std::unique_ptr<Queue> b = group_queue(group, false);
+
+    // A read on each (user data 1 on a, 2 on b), posted.
+    void read_on_each()
+    {
+        ASSERT_TRUE(a->submit(read_command(), {}, 1).ok());
+        ASSERT_TRUE(b->submit(read_command(), {}, 2).ok());
+        group.flush();
+        ASSERT_EQ(fake_rdma::sends().size(), 2u);
+    }
+};
+
+// Two queues (of two controllers, say) in one group share one CQ: one
+// ibv_poll_cq() hands out both queues' completions, and each queue's
+// receives go back to its own QP in one call.
+TEST_F(PollGroupPair, OnePollReapsEveryMembersCompletions)
+{
+    EXPECT_EQ(fake_rdma::cqs_made(), 1);
+    EXPECT_EQ(group.members(), 2u);
+    EXPECT_EQ(group.devices(), 1u);
+    EXPECT_EQ(a->event_fd(), -1);  // the group sleeps for its members
+    ASSERT_TRUE(a->submit(read_command(), {}, 1).ok());
+    ASSERT_TRUE(b->submit(read_command(), {}, 2).ok());
+    ASSERT_TRUE(b->submit(read_command(), {}, 3).ok());
+    QueueCompletion out[8];
+    EXPECT_EQ(group.poll(out), 0u);  // posts both queues' commands
+    ASSERT_EQ(fake_rdma::sends().size(), 3u);
+    respond(2, 4, 30);  // b's receives are the 5th to 8th posted
+    respond(0, 0, 10);
+    respond(1, 5, 20);
+    const int polls = fake_rdma::polls();
+    const int recv_posts = fake_rdma::recv_posts();
+    ASSERT_EQ(group.poll(out), 3u);
+    EXPECT_EQ(fake_rdma::polls() - polls, 1);
+    EXPECT_EQ(fake_rdma::recv_posts() - recv_posts, 2);
+    EXPECT_EQ(out[0].user_data, 3u);
+    EXPECT_EQ(out[0].result, 30u);
+    EXPECT_EQ(out[1].user_data, 1u);
+    EXPECT_EQ(out[1].result, 10u);
+    EXPECT_EQ(out[2].user_data, 2u);
+    EXPECT_TRUE(out[0].status.ok() && out[1].status.ok() && out[2].status.ok());
+    EXPECT_EQ(a->in_flight(), 0);
+    EXPECT_EQ(b->in_flight(), 0);
+    EXPECT_FALSE(a->failed() || b->failed()) << a->failure() << b->failure();
+}
+
+// A member's own poll (a Fabrics Connect's wait) reaps the shared CQ too:
+// it takes its own completions and leaves the other member's for the
+// group's next poll, in order.
+TEST_F(PollGroupPair, AMembersOwnPollKeepsTheOthersCompletions)
+{
+    ASSERT_NO_FATAL_FAILURE(read_on_each());
+    respond(1, 4);
+    respond(0, 0);
+    QueueCompletion out[4];
+    ASSERT_EQ(a->poll(out), 1u);
+    EXPECT_EQ(out[0].user_data, 1u);
+    ASSERT_EQ(group.poll(out), 1u);
+    EXPECT_EQ(out[0].user_data, 2u);
+    EXPECT_EQ(b->in_flight(), 0);
+}
+
+// A queue that leaves (destroyed: a reconnect, a controller gone) takes
+// nothing of the others with it: what the CQ held for them as it left is
+// theirs at the next poll. A completion that still names it later (a
+// provider's late one) reaches nobody, not even the queue that takes its
+// slot in the group next.
+TEST_F(PollGroupPair, ADepartedQueuesCompletionsReachNobody)
+{
+    ASSERT_NO_FATAL_FAILURE(read_on_each());
+    respond(1, 4);                                  // b's, in the CQ as a leaves
+    const ibv_wc late = response(0, 0);             // a's answer, after it left
+    const std::uint64_t a_send = fake_rdma::sends().at(0).wr_id;
+    a.reset();
+    EXPECT_EQ(group.members(), 1u);
+    auto c = group_queue(group, false);             // takes a's slot
+    ASSERT_TRUE(c->submit(read_command(), {}, 3).ok());
+    group.flush();
+    fake_rdma::complete(late);
+    ibv_wc send{};
+    send.wr_id = a_send;
+    send.status = IBV_WC_WR_FLUSH_ERR;
+    fake_rdma::complete(send);
+    QueueCompletion out[4];
+    ASSERT_EQ(group.poll(out), 1u);
+    EXPECT_EQ(out[0].user_data, 2u);
+    EXPECT_EQ(group.strays(), 2u);
+    EXPECT_FALSE(c->failed()) << c->failure();
+    EXPECT_EQ(c->in_flight(), 1);
+    EXPECT_FALSE(b->failed()) << b->failure();
+}
+
+// The group sleeps on one completion channel for its members, and wakes
+// for a completion that comes while it sleeps.
+TEST_F(PollGroupPair, AWaitSleepsForEveryMember)
+{
+    using namespace std::chrono_literals;
+    ASSERT_TRUE(b->submit(read_command(), {}, 9).ok());
+    group.flush();
+    fake_rdma::complete_on_wake(response(0, 4));
+    QueueCompletion out[2];
+    ASSERT_EQ(group.wait(out, 5s), 1u);
+    EXPECT_EQ(out[0].user_data, 9u);
+    EXPECT_GE(fake_rdma::arms(), 1);
+    EXPECT_EQ(group.wait(out, 0ms), 0u);
+    EXPECT_FALSE(a->failed() || b->failed());
+}
+
+// A queue that fails fails alone: its commands end with QueueDown through
+// the group's poll, and the other member carries on.
+TEST_F(PollGroupPair, AFailedMemberFailsAlone)
+{
+    ASSERT_NO_FATAL_FAILURE(read_on_each());
+    respond(0, 0, 0, [](ibv_wc& wc, Completion&) { wc.byte_len = 8; });
+    respond(1, 4);
+    QueueCompletion out[4];
+    ASSERT_EQ(group.poll(out), 2u);
+    EXPECT_EQ(out[0].user_data, 1u);
+    EXPECT_EQ(out[0].status.kind, IoStatus::Kind::QueueDown);
+    EXPECT_EQ(out[1].user_data, 2u);
+    EXPECT_TRUE(out[1].status.ok());
+    EXPECT_TRUE(a->failed());
+    EXPECT_FALSE(b->failed()) << b->failure();
 }
 
 }  // namespace

@@ -89,6 +89,25 @@ TEST(SendWindow, CompletionOfNoWrInTheWindowIsRefused)
     EXPECT_EQ(0u, w.occupancy());
 }
 
+// A wr_id keeps a sequence number's low 31 bits (the rest names the
+// queue in a poll group): each WR in the window is found again from them,
+// and bits of no WR there give a number retire() refuses.
+TEST(SendWindow, ASequenceNumberComesBackFromItsLowBits)
+{
+    SendWindow w(8, 4);
+    EXPECT_FALSE(w.retire(w.seq_from_bits(0)));  // nothing posted
+    std::uint64_t seqs[6];
+    for (auto& q : seqs)
+        q = w.take().seq;
+    for (const std::uint64_t q : seqs)
+        EXPECT_EQ(w.seq_from_bits(q & ((1ull << SendWindow::kSeqBits) - 1)), q);
+    EXPECT_FALSE(w.retire(w.seq_from_bits(6)));     // never posted
+    EXPECT_FALSE(w.retire(w.seq_from_bits(12345)));
+    EXPECT_TRUE(w.retire(w.seq_from_bits(3)));
+    EXPECT_FALSE(w.retire(w.seq_from_bits(2)));     // behind what is retired
+    EXPECT_TRUE(w.retire(w.seq_from_bits(5)));
+}
+
 // A WR the caller must see complete is signaled whatever the count, and
 // the count to the next signaled one starts again after it.
 TEST(SendWindow, AWrThatMustBeSignaledIsAndRestartsTheCount)

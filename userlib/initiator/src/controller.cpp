@@ -274,11 +274,13 @@ void Controller::connect_io_queues(std::size_t count, bool first)
         qcfg.size = io_size_;
         qcfg.inline_max = std::min(in_capsule_capacity(info_.ioccsz_bytes / 16), kInlineDataMax);
         qcfg.cmd_timeout = opts_.io_timeout;
+        qcfg.group = opts_.group;
+        qcfg.ctrl_failed = &ka_failed_;
         auto q = open_queue(qcfg);
         q->connect(pd_.get());
         connect_queue(*q, qcfg.qid, io_size_);
         if (first)
-            io_.push_back(std::make_unique<IoQueue>(pd_.get(), *map_, info_, ns_, io_size_, &ka_failed_));
+            io_.push_back(std::make_unique<IoQueue>(pd_.get(), *map_, info_, ns_, io_size_));
         io_[i]->update_namespaces(ns_);
         io_[i]->attach(std::move(q));
     }

@@ -17,14 +17,13 @@ std::size_t pool_count(const ControllerInfo& c, std::uint16_t depth)
 }  // namespace
 
 IoQueue::IoQueue(ibv_pd* pd, MemoryMap& map, const ControllerInfo& ctrl, std::vector<NamespaceInfo> namespaces,
-                 std::uint16_t depth, const std::atomic<bool>* ctrl_failed)
+                 std::uint16_t depth)
     : depth_(depth),
       max_transfer_(ctrl.max_transfer),
       inline_max_(std::min(in_capsule_capacity(ctrl.ioccsz_bytes / 16), kInlineDataMax)),
       ns_(std::move(namespaces)),
       pool_(pd, pool_chunk(ctrl), pool_count(ctrl, depth)),
-      map_(map),
-      ctrl_failed_(ctrl_failed)
+      map_(map)
 {
 }
 

@@ -2,6 +2,7 @@
 #include "rblk/bypass/queue.hpp"
 
 #include "rblk/bypass/capsule.hpp"
+#include "rblk/bypass/poll_group.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,8 +16,13 @@ namespace rblk::bypass {
 
 namespace {
 
-// wr_id of a SEND: this | its SendWindow sequence number; a RECV: its index.
-constexpr std::uint64_t kSendWr = 1ull << 63;
+// A wr_id: the queue's member key in its poll group (0 alone) in the upper
+// half, which is how the group finds the queue; then this bit for a SEND,
+// and the SEND's SendWindow sequence number (its low 31 bits) or the
+// RECV's index.
+constexpr std::uint64_t kSendWr = 1ull << 31;
+constexpr std::uint64_t kSeqMask = kSendWr - 1;
+static_assert(SendWindow::kSeqBits == 31);
 constexpr std::uint16_t kNoTag = 0xffff;
 // Completions per ibv_poll_cq(): as many as a deep queue's burst (SPDK
 // polls 128 at a time).
@@ -29,6 +35,17 @@ int ms(std::chrono::milliseconds d) { return static_cast<int>(std::max<std::int6
 std::string qname(std::uint16_t qid) { return "qid " + std::to_string(qid) + ": "; }
 
 }  // namespace
+
+int next_sleep(CommandTable::Clock::time_point& deadline, std::chrono::milliseconds timeout)
+{
+    const auto now = CommandTable::Clock::now();
+    if (deadline == CommandTable::Clock::time_point{})
+        deadline = now + timeout;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+    if (left.count() <= 0)
+        return -1;
+    return static_cast<int>(std::min<std::int64_t>(left.count(), 200));
+}
 
 Queue::Queue(const QueueConfig& cfg, const sockaddr* dst, const sockaddr* src)
     : cfg_(cfg),
@@ -74,6 +91,12 @@ Queue::~Queue()
 {
     if (connected_)
         disconnect();
+    if (group_ && key_) {
+        // The QP first: the group then drains what it left in the shared
+        // CQ, before the memory its work requests name goes.
+        qp_.reset();
+        group_->leave(key_, group_cqe_);
+    }
     if (cq_ && unacked_events_)
         ibv_ack_cq_events(cq_.get(), unacked_events_);
 }
@@ -108,15 +131,23 @@ void Queue::connect(ibv_pd* pd)
     if (attr.max_sge < 2)
         throw Error("the RDMA device cannot send two buffers in one work request");
 
-    comp_.reset(ibv_create_comp_channel(verbs));
-    if (!comp_)
-        throw Error(errno_message("cannot create a completion channel", errno));
-    const int flags = ::fcntl(comp_->fd, F_GETFL);
-    if (flags < 0 || ::fcntl(comp_->fd, F_SETFL, flags | O_NONBLOCK) < 0)
-        throw Error(errno_message("cannot set up the completion channel", errno));
-    cq_ = create_owned_cq(verbs, static_cast<int>(cq_depth), this, comp_.get());
-    if (!cq_)
-        throw Error("cannot allocate RDMA queue resources (CQ)");
+    if (cfg_.group) {
+        cqp_ = cfg_.group->join(this, verbs, static_cast<int>(cq_depth), key_);
+        group_ = cfg_.group;
+        group_cqe_ = static_cast<int>(cq_depth);
+        key_bits_ = std::uint64_t{key_} << 32;
+    } else {
+        comp_.reset(ibv_create_comp_channel(verbs));
+        if (!comp_)
+            throw Error(errno_message("cannot create a completion channel", errno));
+        const int flags = ::fcntl(comp_->fd, F_GETFL);
+        if (flags < 0 || ::fcntl(comp_->fd, F_SETFL, flags | O_NONBLOCK) < 0)
+            throw Error(errno_message("cannot set up the completion channel", errno));
+        cq_ = create_owned_cq(verbs, static_cast<int>(cq_depth), this, comp_.get());
+        if (!cq_)
+            throw Error("cannot allocate RDMA queue resources (CQ)");
+        cqp_ = cq_.get();
+    }
 
     const std::size_t ring_bytes = cfg_.size * (sizeof(Command) + sizeof(Completion) + cfg_.inline_max);
     ring_ = aligned_bytes(ring_bytes, "the queue's capsules");
@@ -125,8 +156,8 @@ void Queue::connect(ibv_pd* pd)
         throw Error(errno_message("cannot register the queue's capsules", errno));
 
     ibv_qp_init_attr init{};
-    init.send_cq = cq_.get();
-    init.recv_cq = cq_.get();
+    init.send_cq = cqp_;
+    init.recv_cq = cqp_;
     init.qp_type = IBV_QPT_RC;
     init.cap.max_send_wr = sq_depth;
     init.cap.max_recv_wr = cfg_.size;
@@ -181,7 +212,7 @@ void Queue::connect(ibv_pd* pd)
     for (std::uint32_t i = 0; i < cfg_.size; ++i) {
         recv_sge_[i] = {reinterpret_cast<std::uint64_t>(response(i)), sizeof(Completion), ring_mr_->lkey};
         recv_wr_[i] = {};
-        recv_wr_[i].wr_id = i;
+        recv_wr_[i].wr_id = key_bits_ | i;
         recv_wr_[i].sg_list = &recv_sge_[i];
         recv_wr_[i].num_sge = 1;
         queue_recv(i);
@@ -294,13 +325,15 @@ IoStatus Queue::submit(const Command& cmd, const CapsuleData& data, std::uint64_
         sge[1] = {reinterpret_cast<std::uint64_t>(bounce(*tag)), len, ring_mr_->lkey};
     }
     ibv_send_wr& wr = pend_wr_[pend_count_];
-    wr.wr_id = kSendWr | ws.seq;
+    wr.wr_id = key_bits_ | kSendWr | (ws.seq & kSeqMask);
     wr.next = nullptr;
     wr.num_sge = len ? 2 : 1;
     wr.send_flags = ws.signaled ? IBV_SEND_SIGNALED : 0;
     if (pend_count_ > 0)
         pend_wr_[pend_count_ - 1].next = &wr;
     ++pend_count_;
+    if (group_ && !listed_post_)  // the group's flush() posts it
+        group_->to_post(this);
     // The command ends on its response alone when the SEND reads only the
     // queue's memory or memory that outlives the connection (see
     // SendWindow); else on its SEND's completion too.
@@ -345,10 +378,10 @@ void Queue::finish(std::uint16_t tag)
     if (slots_[tag].ready)
         return;
     ++finished_;
-    if (out_next_ != out_end_) {
+    if (sink_->next != sink_->end) {
         // Straight into poll()'s array: nothing older waits in the ring
         // (poll() hands that out first), and no round trip through it.
-        deliver(tag, *out_next_++);
+        deliver(tag, *sink_->next++);
         return;
     }
     slots_[tag].ready = true;
@@ -356,6 +389,8 @@ void Queue::finish(std::uint16_t tag)
     if (i >= ready_.size())
         i -= ready_.size();
     ready_[i] = tag;
+    if (group_ && !listed_ready_)  // the group's next poll hands it out
+        group_->to_hand_out(this);
 }
 
 // A failed work request, or a receive that is not a response this queue
@@ -381,10 +416,11 @@ void Queue::finish(std::uint16_t tag)
     fail(std::string(describe(v)) + " " + hex);
 }
 
-void Queue::send_done(std::uint64_t seq)
+void Queue::send_done(std::uint64_t seq_bits)
 {
     // Only signaled SENDs complete successfully: each retires itself and
     // the unsignaled ones before it.
+    const std::uint64_t seq = window_.seq_from_bits(seq_bits);
     if (!window_.retire(seq)) {
         fail("completion of an unknown send");
         return;
@@ -410,7 +446,7 @@ void Queue::handle_wc(const ibv_wc& wc)
         return;
     }
     if (wc.wr_id & kSendWr) {
-        send_done(wc.wr_id & ~kSendWr);
+        send_done(wc.wr_id & kSeqMask);
         return;
     }
     const auto idx = static_cast<std::uint32_t>(wc.wr_id);
@@ -438,6 +474,8 @@ void Queue::fail(const std::string& why)
         return;
     failure_ = qname(cfg_.qid) + why;
     failed_.store(true, std::memory_order_release);  // publishes failure_ (failed())
+    if (group_)
+        group_->member_failed();
     if (qp_.get()) {
         ibv_qp_attr a{};
         a.qp_state = IBV_QPS_ERR;
@@ -467,6 +505,10 @@ std::size_t Queue::hand_out(std::span<QueueCompletion> out)
 
 void Queue::reap(std::size_t enough)
 {
+    if (group_) {
+        group_->reap_all();
+        return;
+    }
     if (!cq_)
         return;
     // What was submitted goes out before we look for what came back: a
@@ -475,7 +517,7 @@ void Queue::reap(std::size_t enough)
     finished_ = 0;
     ibv_wc wcs[kPollBatch];
     int got;
-    while ((got = ibv_poll_cq(cq_.get(), kPollBatch, wcs)) > 0) {
+    while ((got = ibv_poll_cq(cqp_, kPollBatch, wcs)) > 0) {
         for (int i = 0; i < got; ++i)
             handle_wc(wcs[i]);
         // Enough, or the CQ was empty after these: what comes later is
@@ -483,6 +525,13 @@ void Queue::reap(std::size_t enough)
         if (finished_ >= enough || got < static_cast<int>(kPollBatch))
             break;
     }
+    repost();
+    if (got < 0)
+        fail("polling the completion queue failed");
+}
+
+void Queue::repost()
+{
     // Before the caller has a tag back (released as its command ends, but
     // reused only once poll() returns): a new command's response must
     // find its receive posted.
@@ -492,8 +541,6 @@ void Queue::reap(std::size_t enough)
         if (const int err = post_recvs())
             fail(errno_message("re-posting the receives", err));
     }
-    if (got < 0)
-        fail("polling the completion queue failed");
 }
 
 std::size_t Queue::poll_cq(std::span<QueueCompletion> out)
@@ -501,12 +548,15 @@ std::size_t Queue::poll_cq(std::span<QueueCompletion> out)
     // What an earlier reap could not hand out goes first: less than `out`
     // holds (poll() took a ring that fills it alone), so the CQ follows.
     std::size_t n = ready_count_ ? hand_out(out) : 0;
-    if (n < out.size()) {
-        out_next_ = out.data() + n;
-        out_end_ = out.data() + out.size();
+    if (n < out.size() && group_) {
+        // The group's reap leaves this queue's completions in its ring.
+        reap(0);
+        n += hand_out(out.subspan(n));
+    } else if (n < out.size()) {
+        own_sink_ = {out.data() + n, out.data() + out.size()};
         reap(out.size() - n);
-        n = static_cast<std::size_t>(out_next_ - out.data());
-        out_next_ = out_end_ = nullptr;
+        n = static_cast<std::size_t>(own_sink_.next - out.data());
+        own_sink_ = {};
     } else {
         flush();
     }
@@ -523,6 +573,8 @@ std::size_t Queue::poll_cq(std::span<QueueCompletion> out)
 {
     next_expiry_scan_ = now + std::chrono::milliseconds(100);
     check_cm();
+    if (!down() && cfg_.ctrl_failed && cfg_.ctrl_failed->load(std::memory_order_relaxed))
+        fail("the controller's keep-alive failed");
     if (down())
         return n + hand_out(out.subspan(n));  // what fail() ended
     if (const auto tag = table_.scan(now, cfg_.cmd_timeout)) {
@@ -537,13 +589,15 @@ std::size_t Queue::poll_cq(std::span<QueueCompletion> out)
 
 std::size_t Queue::wait_cq(std::span<QueueCompletion> out, std::chrono::milliseconds timeout)
 {
+    if (group_)
+        return wait_grouped(out, timeout);
     // The clock only once the queue has nothing to hand out: most waits
     // of a busy queue return at the first poll. The coarse one, as the
     // deadlines': a sleep's bound needs no better than a tick.
     CommandTable::Clock::time_point deadline{};
     for (;;) {
         std::size_t n = poll(out);
-        if (n || down() || !cq_)
+        if (n || down() || !cqp_)
             return n;
         // A CQ still armed since the last event needs neither the arming
         // nor the poll behind it: what came since raised the event.
@@ -554,16 +608,13 @@ std::size_t Queue::wait_cq(std::span<QueueCompletion> out, std::chrono::millisec
             if (n || down())
                 return n;
         }
-        const auto now = CommandTable::Clock::now();
-        if (deadline == CommandTable::Clock::time_point{})
-            deadline = now + timeout;
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
-        if (left.count() <= 0)
+        const int ms = next_sleep(deadline, timeout);
+        if (ms < 0)
             return 0;
         // Wake up now and then for the command deadlines, and at once
         // when the target hangs up.
         pollfd p[2] = {{comp_->fd, POLLIN, 0}, {channel_->fd, POLLIN, 0}};
-        const int r = ::poll(p, 2, static_cast<int>(std::min<std::int64_t>(left.count(), 200)));
+        const int r = ::poll(p, 2, ms);
         if (r > 0 && (p[1].revents & POLLIN))
             check_cm();
         // Armed again at once, before the poll that finds what woke us:
@@ -574,9 +625,23 @@ std::size_t Queue::wait_cq(std::span<QueueCompletion> out, std::chrono::millisec
     }
 }
 
+std::size_t Queue::wait_grouped(std::span<QueueCompletion> out, std::chrono::milliseconds timeout)
+{
+    CommandTable::Clock::time_point deadline{};
+    for (;;) {
+        const std::size_t n = poll(out);
+        if (n || down())
+            return n;
+        const int ms = next_sleep(deadline, timeout);
+        if (ms < 0)
+            return 0;
+        group_->sleep(*this, ms);
+    }
+}
+
 bool Queue::arm()
 {
-    if (ibv_req_notify_cq(cq_.get(), 0) != 0) {
+    if (ibv_req_notify_cq(cqp_, 0) != 0) {
         fail("arming the completion queue failed");
         return false;
     }
@@ -603,7 +668,7 @@ int Queue::event_fd() const { return comp_ ? comp_->fd : -1; }
 bool Queue::arm_events()
 {
     flush();  // never sleep on a command that has not left
-    if (down() || !cq_ || ready_count_ > 0)
+    if (down() || !cq_ || ready_count_ > 0)  // no CQ of its own: its group's loop sleeps
         return false;
     return armed_ || arm();
 }

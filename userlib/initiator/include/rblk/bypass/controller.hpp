@@ -34,6 +34,7 @@
 #include "rblk/bypass/identify.hpp"
 #include "rblk/bypass/io_queue.hpp"
 #include "rblk/bypass/memory.hpp"
+#include "rblk/bypass/poll_group.hpp"
 #include "rblk/bypass/queue.hpp"
 #include "rblk/bypass/verbs.hpp"
 
@@ -68,6 +69,10 @@ struct ControllerOptions {
     std::chrono::milliseconds io_timeout{30000};
     std::chrono::milliseconds admin_timeout{15000};
     std::chrono::milliseconds cm_timeout{3000};
+    // The poll group the I/O queues join (poll_group.hpp): the thread that
+    // owns it drives them, and runs the constructor and recover(). It
+    // outlives the controller. nullptr: a CQ per queue.
+    PollGroup* group = nullptr;
 };
 
 class Controller {

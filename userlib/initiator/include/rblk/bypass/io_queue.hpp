@@ -20,7 +20,6 @@
 #include "rblk/bypass/queue.hpp"
 
 #include <array>
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -53,12 +52,10 @@ using IoCompletion = QueueCompletion;
 
 class IoQueue {
 public:
-    // `ctrl_failed`: the controller's flag that its keep-alive failed; the
-    // queue's own thread then fails the queue at its next poll.
     // `map`: the registrations of the controller's protection domain,
     // which outlives the queue.
     IoQueue(ibv_pd* pd, MemoryMap& map, const ControllerInfo& ctrl, std::vector<NamespaceInfo> namespaces,
-            std::uint16_t depth, const std::atomic<bool>* ctrl_failed = nullptr);
+            std::uint16_t depth);
     IoQueue(const IoQueue&) = delete;
     IoQueue& operator=(const IoQueue&) = delete;
 
@@ -105,14 +102,9 @@ public:
         s.doorbells = doorbells_detached_ + (q_ ? q_->doorbells() - doorbells_at_attach_ : 0);
         return s;
     }
-    std::size_t poll(std::span<IoCompletion> out)
-    {
-        check_controller();
-        return q_ ? q_->poll(out) : 0;
-    }
+    std::size_t poll(std::span<IoCompletion> out) { return q_ ? q_->poll(out) : 0; }
     std::size_t wait(std::span<IoCompletion> out, std::chrono::milliseconds timeout)
     {
-        check_controller();
         return q_ ? q_->wait(out, timeout) : 0;
     }
 
@@ -154,12 +146,6 @@ private:
     // How a command's data went: an index of by_via_.
     enum class Via { None, InCapsule, Pool, Registered };
 
-    void check_controller()
-    {
-        if (ctrl_failed_ && q_ && !q_->failed() && ctrl_failed_->load(std::memory_order_relaxed))
-            q_->fail("the controller's keep-alive failed");
-    }
-
     std::uint16_t depth_;
     std::uint32_t max_transfer_;
     std::uint32_t inline_max_;
@@ -167,7 +153,6 @@ private:
     BufferPool pool_;
     MemoryMap& map_;
     std::unique_ptr<Queue> q_;
-    const std::atomic<bool>* ctrl_failed_;
     // Commands accepted by submit(), by Via: one add per command (stats()
     // sums them), rather than four.
     std::array<std::uint64_t, 4> by_via_{};

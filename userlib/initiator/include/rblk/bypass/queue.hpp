@@ -18,6 +18,8 @@
 // goes to the error state (so the target can no longer touch host memory
 // through it) and every command in flight completes with QueueDown, or
 // Timeout for the one that expired.
+// A queue may share its CQ with the other queues of its thread through a
+// poll group (poll_group.hpp), which then reaps for it.
 // Not thread safe: one thread drives a queue (or threads serialized by a
 // lock of the caller's, as the admin queue's); failed() and failure() may
 // be read by any thread.
@@ -42,6 +44,8 @@
 
 namespace rblk::bypass {
 
+class PollGroup;
+
 struct QueueConfig {
     std::uint16_t qid = 0;
     std::uint16_t size = kAdminQueueSize;    // commands in flight at most (the SQ size)
@@ -50,6 +54,13 @@ struct QueueConfig {
     std::chrono::milliseconds cm_timeout{3000};  // address and route resolution, each
     std::chrono::milliseconds connect_timeout{15000};  // the RDMA connection's establishment
     int tos = -1;                            // RDMA type of service, -1: the default
+    // The poll group whose CQ the queue shares (its owner thread drives
+    // the queue); nullptr: a CQ of its own.
+    PollGroup* group = nullptr;
+    // The controller's flag that its keep-alive failed: the queue fails at
+    // its next deadline scan (ten a second), as one whose own command
+    // timed out. nullptr: none (the admin queue's failure is its own).
+    const std::atomic<bool>* ctrl_failed = nullptr;
 };
 
 // The data a write carries in its capsule, after the command.
@@ -68,6 +79,21 @@ struct QueueCompletion {
     std::uint64_t user_data = 0;
     IoStatus status;
     std::uint64_t result = 0;
+};
+
+// A wait's next sleep: the first call starts `deadline` at now + timeout;
+// then the milliseconds to sleep, at most 200 (a sleeper wakes for the
+// command deadlines' scan), or -1 once the deadline has passed. The
+// coarse clock, as the deadlines': a sleep's bound needs no better.
+int next_sleep(CommandTable::Clock::time_point& deadline, std::chrono::milliseconds timeout);
+
+// While a poll reaps: where the next finished command goes in its array,
+// and the array's end ({null, null} otherwise: finished commands then wait
+// in their queue's ready ring). A queue's own, or its poll group's, which
+// every member fills.
+struct CompletionSink {
+    QueueCompletion* next = nullptr;
+    QueueCompletion* end = nullptr;
 };
 
 class Queue {
@@ -136,7 +162,8 @@ public:
     }
 
     // For a caller's own event loop (the ublk server's io_uring): the
-    // completion channel's descriptor (non-blocking; -1 before connect),
+    // completion channel's descriptor (non-blocking; -1 before connect,
+    // and for a queue in a poll group, whose group sleeps for it),
     // arm_events() before sleeping on it (false: completions may be
     // waiting already or the queue failed: poll() first), take_events()
     // once it polled readable (it arms the CQ again). An arming is in
@@ -157,6 +184,8 @@ public:
     QueueCompletion execute(const Command& cmd, std::chrono::milliseconds timeout);
 
 private:
+    friend class PollGroup;
+
     struct Slot {
         std::uint64_t user_data = 0;
         std::uint16_t status = 0;
@@ -182,10 +211,13 @@ private:
     void bad_wc(const ibv_wc& wc);
     void bad_cqe(CqeVerdict v, std::uint16_t cid);
     // Handles the work completions waiting (until `enough` commands have
-    // finished); a failed CQ poll fails the queue.
+    // finished); a failed CQ poll fails the queue. A member of a poll
+    // group has its group reap every member.
     void reap(std::size_t enough);
+    // The receives a reap consumed back to the QP (none for a failed queue).
+    void repost();
     // Tag `tag`'s command has ended: into poll()'s array while it has room
-    // (out_next_), else into the ready ring, for the next poll().
+    // (sink_), else into the ready ring, for the next poll().
     void finish(std::uint16_t tag);
     // Fills `c` with the command's outcome and frees its tag.
     void deliver(std::uint16_t tag, QueueCompletion& c);
@@ -208,6 +240,8 @@ private:
     // entries of `out` filled, the count after what a failure ended.
     std::size_t scan(CommandTable::Clock::time_point now, std::span<QueueCompletion> out, std::size_t n);
     std::size_t wait_cq(std::span<QueueCompletion> out, std::chrono::milliseconds timeout);
+    // wait_cq() of a poll group's member: the group sleeps for it.
+    std::size_t wait_grouped(std::span<QueueCompletion> out, std::chrono::milliseconds timeout);
     // Reads the queue's CM events: the target's DISCONNECTED (or the
     // device's removal) fails the queue at once, as nvme-rdma's CM handler
     // starts error recovery, rather than at a command's timeout or the
@@ -224,7 +258,14 @@ private:
     EventChannel channel_;
     CmId id_;
     CompletionChannel comp_;
-    CompletionQueue cq_;
+    CompletionQueue cq_;  // a queue's own CQ; none in a poll group
+    ibv_cq* cqp_ = nullptr;  // the CQ the queue pair uses: cq_'s or the group's
+    PollGroup* group_ = nullptr;
+    // In a poll group: the member key the group gave (its wr_ids' upper
+    // half, key_bits_), and the CQ entries it reserved there. 0 alone.
+    std::uint64_t key_bits_ = 0;
+    std::uint32_t key_ = 0;
+    int group_cqe_ = 0;
     AlignedBytes ring_;  // commands, responses, then the bounce buffers
     MemoryRegion ring_mr_;
     QueuePairHandle qp_;  // last: destroyed first, before the memory and CQ it uses
@@ -259,16 +300,22 @@ private:
     std::vector<std::uint16_t> ready_;
     std::size_t ready_head_ = 0;
     std::size_t ready_count_ = 0;
-    // While poll() reaps: where the next finished command goes in its
-    // array, and the array's end (both null otherwise: submit()'s reap of
-    // a full send window and fail() from the deadline scan use the ring).
-    QueueCompletion* out_next_ = nullptr;
-    QueueCompletion* out_end_ = nullptr;
+    // Where finish() puts a command (CompletionSink): own_sink_ while
+    // poll() reaps, empty otherwise (submit()'s reap of a full send window
+    // and fail() from the deadline scan use the ring); a poll group's
+    // member points at its group's.
+    CompletionSink own_sink_;
+    CompletionSink* sink_ = &own_sink_;
     std::size_t finished_ = 0;  // commands finished in this reap
     unsigned unacked_events_ = 0;
     // The CQ is armed and its event not yet taken: a completion since the
     // arming has raised it, or will.
     bool armed_ = false;
+    // In a poll group: in its lists of members with commands to post,
+    // receives to re-post, completions in the ring (PollGroup).
+    bool listed_post_ = false;
+    bool listed_repost_ = false;
+    bool listed_ready_ = false;
     bool connected_ = false;
     bool peer_closed_ = false;
     // Set once, by fail() on the driving thread: failure_ first, then

@@ -63,6 +63,19 @@ public:
         return {seq, signaled};
     }
 
+    // A wr_id holds a sequence number's low kSeqBits bits (the rest of it
+    // names the queue, for a poll group): the WR of the window that has
+    // them is the latest one posted with them, since the window is far
+    // smaller than 2^kSeqBits. Bits no WR in the window has give a number
+    // retire() refuses.
+    static constexpr unsigned kSeqBits = 31;
+    std::uint64_t seq_from_bits(std::uint64_t bits) const
+    {
+        constexpr std::uint64_t mask = (std::uint64_t{1} << kSeqBits) - 1;
+        const std::uint64_t last = posted_ - 1;
+        return last - ((last - bits) & mask);
+    }
+
     // The signaled WR `seq` completed: it and every WR before it retired.
     // False for a sequence number that was never posted or is behind one
     // already retired (a provider bug, or a forged wr_id).
