@@ -103,6 +103,14 @@
 #                                    JSON report (nothing else) to JSON;
 #                                    fails on a fio error or any job's
 #                                    non-zero error
+#   vm_fio_log LOG FIO_ARGS...       fio, bounded as vm_fio, its text output
+#                                    in LOG (the engine's rblk: lines, errors
+#                                    and IOPS logged); fails on an exit
+#                                    other than 0 or a verify failure
+#   vm_fio_log_across_bounce NQN DISK LOG FIO_ARGS...
+#                                    vm_fio_log while NQN's subsystem leaves
+#                                    port 1 under writes to DISK and comes
+#                                    back (vm_nvmet_bounce_under_writes)
 #   vm_bypass_json FIELD             FIELD (a.b.0 for nesting) of the first
 #                                    bypass controller of rblkctl list
 #                                    --json ("" when there is none)
@@ -710,6 +718,26 @@ bad = [(j["jobname"], j["error"]) for j in jobs if j["error"]]
 if bad:
     sys.exit("fio job errors: %s" % bad)
 PY
+}
+
+vm_fio_log() {
+	local log=$1 rc=0
+	shift
+	timeout -k 5 "${VM_FIO_TIMEOUT:-$((240 * VM_SLOW))}" fio "$@" > "$log" 2>&1 || rc=$?
+	vm_log "$(grep -E '^rblk:|err=|IOPS=|verify' "$log" | head -20)"
+	[ "$rc" -eq 0 ] || vm_fail "fio $* exited $rc: $(tail -c 2000 "$log")"
+	if grep -q 'verify: bad\|crc32c: verify failed' "$log"; then
+		vm_fail "fio $* reported a verify failure"
+	fi
+}
+
+vm_fio_log_across_bounce() {
+	local nqn=$1 disk=$2 pid
+	shift 2
+	vm_fio_log "$@" &
+	pid=$!
+	vm_nvmet_bounce_under_writes "$nqn" "$disk"
+	wait "$pid" || vm_fail "fio across the restart of $nqn failed: $(tail -c 2000 "$1")"
 }
 
 # Without bypass servers (and rblk.ko) list fails: then there is none.

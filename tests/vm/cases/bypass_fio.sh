@@ -38,18 +38,6 @@ job_args() {
 }
 common=(--verify=crc32c --verify_fatal=1 --group_reporting=0)
 
-# run_fio LOG ARGS...: fio, bounded, passing; its output logged.
-run_fio() {
-	local log=$1 rc=0
-	shift
-	timeout -k 5 240 fio "$@" > "$log" 2>&1 || rc=$?
-	vm_log "$(grep -E '^rblk:|err=|IOPS=|verify' "$log" | head -20)"
-	[ "$rc" -eq 0 ] || vm_fail "fio $* exited $rc: $(tail -c 2000 "$log")"
-	if grep -q 'verify: bad\|crc32c: verify failed' "$log"; then
-		vm_fail "fio $* reported a verify failure"
-	fi
-}
-
 eng=(--ioengine=external:"$ENGINE" --thread=1 --rblk_stats=1)
 for w in qd1 qd32; do
 	job_args "$w"
@@ -57,7 +45,7 @@ for w in qd1 qd32; do
 	caps='[1-9][0-9]*' flushes=0
 	# QD32 also flushes every 64 writes (fsync=: NVMe Flush).
 	[ "$w" = qd32 ] && extra=(--rblk_event=1 --fsync=64) && caps=0 && flushes='[1-9][0-9]*'
-	run_fio "/tmp/fio-$w.log" "${eng[@]}" --filename="$spec" "${extra[@]}" "${args[@]}" "${common[@]}"
+	vm_fio_log "/tmp/fio-$w.log" "${eng[@]}" --filename="$spec" "${extra[@]}" "${args[@]}" "${common[@]}"
 	# Each thread: its data in the capsule or through the registered
 	# buffers, never staged through the pool.
 	n=$(grep -cE "^rblk: $w: [0-9]+ command\\(s\\): $caps in-capsule, 0 through the pool, [1-9][0-9]* through the registered buffer, $flushes without data" "/tmp/fio-$w.log" || true)
@@ -82,7 +70,7 @@ vm_rblk_load
 vm_assert_eq $'rblk0\n/dev/rblk0n1' "$(vm_rblk_connect "$nqn" -i 1)" "rblkctl connect"
 for w in qd1 qd32; do
 	job_args "$w"
-	run_fio "/tmp/fio-$w-kernel.log" --ioengine=libaio --direct=1 --filename=/dev/rblk0n1 \
+	vm_fio_log "/tmp/fio-$w-kernel.log" --ioengine=libaio --direct=1 --filename=/dev/rblk0n1 \
 		--verify_only=1 "${args[@]}" "${common[@]}"
 done
 # The check has teeth: one block of the QD1 region overwritten, verify_only fails.
@@ -101,7 +89,7 @@ vm_log "corrupted block caught: $bad"
 # The namespace (null_blk, memory-backed, discard on) reads deallocated
 # blocks as zeroes: after the engine trims [0, 256K) of the QD1 region,
 # rblk.ko reads zeroes there and fio's data after it.
-run_fio /tmp/fio-trim.log "${eng[@]}" --filename="$spec" --name=trim --rw=trim --bs=64k \
+vm_fio_log /tmp/fio-trim.log "${eng[@]}" --filename="$spec" --name=trim --rw=trim --bs=64k \
 	--size=256k --offset=0 --iodepth=4
 n=$(grep -cE '^rblk: trim: 4 command\(s\): 4 in-capsule' /tmp/fio-trim.log || true)
 vm_assert_eq 1 "$n" "trim: 4 commands, each range in the capsule"
@@ -122,19 +110,10 @@ rdisk=$(vm_membacked_disk 1 32 512 0 2000000000)
 vm_nvmet_subsys "$rnqn" "$rdisk"
 vm_nvmet_link 1 "$rnqn"
 rspec="trtype=rdma traddr=10.99.0.1 trsvcid=4420 subnqn=${rnqn//:/\\:} ns=1 reconnect_delay=1 ctrl_loss_tmo=60"
-timeout -k 5 240 fio "${eng[@]}" --filename="$rspec" --name=restart --rw=randwrite --bs=64k --iodepth=8 \
-	--size=1M "${common[@]}" > /tmp/fio-restart.log 2>&1 &
-fio_pid=$!
-vm_nvmet_bounce_under_writes "$rnqn" "$rdisk"
-rc=0
-wait "$fio_pid" || rc=$?
-vm_log "$(grep -E '^rblk:|err=|verify' /tmp/fio-restart.log | head -10)"
-vm_assert_eq 0 "$rc" "fio across the target restart: $(tail -c 2000 /tmp/fio-restart.log)"
+vm_fio_log_across_bounce "$rnqn" "$rdisk" /tmp/fio-restart.log "${eng[@]}" --filename="$rspec" --name=restart \
+	--rw=randwrite --bs=64k --iodepth=8 --size=1M "${common[@]}"
 vm_assert_match '^rblk: restart: .*; 1 reconnect\(s\)$' "$(cat /tmp/fio-restart.log)" \
 	"the engine's reconnects across the restart"
-if grep -q 'verify: bad\|crc32c: verify failed' /tmp/fio-restart.log; then
-	vm_fail "fio's verify failed after the restart"
-fi
 
 # --- user errors: one line each ------------------------------------------------------------
 rc=0

@@ -9,15 +9,18 @@
  * traddr) is written "\:" (in a job file) — on a shell command line inside
  * single quotes too. The filename's words are rblk_fio_core.h's.
  *
- * Threads only (thread=1): each fio thread connects its own controller
- * with one I/O queue of iodepth commands (a queue per thread, as the
- * bypass API wants), in init(). fio's I/O buffers (one region,
- * td->orig_buffer) are registered once with that queue in post_init(), so
- * every command's data moves by keyed SGL (or in the capsule) without a
- * copy. queue() chains a command, commit() posts the chain with one
- * doorbell (iodepth_batch_submit commands at a time; getevents() posts
- * what is left before it reaps). getevents() busy-polls the queue, or with
- * rblk_event=1 sleeps on its completion channel while it waits. Trims
+ * Threads only (thread=1): each fio thread connects a controller for each
+ * of its files (filenames separated by ':', as fio's), each with one I/O
+ * queue of iodepth commands (a queue per thread, as the bypass API wants),
+ * in init(), and the thread's queues share one poll group: one CQ per RDMA
+ * device, reaped with one poll however many controllers there are. fio's
+ * I/O buffers (one region, td->orig_buffer) are registered once with each
+ * controller in post_init(), so every command's data moves by keyed SGL
+ * (or in the capsule) without a copy. queue() chains a command on its
+ * file's queue, commit() posts the chains with one doorbell a queue
+ * (iodepth_batch_submit commands at a time; getevents() posts what is
+ * left before it reaps). getevents() busy-polls the group, or with
+ * rblk_event=1 sleeps on its completion channels while it waits. Trims
  * are Dataset Management deallocates of the io_u's range.
  *
  * Built against the source of the installed fio (FIO_IOOPS_VERSION is
@@ -40,7 +43,13 @@ struct rblk_fio_options {
 };
 
 struct rblk_fio_data {
-	struct rblk_fio_queue *q;
+	struct rblk_fio_group *g;
+	/* Each file's queue, by name: fio frees its files before cleanup(). */
+	struct rblk_fio_file {
+		char *name;
+		struct rblk_fio_queue *q;
+	} *files;
+	unsigned int nr_files;
 	void **events; /* io_u pointers, as rblk_fio_reap() hands them out */
 	struct io_u **queued; /* since the last commit: fio's slat is ours to count */
 	unsigned int nr_queued;
@@ -120,10 +129,6 @@ static int rblk_setup(struct thread_data *td)
 		log_err("rblk: the engine runs in threads only: set thread=1\n");
 		return 1;
 	}
-	if (td->o.nr_files != 1) {
-		log_err("rblk: one filename (one controller) per job\n");
-		return 1;
-	}
 	for_each_file(td, f, i) {
 		uint64_t size;
 
@@ -140,16 +145,25 @@ static void rblk_cleanup(struct thread_data *td)
 {
 	struct rblk_fio_data *d = td->io_ops_data;
 	struct rblk_fio_options *o = td->eo;
+	unsigned int i;
 
 	if (!d)
 		return;
-	if (d->q && o && o->stats) {
-		char line[256];
+	for (i = 0; i < d->nr_files; i++) {
+		if (d->files[i].q && o && o->stats) {
+			char line[256];
 
-		rblk_fio_describe(d->q, line, sizeof(line));
-		log_info("rblk: %s: %s\n", td->o.name, line);
+			/* The file named only where the job has several. */
+			rblk_fio_describe(d->files[i].q, line, sizeof(line));
+			if (d->nr_files > 1)
+				log_info("rblk: %s: %s: %s\n", td->o.name, d->files[i].name, line);
+			else
+				log_info("rblk: %s: %s\n", td->o.name, line);
+		}
+		free(d->files[i].name);
 	}
-	rblk_fio_close(d->q);
+	free(d->files);
+	rblk_fio_group_free(d->g);
 	free(d->events);
 	free(d->queued);
 	free(d);
@@ -160,7 +174,9 @@ static int rblk_init(struct thread_data *td)
 {
 	struct rblk_fio_options *o = td->eo;
 	struct rblk_fio_data *d;
+	struct fio_file *f;
 	char err[256] = "";
+	unsigned int i;
 
 	d = calloc(1, sizeof(*d));
 	if (!d)
@@ -169,15 +185,34 @@ static int rblk_init(struct thread_data *td)
 	d->depth = td->o.iodepth ? td->o.iodepth : 1;
 	d->events = calloc(d->depth, sizeof(*d->events));
 	d->queued = calloc(d->depth, sizeof(*d->queued));
-	if (!d->events || !d->queued) {
+	d->files = calloc(td->o.nr_files ? td->o.nr_files : 1, sizeof(*d->files));
+	if (!d->events || !d->queued || !d->files) {
 		rblk_cleanup(td);
 		return 1;
 	}
-	d->q = rblk_fio_open(td->files[0]->file_name, d->depth, o && o->event, err, sizeof(err));
-	if (!d->q) {
-		log_err("rblk: %s: %s\n", td->files[0]->file_name, err);
+	d->g = rblk_fio_group_new(o && o->event, td->o.nr_files, err, sizeof(err));
+	if (!d->g) {
+		log_err("rblk: %s\n", err);
 		rblk_cleanup(td);
 		return 1;
+	}
+	for_each_file(td, f, i) {
+		struct rblk_fio_queue *q;
+		char *name = strdup(f->file_name);
+
+		if (!name) {
+			rblk_cleanup(td);
+			return 1;
+		}
+		d->files[d->nr_files].name = name;
+		q = rblk_fio_open(d->g, f->file_name, d->depth, err, sizeof(err));
+		d->files[d->nr_files++].q = q;
+		if (!q) {
+			log_err("rblk: %s: %s\n", f->file_name, err);
+			rblk_cleanup(td);
+			return 1;
+		}
+		FILE_SET_ENG_DATA(f, q);
 	}
 	return 0;
 }
@@ -190,7 +225,7 @@ static int rblk_post_init(struct thread_data *td)
 
 	if (!td->orig_buffer || !td->orig_buffer_size)
 		return 0;
-	err = rblk_fio_register(d->q, td->orig_buffer, td->orig_buffer_size);
+	err = rblk_fio_register(d->g, td->orig_buffer, td->orig_buffer_size);
 	if (err) {
 		log_err("rblk: cannot register fio's %llu-byte I/O buffers with the RDMA device: %s\n",
 			(unsigned long long)td->orig_buffer_size, strerror(err));
@@ -241,7 +276,7 @@ static enum fio_q_status rblk_queue(struct thread_data *td, struct io_u *io_u)
 		io_u->error = EOPNOTSUPP;
 		return FIO_Q_COMPLETED;
 	}
-	ret = rblk_fio_submit(d->q, op, io_u->offset, io_u->xfer_buf, io_u->xfer_buflen, io_u, err,
+	ret = rblk_fio_submit(FILE_ENG_DATA(io_u->file), op, io_u->offset, io_u->xfer_buf, io_u->xfer_buflen, io_u, err,
 			      sizeof(err));
 	if (ret == 0) {
 		/* At most depth queued before a commit: fio commits at a full queue. */
@@ -265,7 +300,7 @@ static int rblk_commit(struct thread_data *td)
 	/* fio commits again before it reaps, mostly with nothing queued. */
 	if (!d->nr_queued)
 		return 0;
-	rblk_fio_commit(d->q);
+	rblk_fio_commit(d->g);
 	/* With a commit hook, fio leaves the submission latency to the engine. */
 	for (i = 0; i < d->nr_queued; i++)
 		io_u_queued(td, d->queued[i]);
@@ -295,7 +330,7 @@ static int rblk_getevents(struct thread_data *td, unsigned int min, unsigned int
 		max = d->depth;
 	if (min > max)
 		min = max;
-	n = rblk_fio_reap(d->q, d->events, min, max, rblk_failed, err, sizeof(err));
+	n = rblk_fio_reap(d->g, d->events, min, max, rblk_failed, err, sizeof(err));
 	if (n < (int)min && n == 0) {
 		log_err("rblk: %s\n", err);
 		return -EIO;

@@ -1,6 +1,8 @@
-// The C face of librblk_bypass for the fio engine (rblk_fio_core.h): the
-// filename's key=value words to a bypass::Controller with one IoQueue,
-// and that queue's submit/poll/wait as C calls. Every exception of the
+// The C face of librblk_bypass for the fio engine (rblk_fio_core.h): each
+// filename's key=value words to a bypass::Controller with one IoQueue, the
+// thread's queues in one poll group, and their submit and the group's
+// poll/wait as C calls. A command's user_data is its queue's index in the
+// group (upper half) and its slot there. Every exception of the
 // setup path is caught here and becomes a one-line reason; the I/O path
 // throws nothing (IoStatus).
 //
@@ -37,21 +39,14 @@ namespace bp = rblk::bypass;
 struct rblk_fio_queue {
     enum class State { Live, FailFast, Lost };
     struct Slot {
-        bp::IoRequest req;  // req.user_data: the slot's index
+        bp::IoRequest req;  // req.user_data: the queue's index << 32 | the slot's
         void* cookie = nullptr;
         nvme_dsm_range range{};  // a trim's: req.buf points here
     };
 
     std::unique_ptr<bp::Controller> ctrl;
     bp::IoQueue* q = nullptr;
-    bool event_mode = false;
-    // What the last poll found, handed to fio from `next` on: fio takes
-    // one completion per getevents, and a poll finds several, so they wait
-    // here (their tags free again) rather than in the queue's ring. The
-    // queue is polled again only once they are all out.
-    std::vector<bp::IoCompletion> comps;
-    std::size_t next = 0;
-    std::size_t found = 0;
+    rblk_fio_group* group = nullptr;
     std::vector<Slot> slots;            // one per command that may be in flight
     // Free slot indexes, a stack: free[0, nfree). Sized once (every slot):
     // a slot is freed once per use, so a push is a store.
@@ -63,6 +58,42 @@ struct rblk_fio_queue {
     std::string why;                    // FailFast, Lost: what the commands fail with
     std::chrono::steady_clock::time_point next_attempt;  // FailFast
     std::chrono::seconds reconnect_delay{RBLK_DEFAULT_RECONNECT_DELAY};
+};
+
+struct rblk_fio_group {
+    bp::PollGroup group;  // first: outlives the queues, which leave it as they go
+    std::vector<std::unique_ptr<rblk_fio_queue>> queues;
+    bool event_mode = false;
+    // Several files: their queues share the poll group. One file: its
+    // queue polls its own CQ, as cheap as a group of one can never be.
+    bool grouped = false;
+    // A queue may have commands held for its reconnect, or held ones that
+    // failed: set as one is held, cleared by the reap that finds none.
+    bool attention = false;
+
+    void flush()
+    {
+        if (grouped)
+            group.flush();
+        else
+            queues.front()->q->flush();
+    }
+    std::size_t poll(std::span<bp::IoCompletion> out)
+    {
+        return grouped ? group.poll(out) : queues.front()->q->poll(out);
+    }
+    std::size_t wait(std::span<bp::IoCompletion> out, std::chrono::milliseconds timeout)
+    {
+        return grouped ? group.wait(out, timeout) : queues.front()->q->wait(out, timeout);
+    }
+    // What the last poll found, handed to fio from `next` on: fio takes
+    // one completion per getevents, and a poll finds several, so they wait
+    // here (their tags free again) rather than in the queues' rings. The
+    // group is polled again only once they are all out. Room for every
+    // queue's commands.
+    std::vector<bp::IoCompletion> comps;
+    std::size_t next = 0;
+    std::size_t found = 0;
 };
 
 namespace {
@@ -164,6 +195,44 @@ int prepare_trim(rblk_fio_queue* q, rblk_fio_queue::Slot& slot, std::uint64_t sl
     return 0;
 }
 
+// Whether a queue has commands held for its reconnect, or held ones that
+// failed to hand out.
+bool troubled(const rblk_fio_group* g)
+{
+    for (const auto& q : g->queues)
+        if (!q->failed.empty() || !q->held.empty())
+            return true;
+    return false;
+}
+
+bool holding(const rblk_fio_group* g)
+{
+    for (const auto& q : g->queues)
+        if (!q->held.empty())
+            return true;
+    return false;
+}
+
+// Nothing in flight, held or failed anywhere: a reap can wait for nothing.
+bool idle(const rblk_fio_group* g)
+{
+    for (const auto& q : g->queues)
+        if (q->q->in_flight() || !q->held.empty() || !q->failed.empty())
+            return false;
+    return true;
+}
+
+std::string why_idle(const rblk_fio_group* g)
+{
+    for (const auto& q : g->queues) {
+        if (q->state != rblk_fio_queue::State::Live)
+            return q->why;
+        if (q->q->failed())
+            return q->q->failure();
+    }
+    return "nothing in flight";
+}
+
 }  // namespace
 
 extern "C" {
@@ -184,7 +253,36 @@ int rblk_fio_probe(const char* spec, uint64_t* size, uint32_t* lba_size, char* e
     return -1;
 }
 
-struct rblk_fio_queue* rblk_fio_open(const char* spec, unsigned int depth, int event_mode, char* err,
+struct rblk_fio_group* rblk_fio_group_new(int event_mode, unsigned int nr_files, char* err, size_t errlen)
+{
+    try {
+        auto g = std::make_unique<rblk_fio_group>();
+        g->event_mode = event_mode != 0;
+        g->grouped = nr_files > 1;
+        return g.release();
+    } catch (const std::exception& e) {
+        set_err(err, errlen, e.what());
+    }
+    return nullptr;
+}
+
+void rblk_fio_group_free(struct rblk_fio_group* g)
+{
+    if (!g)
+        return;
+    for (auto& q : g->queues) {
+        try {
+            q->ctrl->shutdown();
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "rblk: shutdown: %s\n", e.what());
+        } catch (...) {
+        }
+    }
+    g->queues.clear();  // the controllers, before the group they left
+    delete g;
+}
+
+struct rblk_fio_queue* rblk_fio_open(struct rblk_fio_group* g, const char* spec, unsigned int depth, char* err,
                                      size_t errlen)
 {
     try {
@@ -192,41 +290,32 @@ struct rblk_fio_queue* rblk_fio_open(const char* spec, unsigned int depth, int e
         // One slot more than fio keeps in flight, within what
         // ConnectOptions accepts (16 entries at least).
         co.connect.queue_size = std::max<std::int64_t>(std::int64_t{depth} + 1, 16);
+        if (g->grouped)
+            co.group = &g->group;
         auto h = std::make_unique<rblk_fio_queue>();
         h->ctrl = std::make_unique<bp::Controller>(co);
         h->q = &h->ctrl->io_queue(0);
-        h->event_mode = event_mode != 0;
+        h->group = g;
         h->reconnect_delay = std::chrono::seconds(co.connect.reconnect_delay.value_or(RBLK_DEFAULT_RECONNECT_DELAY));
         const std::size_t n = std::max<std::size_t>(h->q->depth(), 1);
-        h->comps.resize(n);
+        const auto index = static_cast<std::uint64_t>(g->queues.size());
         h->slots.resize(n);
         h->free.resize(n);
         h->held.reserve(n);
         h->failed.reserve(n);
         for (std::size_t i = n; i-- > 0;) {
-            h->slots[i].req.user_data = i;
+            h->slots[i].req.user_data = index << 32 | i;
             h->free[h->nfree++] = static_cast<std::uint32_t>(i);
         }
-        return h.release();
+        g->comps.resize(g->comps.size() + n);
+        g->queues.push_back(std::move(h));
+        return g->queues.back().get();
     } catch (const std::exception& e) {
         set_err(err, errlen, e.what());
     } catch (...) {
         set_err(err, errlen, "unknown error");
     }
     return nullptr;
-}
-
-void rblk_fio_close(struct rblk_fio_queue* q)
-{
-    if (!q)
-        return;
-    try {
-        q->ctrl->shutdown();
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "rblk: shutdown: %s\n", e.what());
-    } catch (...) {
-    }
-    delete q;
 }
 
 uint32_t rblk_fio_lba_size(const struct rblk_fio_queue* q)
@@ -246,12 +335,15 @@ void rblk_fio_describe(const struct rblk_fio_queue* q, char* out, size_t len)
                   static_cast<unsigned long long>(s.doorbells), q->ctrl->reconnects());
 }
 
-void rblk_fio_commit(struct rblk_fio_queue* q) { q->q->flush(); }
+void rblk_fio_commit(struct rblk_fio_group* g) { g->flush(); }
 
-int rblk_fio_register(struct rblk_fio_queue* q, const void* p, size_t len)
+int rblk_fio_register(struct rblk_fio_group* g, const void* p, size_t len)
 {
     try {
-        return q->q->register_buffer(p, len);
+        for (auto& q : g->queues)
+            if (const int e = q->q->register_buffer(p, len))
+                return e;
+        return 0;
     } catch (const std::bad_alloc&) {
         return ENOMEM;
     } catch (...) {
@@ -305,13 +397,16 @@ int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offs
     if (!q->held.empty()) [[unlikely]] {  // a reconnect is due: after the ones before it
         --q->nfree;
         q->held.push_back(idx);
+        q->group->attention = true;
         return 0;
     }
     const bp::IoStatus st = q->q->submit(r);
     if (st.ok() || st.retryable()) [[likely]] {
         --q->nfree;
-        if (!st.ok())
+        if (!st.ok()) {
             q->held.push_back(idx);  // the queue is down: sent again after the reconnect
+            q->group->attention = true;
+        }
         return 0;
     }
     if (st.kind == bp::IoStatus::Kind::Busy)
@@ -323,11 +418,11 @@ int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offs
     return st.kind == bp::IoStatus::Kind::Invalid ? -EINVAL : -EIO;
 }
 
-int rblk_fio_reap(struct rblk_fio_queue* q, void** out, unsigned int min, unsigned int max,
+int rblk_fio_reap(struct rblk_fio_group* g, void** out, unsigned int min, unsigned int max,
                   rblk_fio_failed_fn failed, char* err, size_t errlen)
 {
     unsigned int got = 0;
-    const auto give = [&](std::uint32_t idx, int error) {
+    const auto give = [&](rblk_fio_queue* q, std::uint32_t idx, int error) {
         void* cookie = q->slots[idx].cookie;
         out[got++] = cookie;
         q->free[q->nfree++] = idx;
@@ -336,50 +431,62 @@ int rblk_fio_reap(struct rblk_fio_queue* q, void** out, unsigned int min, unsign
     };
     // What an earlier poll found first; the poll's promise (what was
     // submitted is posted) kept without one.
-    if (q->next < q->found)
-        q->q->flush();
+    if (g->next < g->found)
+        g->flush();
     bool polled = false;
     while (got < max) {
-        if (q->next < q->found) {
-            const bp::IoCompletion& c = q->comps[q->next++];
+        if (g->next < g->found) {
+            const bp::IoCompletion& c = g->comps[g->next++];
+            rblk_fio_queue* q = g->queues[c.user_data >> 32].get();
             const auto idx = static_cast<std::uint32_t>(c.user_data);
-            if (c.status.ok()) [[likely]]
-                give(idx, 0);
-            else if (c.status.retryable() && q->state == rblk_fio_queue::State::Live)
+            if (c.status.ok()) [[likely]] {
+                give(q, idx, 0);
+            } else if (c.status.retryable() && q->state == rblk_fio_queue::State::Live) {
                 q->held.push_back(idx);
-            else
-                give(idx, EIO);
+                g->attention = true;
+            } else {
+                give(q, idx, EIO);
+            }
             continue;
         }
-        if (!q->failed.empty() || !q->held.empty()) [[unlikely]] {
-            // The held commands that failed (fast_io_fail_tmo, ctrl_loss_tmo) first.
-            while (got < max && !q->failed.empty()) {
-                give(q->failed.back(), EIO);
-                q->failed.pop_back();
+        if (g->attention) [[unlikely]] {
+            // The held commands that failed (fast_io_fail_tmo, ctrl_loss_tmo)
+            // first; then a queue with held ones and nothing in flight
+            // reconnects and sends them again.
+            bool resent = false;
+            for (auto& qp : g->queues) {
+                rblk_fio_queue* q = qp.get();
+                while (got < max && !q->failed.empty()) {
+                    give(q, q->failed.back(), EIO);
+                    q->failed.pop_back();
+                }
+                if (got >= max)
+                    break;
+                if (!q->held.empty() && q->q->in_flight() == 0) {
+                    recover_and_resend(q);
+                    resent = true;
+                }
             }
+            g->attention = troubled(g);
             if (got >= max)
                 break;
-            if (!q->held.empty() && q->q->in_flight() == 0) {
-                recover_and_resend(q);
+            if (resent)
                 continue;
-            }
         }
         // Enough: fio asks for what is there with min 0, so one poll then.
         if (got >= min && (got > 0 || polled))
             break;
-        const std::span<bp::IoCompletion> span(q->comps.data(), q->comps.size());
-        const std::size_t n = q->event_mode && got < min && q->held.empty()
-                                  ? q->q->wait(span, std::chrono::milliseconds(1000))
-                                  : q->q->poll(span);
-        q->next = 0;
-        q->found = n;
+        const std::span<bp::IoCompletion> span(g->comps.data(), g->comps.size());
+        const std::size_t n = g->event_mode && got < min && !(g->attention && holding(g))
+                                  ? g->wait(span, std::chrono::milliseconds(1000))
+                                  : g->poll(span);
+        g->next = 0;
+        g->found = n;
         polled = true;
-        if (got < min && n == 0 && q->q->in_flight() == 0 && q->held.empty() && q->failed.empty()) {
+        if (got < min && n == 0 && idle(g)) {
             // Nothing left to wait for (fio asked too much).
             try {
-                set_err(err, errlen, q->state != rblk_fio_queue::State::Live ? q->why
-                                     : q->q->failed()                        ? q->q->failure()
-                                                                             : "nothing in flight");
+                set_err(err, errlen, why_idle(g));
             } catch (...) {
             }
             break;

@@ -2,9 +2,10 @@
  * The C face of librblk_bypass that the fio engine (rblk_fio.c) calls:
  * fio's headers are C, librblk_bypass is C++. No exception crosses it:
  * every function returns a status and, on failure, a one-line reason in
- * the caller's buffer. One rblk_fio_queue is one bypass controller with
- * one I/O queue, driven by one fio thread, which also runs its reconnects
- * (rblk_fio_core.cpp).
+ * the caller's buffer. One rblk_fio_group is a fio thread's: a poll group
+ * (one CQ per RDMA device) and the rblk_fio_queues of the thread's files,
+ * each one bypass controller with one I/O queue in that group. The thread
+ * drives them all and runs their reconnects (rblk_fio_core.cpp).
  */
 #ifndef RBLK_FIO_CORE_H
 #define RBLK_FIO_CORE_H
@@ -16,6 +17,7 @@
 extern "C" {
 #endif
 
+struct rblk_fio_group;
 struct rblk_fio_queue;
 
 /* Called by rblk_fio_reap() for each command that failed, before it returns it. */
@@ -31,16 +33,25 @@ enum rblk_fio_op { RBLK_FIO_READ, RBLK_FIO_WRITE, RBLK_FIO_FLUSH, RBLK_FIO_TRIM 
  */
 int rblk_fio_probe(const char *spec, uint64_t *size, uint32_t *lba_size, char *err, size_t errlen);
 
-/* Connects a controller with one I/O queue of `depth` commands; NULL with `err` set. */
-struct rblk_fio_queue *rblk_fio_open(const char *spec, unsigned int depth, int event_mode,
+/*
+ * A thread's group for `nr_files` controllers (more than one: their queues
+ * share a poll group): its reaps busy-poll, or with `event_mode` sleep on
+ * the completion channels while they wait. NULL with `err` set.
+ */
+struct rblk_fio_group *rblk_fio_group_new(int event_mode, unsigned int nr_files, char *err,
+					  size_t errlen);
+/* Shuts down and disconnects every controller opened in `g`, then frees it. */
+void rblk_fio_group_free(struct rblk_fio_group *g);
+
+/* Connects a controller with one I/O queue of `depth` commands in `g`; NULL with `err` set. */
+struct rblk_fio_queue *rblk_fio_open(struct rblk_fio_group *g, const char *spec, unsigned int depth,
 				     char *err, size_t errlen);
-void rblk_fio_close(struct rblk_fio_queue *q);
 
 uint32_t rblk_fio_lba_size(const struct rblk_fio_queue *q);
 /* How the queue's commands carried their data, one line (rblk_stats=1). */
 void rblk_fio_describe(const struct rblk_fio_queue *q, char *out, size_t len);
-/* Registers [p, p + len) once (the controller's memory map): 0 or an errno. */
-int rblk_fio_register(struct rblk_fio_queue *q, const void *p, size_t len);
+/* Registers [p, p + len) once with every controller of `g` (their memory maps): 0 or an errno. */
+int rblk_fio_register(struct rblk_fio_group *g, const void *p, size_t len);
 
 /*
  * 0: submitted, posted at the next commit or reap (or held for the
@@ -52,19 +63,19 @@ int rblk_fio_register(struct rblk_fio_queue *q, const void *p, size_t len);
 int rblk_fio_submit(struct rblk_fio_queue *q, enum rblk_fio_op op, uint64_t offset, void *buf,
 		    size_t len, void *cookie, char *err, size_t errlen);
 
-/* Posts the commands submitted since the last commit (one doorbell). */
-void rblk_fio_commit(struct rblk_fio_queue *q);
+/* Posts the commands submitted since the last commit (one doorbell a queue). */
+void rblk_fio_commit(struct rblk_fio_group *g);
 
 /*
- * Reaps at least `min` and at most `max` finished commands, their cookies
- * into `out` (busy polling, or sleeping on the completion channel in event
- * mode), and tells `failed` of each one that failed; more than `min` only
- * when they were there at once. When the queue failed, reconnects first and
- * sends the held commands again (or fails them, past fast_io_fail_tmo or
- * ctrl_loss_tmo). Returns their count, fewer than `min` only when nothing
- * is left in flight (then `err` says why).
+ * Reaps at least `min` and at most `max` finished commands of the group's
+ * queues, their cookies into `out` (busy polling, or sleeping on the
+ * completion channels in event mode), and tells `failed` of each one that
+ * failed; more than `min` only when they were there at once. When a queue
+ * failed, reconnects it first and sends its held commands again (or fails
+ * them, past fast_io_fail_tmo or ctrl_loss_tmo). Returns their count, fewer
+ * than `min` only when nothing is left in flight (then `err` says why).
  */
-int rblk_fio_reap(struct rblk_fio_queue *q, void **out, unsigned int min, unsigned int max,
+int rblk_fio_reap(struct rblk_fio_group *g, void **out, unsigned int min, unsigned int max,
 		  rblk_fio_failed_fn failed, char *err, size_t errlen);
 
 #ifdef __cplusplus
