@@ -76,7 +76,6 @@ ibv_cq* PollGroup::join(Queue* q, ibv_context* verbs, int cqe, std::uint32_t& ke
     ++nr_members_;
     pfds_valid_ = false;
     key = std::uint32_t{free->gen} << 16 | static_cast<std::uint32_t>(free - slots_.begin() + 1);
-    q->sink_ = &sink_;
     return d->cq.get();
 }
 
@@ -118,7 +117,15 @@ void PollGroup::reap(Device& d)
                 continue;
             }
             Queue* q = slots_[slot].q;
-            q->handle_wc(wcs[i]);
+            if (sink_.end) {
+                // The poll's array, lent for this completion.
+                q->sink_ = sink_;
+                q->handle_wc(wcs[i]);
+                sink_.next = q->sink_.next;
+                q->sink_ = {};
+            } else {
+                q->handle_wc(wcs[i]);
+            }
             if (q->recv_head_ && !q->listed_repost_)
                 to_repost(q);
         }
@@ -127,6 +134,12 @@ void PollGroup::reap(Device& d)
         if (got < kPollBatch || (sink_.end && sink_.next == sink_.end))
             return;
     }
+}
+
+[[gnu::noinline]] void PollGroup::to_hand_out(Queue* q)
+{
+    q->listed_ready_ = true;
+    to_hand_out_.push_back(q);
 }
 
 void PollGroup::forget(Queue* q)

@@ -36,16 +36,6 @@ std::string qname(std::uint16_t qid) { return "qid " + std::to_string(qid) + ": 
 
 }  // namespace
 
-int next_sleep(CommandTable::Clock::time_point& deadline, std::chrono::milliseconds timeout)
-{
-    const auto now = CommandTable::Clock::now();
-    if (deadline == CommandTable::Clock::time_point{})
-        deadline = now + timeout;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
-    if (left.count() <= 0)
-        return -1;
-    return static_cast<int>(std::min<std::int64_t>(left.count(), 200));
-}
 
 Queue::Queue(const QueueConfig& cfg, const sockaddr* dst, const sockaddr* src)
     : cfg_(cfg),
@@ -378,10 +368,10 @@ void Queue::finish(std::uint16_t tag)
     if (slots_[tag].ready)
         return;
     ++finished_;
-    if (sink_->next != sink_->end) {
+    if (sink_.next != sink_.end) {
         // Straight into poll()'s array: nothing older waits in the ring
         // (poll() hands that out first), and no round trip through it.
-        deliver(tag, *sink_->next++);
+        deliver(tag, *sink_.next++);
         return;
     }
     slots_[tag].ready = true;
@@ -503,6 +493,22 @@ std::size_t Queue::hand_out(std::span<QueueCompletion> out)
     return n;
 }
 
+// Inlined in reap(), which calls it once per poll.
+[[gnu::always_inline]] inline void Queue::repost_inline()
+{
+    // Before the caller has a tag back (released as its command ends, but
+    // reused only once poll() returns): a new command's response must
+    // find its receive posted.
+    if (down()) {
+        recv_head_ = recv_tail_ = nullptr;  // a failed QP takes no more
+    } else if (recv_head_) {  // not a call per empty poll
+        if (const int err = post_recvs())
+            fail(errno_message("re-posting the receives", err));
+    }
+}
+
+void Queue::repost() { repost_inline(); }
+
 void Queue::reap(std::size_t enough)
 {
     if (group_) {
@@ -525,38 +531,28 @@ void Queue::reap(std::size_t enough)
         if (finished_ >= enough || got < static_cast<int>(kPollBatch))
             break;
     }
-    repost();
+    repost_inline();
     if (got < 0)
         fail("polling the completion queue failed");
 }
 
-void Queue::repost()
-{
-    // Before the caller has a tag back (released as its command ends, but
-    // reused only once poll() returns): a new command's response must
-    // find its receive posted.
-    if (down()) {
-        recv_head_ = recv_tail_ = nullptr;  // a failed QP takes no more
-    } else if (recv_head_) {  // not a call per empty poll
-        if (const int err = post_recvs())
-            fail(errno_message("re-posting the receives", err));
-    }
-}
 
 std::size_t Queue::poll_cq(std::span<QueueCompletion> out)
 {
     // What an earlier reap could not hand out goes first: less than `out`
     // holds (poll() took a ring that fills it alone), so the CQ follows.
     std::size_t n = ready_count_ ? hand_out(out) : 0;
-    if (n < out.size() && group_) {
-        // The group's reap leaves this queue's completions in its ring.
-        reap(0);
-        n += hand_out(out.subspan(n));
-    } else if (n < out.size()) {
-        own_sink_ = {out.data() + n, out.data() + out.size()};
-        reap(out.size() - n);
-        n = static_cast<std::size_t>(own_sink_.next - out.data());
-        own_sink_ = {};
+    if (n < out.size()) {
+        if (group_) [[unlikely]] {
+            // The group's reap leaves this queue's completions in its ring.
+            reap(0);
+            n += hand_out(out.subspan(n));
+        } else {
+            sink_ = {out.data() + n, out.data() + out.size()};
+            reap(out.size() - n);
+            n = static_cast<std::size_t>(sink_.next - out.data());
+            sink_ = {};
+        }
     } else {
         flush();
     }

@@ -162,7 +162,8 @@ private:
     bool pfds_valid_ = false;
 };
 
-// Inline: once per command (to_post) or per reap.
+// Inline: once per command (to_post) or per reap. to_hand_out() is not,
+// off Queue::finish()'s fast path (its registers).
 inline void PollGroup::to_post(Queue* q)
 {
     q->listed_post_ = true;
@@ -173,12 +174,6 @@ inline void PollGroup::to_repost(Queue* q)
 {
     q->listed_repost_ = true;
     to_repost_.push_back(q);
-}
-
-inline void PollGroup::to_hand_out(Queue* q)
-{
-    q->listed_ready_ = true;
-    to_hand_out_.push_back(q);
 }
 
 }  // namespace rblk::bypass

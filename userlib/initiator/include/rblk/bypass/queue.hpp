@@ -85,12 +85,21 @@ struct QueueCompletion {
 // then the milliseconds to sleep, at most 200 (a sleeper wakes for the
 // command deadlines' scan), or -1 once the deadline has passed. The
 // coarse clock, as the deadlines': a sleep's bound needs no better.
-int next_sleep(CommandTable::Clock::time_point& deadline, std::chrono::milliseconds timeout);
+inline int next_sleep(CommandTable::Clock::time_point& deadline, std::chrono::milliseconds timeout)
+{
+    const auto now = CommandTable::Clock::now();
+    if (deadline == CommandTable::Clock::time_point{})
+        deadline = now + timeout;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+    if (left.count() <= 0)
+        return -1;
+    return static_cast<int>(std::min<std::int64_t>(left.count(), 200));
+}
 
 // While a poll reaps: where the next finished command goes in its array,
 // and the array's end ({null, null} otherwise: finished commands then wait
-// in their queue's ready ring). A queue's own, or its poll group's, which
-// every member fills.
+// in their queue's ready ring). A queue's own; a poll group lends its own
+// to the member whose completion it hands over.
 struct CompletionSink {
     QueueCompletion* next = nullptr;
     QueueCompletion* end = nullptr;
@@ -216,6 +225,7 @@ private:
     void reap(std::size_t enough);
     // The receives a reap consumed back to the QP (none for a failed queue).
     void repost();
+    void repost_inline();
     // Tag `tag`'s command has ended: into poll()'s array while it has room
     // (sink_), else into the ready ring, for the next poll().
     void finish(std::uint16_t tag);
@@ -300,12 +310,11 @@ private:
     std::vector<std::uint16_t> ready_;
     std::size_t ready_head_ = 0;
     std::size_t ready_count_ = 0;
-    // Where finish() puts a command (CompletionSink): own_sink_ while
-    // poll() reaps, empty otherwise (submit()'s reap of a full send window
-    // and fail() from the deadline scan use the ring); a poll group's
-    // member points at its group's.
-    CompletionSink own_sink_;
-    CompletionSink* sink_ = &own_sink_;
+    // Where finish() puts a command (CompletionSink): poll()'s array while
+    // it reaps (or the group's, while the group hands the queue a
+    // completion), empty otherwise (submit()'s reap of a full send window
+    // and fail() from the deadline scan use the ring).
+    CompletionSink sink_;
     std::size_t finished_ = 0;  // commands finished in this reap
     unsigned unacked_events_ = 0;
     // The CQ is armed and its event not yet taken: a completion since the
