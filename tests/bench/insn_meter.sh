@@ -22,7 +22,10 @@
 # (user=1), fio's exec_prerun saves the job's memory map for each run
 # (raw/maps.N, the run of mark N), and the report attributes the blocks
 # in librblk_fio.so (the library and the engine's glue) and in the verbs
-# libraries by the objects' own symbol tables.
+# libraries by the objects' own symbol tables. The side `bypass8` is the
+# same job over 8 files: 8 controllers of the target (the filename's
+# ctrl_loss_tmo tells them apart for fio), whose queues share the thread's
+# poll group; per I/O it should cost what one controller does.
 #
 # The side `ublk` is the same library serving /dev/ublkbN: `rblkctl
 # connect --path bypass` (the kernel sides' queues), fio's io_uring on the
@@ -46,7 +49,7 @@
 #   --mode M       interrupt, polled or both (default both)
 #   --ios A,B      I/O counts of the two runs (default 1000,4000)
 #   --repeats N    A/B pairs per job and side (default 2)
-#   --sides A,B    rblk, nvme-rdma, bypass, ublk (default rblk,nvme-rdma)
+#   --sides A,B    rblk, nvme-rdma, bypass, bypass8, ublk (default rblk,nvme-rdma)
 # The results come back to <build-dir>/vm-out/bench.insn_meter/meter/ (or
 # --out DIR): meter.md, meter.json (tests/bench/meter_report.py), and raw/
 # (the plugin's delta.N files, labels, kallsyms.MODE). A measurement to
@@ -123,8 +126,8 @@ parse_opts() {
 	[ "${#sides[@]}" -gt 0 ] || usage_error "--sides names no side"
 	for s in "${sides[@]}"; do
 		case $s in
-		rblk | nvme-rdma | bypass | ublk) ;;
-		*) usage_error "--sides: no side '$s' (sides: rblk,nvme-rdma,bypass,ublk)" ;;
+		rblk | nvme-rdma | bypass | bypass8 | ublk) ;;
+		*) usage_error "--sides: no side '$s' (sides: rblk,nvme-rdma,bypass,bypass8,ublk)" ;;
 		esac
 	done
 }
@@ -151,7 +154,7 @@ if [ -z "${RBLK_SRC_DIR:-}" ]; then
 	rm -rf -- "$deltas"
 	mkdir -p "$deltas"
 	plugin_args="$plugin,out=$deltas"
-	[[ " ${sides[*]} " != *" bypass "* && " ${sides[*]} " != *" ublk "* ]] || plugin_args+=",user=1"
+	[[ " ${sides[*]} " != *" bypass"* && " ${sides[*]} " != *" ublk "* ]] || plugin_args+=",user=1"
 	rc=0
 	RBLK_VM_PLUGIN="$plugin_args" "$here/../vm/run-in-vm.sh" --build-dir "$build" "${vm[@]}" \
 		--timeout "$timeout" --name "$name" "$0" "${args[@]}" || rc=$?
@@ -174,7 +177,7 @@ vm_require "$RBLKCTL"
 MARK=$RBLK_BUILD_DIR/tests/bench/meter/rblk_meter_mark
 vm_require "$MARK"
 ENGINE=$RBLK_BUILD_DIR/userlib/initiator/fio/librblk_fio.so
-[[ " ${sides[*]} " != *" bypass "* ]] || vm_require "$ENGINE"
+[[ " ${sides[*]} " != *" bypass"* ]] || vm_require "$ENGINE"
 [ -n "${RBLK_VM_PLUGIN:-}" ] || vm_fail "no plugin: start this script on the host (it loads insn_meter.so)"
 raw=$RBLK_VM_OUT/meter/raw
 mkdir -p "$raw"
@@ -229,6 +232,10 @@ connect() {
 	fi
 	# fio's engine connects its own controller in each run.
 	dev_of[bypass]="trtype=rdma adrfam=IPv4 traddr=10.99.0.1 trsvcid=4420 subnqn=${nqn//:/\\:} ns=1"
+	dev_of[bypass8]=""
+	for i in 1 2 3 4 5 6 7 8; do
+		dev_of[bypass8]+="${dev_of[bypass8]:+:}${dev_of[bypass]} ctrl_loss_tmo=$((600 + i))"
+	done
 	if has_side nvme-rdma; then
 		dev_of[nvme-rdma]=$(vm_nvme_ref_connect "$nqn" 10.99.0.1 4420 --nr-io-queues="$nq" \
 			--queue-size="$qsize" "${ref_poll[@]}")
@@ -252,7 +259,7 @@ disconnect() {
 fio_run() {
 	local mode=$1 job=$2 side=$3 ios=$4 args eng=(--ioengine=io_uring --direct=1)
 	read -ra args <<< "${job_fio[$job]}"
-	if [ "$side" = bypass ]; then
+	if [ "$side" = bypass ] || [ "$side" = bypass8 ]; then
 		eng=(--ioengine=external:"$ENGINE" --thread=1 --rblk_event=1
 			--exec_prerun="dd if=/proc/\$PPID/maps of=$raw/maps.$n_marks status=none")
 	elif [ "$side" = ublk ]; then
@@ -276,7 +283,7 @@ for mode in "${modes[@]}"; do
 	cp /proc/kallsyms "$raw/kallsyms.$mode"
 	for job in "${jobs[@]}"; do
 		for side in "${sides[@]}"; do
-			if [[ $side == bypass || $side == ublk ]] && [ "$mode" != interrupt ]; then
+			if [[ $side == bypass* || $side == ublk ]] && [ "$mode" != interrupt ]; then
 				vm_log "$mode: $job: $side is counted sleeping, in interrupt mode only"
 				continue
 			fi

@@ -36,13 +36,17 @@ DRIVERS = {
     # The kernel-bypass initiator: its library and fio engine's glue,
     # one shared object in fio's process.
     "bypass": ("user:librblk_fio.so",),
+    # The same with 8 controllers (8 files of the job) on one poll group.
+    "bypass8": ("user:librblk_fio.so",),
     # The same library serving /dev/ublkbN: the server's own code, rblkctl
     # (which links it) and liburing, in the server's process ("*": any
     # version of the object).
     "ublk": ("user:rblkctl", "user:liburing.so*"),
 }
-# The figures set against nvme-rdma's, in the tables' ratio columns.
-RATIOS = (("rblk", "nvme-rdma"), ("bypass", "nvme-rdma"), ("ublk", "nvme-rdma"))
+# The figures set against nvme-rdma's, in the tables' ratio columns, and
+# 8 controllers' against one's.
+RATIOS = (("rblk", "nvme-rdma"), ("bypass", "nvme-rdma"), ("bypass8", "nvme-rdma"), ("ublk", "nvme-rdma"),
+          ("bypass8", "bypass"))
 
 
 def in_driver(side, mod):
@@ -57,6 +61,7 @@ POLL_LOOP = {
     "rblk": ("rblk_poll", "rblk_rdma_poll"),
     "nvme-rdma": ("nvme_rdma_poll",),
     "bypass": (),  # counted sleeping only (insn_meter.sh)
+    "bypass8": (),
     "ublk": (),
 }
 
@@ -232,10 +237,10 @@ class UserMap:
 
 def category(side, name, mod):
     """The row of the host-side table that a symbol belongs to."""
+    if in_driver(side, mod):
+        return "the driver"
     for s in DRIVERS:
         if in_driver(s, mod):
-            if s == side:
-                return "the driver"
             # Another side's user-space object in this side's process
             # (liburing) is this side's application code.
             if not mod.startswith("user:"):
@@ -368,8 +373,11 @@ def spread(xs):
     return (max(xs) - min(xs)) / m if m and len(xs) > 1 else 0.0
 
 
-def ratio_key(a, key):
-    """The row's key of side a's ratio to nvme-rdma: rblk's keep the plain name."""
+def ratio_key(a, key, b="nvme-rdma"):
+    """The row's key of side a's ratio to side b: rblk's to nvme-rdma keep
+    the plain name, the others' to nvme-rdma the side's name first."""
+    if b != "nvme-rdma":
+        return f"{a}_per_{b}_{key}"
     return key if a == "rblk" else f"{a}_{key}"
 
 
@@ -384,8 +392,8 @@ def side_table(rows, sides, head, ratio, cell):
     out = [hdr + " |", "|" + "---|" * (2 + len(sides) + len(pairs))]
     for row in rows:
         cells = [cell(row[s]) if s in row else "-" for s in sides]
-        for a, _ in pairs:
-            k = ratio_key(a, ratio)
+        for a, b in pairs:
+            k = ratio_key(a, ratio, b)
             cells.append(f"{row[k]:.2f}x" if k in row else "-")
         out.append(f"| {row['mode']} | {row['job']} | " + " | ".join(cells) + " |")
     return out
@@ -417,14 +425,14 @@ def report(d):
                           "driver_spread": spread([r["driver"] for r in rs]),
                           "host_side": mean([r["host_side"] for r in rs]),
                           "repeats": len(rs)}
-            ref = row.get("nvme-rdma")
-            for a, _ in RATIOS:
+            for a, b in RATIOS:
+                ref = row.get(b)
                 if a not in row or not ref or not ref["driver"]:
                     continue
-                row[ratio_key(a, "driver_ratio")] = row[a]["driver"] / ref["driver"]
+                row[ratio_key(a, "driver_ratio", b)] = row[a]["driver"] / ref["driver"]
                 if ref["driver_wo_poll"]:
-                    row[ratio_key(a, "driver_wo_poll_ratio")] = row[a]["driver_wo_poll"] / ref["driver_wo_poll"]
-                row[ratio_key(a, "host_side_ratio")] = row[a]["host_side"] / ref["host_side"]
+                    row[ratio_key(a, "driver_wo_poll_ratio", b)] = row[a]["driver_wo_poll"] / ref["driver_wo_poll"]
+                row[ratio_key(a, "host_side_ratio", b)] = row[a]["host_side"] / ref["host_side"]
             table.append(row)
 
     lines = [f"# Instructions per I/O: rblk.ko and nvme-rdma ({meta['kernel']})", "",
@@ -436,6 +444,7 @@ def report(d):
              "rblk.ko: module `rblk`. nvme-rdma: `nvme_rdma` + `nvme_core` + `nvme_fabrics`. "
              "bypass: the kernel-bypass initiator's library with fio's engine glue "
              "(`librblk_fio.so`, user space), sleeping on its completion channel. "
+             "bypass8: the same job over 8 files, 8 controllers whose queues share one poll group. "
              "ublk: the same library serving `/dev/ublkbN` (`rblkctl connect --path bypass`): "
              "the server's user space, `rblkctl` and `liburing`; fio's io_uring on the disk.", ""]
     lines += side_table(table, sides, "{} (spread)", "driver_ratio",

@@ -37,7 +37,7 @@ def check(d, sides):
     for r in data["runs"]:
         if not r["driver_symbols"]:
             errors.append(f"{r['mode']} {r['job']} {r['side']} repeat {r['repeat']}: no driver symbol")
-        if r["side"] in ("bypass", "ublk"):
+        if r["side"] in ("bypass", "bypass8", "ublk"):
             # The library's own names, and what it instantiates (std::...).
             if not any(name.startswith(("rblk_", "rblk::")) for name, _ in r["driver_symbols"]):
                 errors.append(f"{r['side']}: no symbol of the library among {r['driver_symbols'][:5]}")

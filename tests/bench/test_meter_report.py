@@ -184,17 +184,20 @@ class MeterReportBypass(unittest.TestCase):
             "/usr/bin/fio": FakeElf([(0, "td_io_queue")]),
         })
 
-        def run(ios, base, shift):
+        def run(ios, base, shift, k=1):
             # The library moves between runs (ASLR): each run's own map.
+            # k: the library's cost per I/O, scaled (the bypass8 side's).
             lib = 0x7f0000001000 + shift
-            return {lib: 40 * ios + base, lib + 0x10: 20 * ios, lib + 0x400: 30 * ios,
+            return {lib: round(40 * k * ios) + base, lib + 0x10: round(20 * k * ios), lib + 0x400: round(30 * k * ios),
                     0x7f0000100000 + shift: 15 * ios, 0x7f0000200010 + shift: 5 * ios,
                     0x555555554100: 200 * ios + base, 0x1234000: 3 * base,
                     0xffffffffc0006000: ios, 0xffffffffc0003010: 7 * ios, 0xffffffffc0001000: 9}
 
         marks = [("start", {0x1234000: 5}, 0, None),
                  ("interrupt 4k-randread-qd1 bypass 100 1", run(100, 1000, 0), 100, 0),
-                 ("interrupt 4k-randread-qd1 bypass 300 1", run(300, 1000, 0x40000000), 300, 0x40000000)]
+                 ("interrupt 4k-randread-qd1 bypass 300 1", run(300, 1000, 0x40000000), 300, 0x40000000),
+                 ("interrupt 4k-randread-qd1 bypass8 100 1", run(100, 1000, 0x1000000, 1.1), 100, 0x1000000),
+                 ("interrupt 4k-randread-qd1 bypass8 300 1", run(300, 1000, 0x2000000, 1.1), 300, 0x2000000)]
         with open(os.path.join(raw, "labels"), "w") as f:
             for i, (label, counts, ios, shift) in enumerate(marks):
                 f.write(f"{i} {label}\n")
@@ -211,8 +214,7 @@ class MeterReportBypass(unittest.TestCase):
 
     def test_library_symbols_and_rows(self):
         _, runs = meter_report.summarize(self.d)
-        (r,) = runs
-        self.assertEqual(r["side"], "bypass")
+        (r,) = [r for r in runs if r["side"] == "bypass"]
         self.assertEqual(r["driver_symbols"], [["rblk_fio_submit", 60.0], ["rblk::bypass::Queue::submit", 30.0]])
         self.assertAlmostEqual(r["driver"], 90)
         self.assertEqual(r["driver_calls"]["rblk_fio_submit"], 1.0)
@@ -226,7 +228,7 @@ class MeterReportBypass(unittest.TestCase):
 
     def test_table_sets_bypass_against_nvme_rdma(self):
         md = meter_report.report(self.d)
-        self.assertIn("| interrupt | 4k-randread-qd1 | 90 (0.0%) |", md)
+        self.assertIn("| interrupt | 4k-randread-qd1 | 90 (0.0%) | 99 (0.0%) | 1.10x |", md)
         self.assertIn("`ib_uverbs_post_send` 1.00", md)
 
     def test_an_address_outside_the_map_is_another_process(self):
@@ -239,6 +241,16 @@ class MeterReportBypass(unittest.TestCase):
         self.assertEqual(um.lookup(0x7f0000400010), ("[vdso]", "user:[vdso]", False))
         self.assertEqual(meter_report.category("bypass", "[vdso]", "user:[vdso]"),
                          "vDSO clock reads (user space)")
+
+
+    def test_eight_controllers_library_is_their_driver(self):
+        # The same object as the bypass side's: the side's own driver,
+        # not another side's object in its process.
+        self.assertEqual(meter_report.category("bypass8", "rblk_fio_submit", "user:librblk_fio.so"),
+                         "the driver")
+        _, runs = meter_report.summarize(self.d)
+        (r,) = [r for r in runs if r["side"] == "bypass8"]
+        self.assertAlmostEqual(r["driver"], 99)
 
 
 class MeterReportUblk(unittest.TestCase):
