@@ -8,6 +8,8 @@
 # Then one of 4 subsystems leaves the port under writes and comes back:
 # its controller alone reconnects (its queue leaves the group and a new
 # one joins while the others' I/O carries on), and the verify passes.
+# It checks the userspace initiator (the kernel's side is every datapath
+# case's): newest kernel only, for the suite's time.
 # vm-kernels: newest
 # vm-timeout: 600
 . "$RBLK_SRC_DIR/tests/vm/lib.sh"

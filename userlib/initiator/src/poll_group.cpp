@@ -70,6 +70,7 @@ ibv_cq* PollGroup::join(Queue* q, ibv_context* verbs, int cqe, std::uint32_t& ke
     to_post_.reserve(nr_members_ + 1);
     to_repost_.reserve(nr_members_ + 1);
     to_hand_out_.reserve(nr_members_ + 1);
+    q->sink_ = &sink_;
     free->q = q;
     free->dev = d;
     d->used += cqe;
@@ -102,6 +103,9 @@ void PollGroup::leave(std::uint32_t key, int cqe) noexcept
 void PollGroup::reap(Device& d)
 {
     ibv_wc wcs[kPollBatch];
+    // No member comes or goes while the completions are handed over.
+    Member* const slots = slots_.data();
+    const std::size_t nslots = slots_.size();
     for (;;) {
         const int got = ibv_poll_cq(d.cq.get(), kPollBatch, wcs);
         ++cq_polls_;
@@ -112,20 +116,12 @@ void PollGroup::reap(Device& d)
         for (int i = 0; i < got; ++i) {
             const auto key = static_cast<std::uint32_t>(wcs[i].wr_id >> 32);
             const std::size_t slot = (key & kSlotMask) - 1;
-            if (slot >= slots_.size() || !slots_[slot].q || slots_[slot].gen != key >> 16) [[unlikely]] {
+            if (slot >= nslots || !slots[slot].q || slots[slot].gen != key >> 16) [[unlikely]] {
                 ++strays_;
                 continue;
             }
-            Queue* q = slots_[slot].q;
-            if (sink_.end) {
-                // The poll's array, lent for this completion.
-                q->sink_ = sink_;
-                q->handle_wc(wcs[i]);
-                sink_.next = q->sink_.next;
-                q->sink_ = {};
-            } else {
-                q->handle_wc(wcs[i]);
-            }
+            Queue* q = slots[slot].q;
+            q->handle_wc(wcs[i]);
             if (q->recv_head_ && !q->listed_repost_)
                 to_repost(q);
         }
@@ -260,12 +256,24 @@ std::size_t PollGroup::wait(std::span<QueueCompletion> out, std::chrono::millise
         const int r = ::poll(pfds_.data(), pfds_.size(), ms);
         if (r <= 0)
             continue;
-        for (std::size_t i = 0; i < devices_.size(); ++i)
+        // r descriptors have something: the CM channels are looked at
+        // only when the devices' do not account for all of them (a
+        // completion wakes us, a hang-up seldom does).
+        int others = r;
+        for (std::size_t i = 0; i < devices_.size(); ++i) {
+            if (!pfds_[i].revents)
+                continue;
+            --others;
             if (pfds_[i].revents & POLLIN)
                 take_events(*devices_[i]);
-        for (std::size_t i = 0; i < pfd_queues_.size(); ++i)
-            if (pfds_[devices_.size() + i].revents & POLLIN)
-                pfd_queues_[i]->check_cm();
+        }
+        for (std::size_t i = 0; others > 0 && i < pfd_queues_.size(); ++i) {
+            if (pfds_[devices_.size() + i].revents) {
+                --others;
+                if (pfds_[devices_.size() + i].revents & POLLIN)
+                    pfd_queues_[i]->check_cm();
+            }
+        }
     }
 }
 
@@ -300,20 +308,18 @@ bool PollGroup::arm(Device& d)
 
 void PollGroup::take_events(Device& d)
 {
-    bool took = false;
+    // One event: an armed CQ raises one; a second one still there keeps
+    // the channel readable for the next sleep (not a read that fails now).
     ibv_cq* cq = nullptr;
     void* ctx = nullptr;
-    while (ibv_get_cq_event(d.comp.get(), &cq, &ctx) == 0) {
-        took = true;
-        if (++d.unacked >= 64) {
-            ibv_ack_cq_events(d.cq.get(), d.unacked);
-            d.unacked = 0;
-        }
+    if (ibv_get_cq_event(d.comp.get(), &cq, &ctx) != 0)
+        return;
+    if (++d.unacked >= 64) {
+        ibv_ack_cq_events(d.cq.get(), d.unacked);
+        d.unacked = 0;
     }
-    if (took) {
-        d.armed = false;  // an armed CQ raises one event, then needs arming again
-        (void)arm(d);     // before the poll that finds what raised it, as a queue's wait
-    }
+    d.armed = false;  // an armed CQ raises one event, then needs arming again
+    (void)arm(d);     // before the poll that finds what raised it, as a queue's wait
 }
 
 void PollGroup::fail_device(Device& d, const char* why)

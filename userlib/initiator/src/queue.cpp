@@ -368,10 +368,10 @@ void Queue::finish(std::uint16_t tag)
     if (slots_[tag].ready)
         return;
     ++finished_;
-    if (sink_.next != sink_.end) {
+    if (sink_->next != sink_->end) {
         // Straight into poll()'s array: nothing older waits in the ring
         // (poll() hands that out first), and no round trip through it.
-        deliver(tag, *sink_.next++);
+        deliver(tag, *sink_->next++);
         return;
     }
     slots_[tag].ready = true;
@@ -493,21 +493,10 @@ std::size_t Queue::hand_out(std::span<QueueCompletion> out)
     return n;
 }
 
-// Inlined in reap(), which calls it once per poll.
-[[gnu::always_inline]] inline void Queue::repost_inline()
+[[gnu::cold, gnu::noinline]] void Queue::repost_failed(int err)
 {
-    // Before the caller has a tag back (released as its command ends, but
-    // reused only once poll() returns): a new command's response must
-    // find its receive posted.
-    if (down()) {
-        recv_head_ = recv_tail_ = nullptr;  // a failed QP takes no more
-    } else if (recv_head_) {  // not a call per empty poll
-        if (const int err = post_recvs())
-            fail(errno_message("re-posting the receives", err));
-    }
+    fail(errno_message("re-posting the receives", err));
 }
-
-void Queue::repost() { repost_inline(); }
 
 void Queue::reap(std::size_t enough)
 {
@@ -531,7 +520,7 @@ void Queue::reap(std::size_t enough)
         if (finished_ >= enough || got < static_cast<int>(kPollBatch))
             break;
     }
-    repost_inline();
+    repost();
     if (got < 0)
         fail("polling the completion queue failed");
 }
@@ -548,10 +537,10 @@ std::size_t Queue::poll_cq(std::span<QueueCompletion> out)
             reap(0);
             n += hand_out(out.subspan(n));
         } else {
-            sink_ = {out.data() + n, out.data() + out.size()};
+            own_sink_ = {out.data() + n, out.data() + out.size()};
             reap(out.size() - n);
-            n = static_cast<std::size_t>(sink_.next - out.data());
-            sink_ = {};
+            n = static_cast<std::size_t>(own_sink_.next - out.data());
+            own_sink_ = {};
         }
     } else {
         flush();

@@ -98,8 +98,8 @@ inline int next_sleep(CommandTable::Clock::time_point& deadline, std::chrono::mi
 
 // While a poll reaps: where the next finished command goes in its array,
 // and the array's end ({null, null} otherwise: finished commands then wait
-// in their queue's ready ring). A queue's own; a poll group lends its own
-// to the member whose completion it hands over.
+// in their queue's ready ring). A queue's own, or its poll group's, which
+// every member fills.
 struct CompletionSink {
     QueueCompletion* next = nullptr;
     QueueCompletion* end = nullptr;
@@ -224,8 +224,20 @@ private:
     // group has its group reap every member.
     void reap(std::size_t enough);
     // The receives a reap consumed back to the QP (none for a failed queue).
-    void repost();
-    void repost_inline();
+    // Inline: once per reap, the queue's and its group's.
+    void repost()
+    {
+        // Before the caller has a tag back (released as its command ends,
+        // but reused only once poll() returns): a new command's response
+        // must find its receive posted.
+        if (down()) {
+            recv_head_ = recv_tail_ = nullptr;  // a failed QP takes no more
+        } else if (recv_head_) {  // not a call per empty poll
+            if (const int err = post_recvs())
+                repost_failed(err);
+        }
+    }
+    void repost_failed(int err);
     // Tag `tag`'s command has ended: into poll()'s array while it has room
     // (sink_), else into the ready ring, for the next poll().
     void finish(std::uint16_t tag);
@@ -311,10 +323,11 @@ private:
     std::size_t ready_head_ = 0;
     std::size_t ready_count_ = 0;
     // Where finish() puts a command (CompletionSink): poll()'s array while
-    // it reaps (or the group's, while the group hands the queue a
-    // completion), empty otherwise (submit()'s reap of a full send window
-    // and fail() from the deadline scan use the ring).
-    CompletionSink sink_;
+    // it reaps, empty otherwise (submit()'s reap of a full send window and
+    // fail() from the deadline scan use the ring); sink_ points at it, or
+    // at the poll group's, which the group's poll sets.
+    CompletionSink own_sink_;
+    CompletionSink* sink_ = &own_sink_;
     std::size_t finished_ = 0;  // commands finished in this reap
     unsigned unacked_events_ = 0;
     // The CQ is armed and its event not yet taken: a completion since the
