@@ -3,7 +3,8 @@
 # reconnect): against nvmet-rdma, a second namespace enabled appears as
 # /dev/rblk0n2 (read/write verified), namespace 1's backing file grown +
 # revalidate_size grows /dev/rblk0n1, namespace 2 disabled under an open
-# reader goes away with EIO (no hang) while namespace 1 keeps working.
+# reader goes away (its reads fail with EIO or end at EOF, no hang) while
+# namespace 1 keeps working.
 # The reconnect counter stays 0 and rblkctl monitor sees no state change.
 # The kernel's nvme-rdma, connected to the same subsystem, is timed on the
 # same steps for comparison.
@@ -123,7 +124,12 @@ timeout 90 tail --pid="$reader" -f /dev/null || rc=$?
 vm_assert_eq 0 "$rc" "the reader of /dev/rblk0n2 ended (no hang)"
 wait "$reader" || vm_fail "the reader of /dev/rblk0n2 failed"
 vm_log "reader saw: $(tr '\n' ';' < "$work/reader")"
-grep -q '^EIO ' "$work/reader" || vm_fail "reads of /dev/rblk0n2 never failed with EIO: $(cat "$work/reader")"
+# Whether a read lands between nvmet's disabling the namespace and the
+# disk's removal is timing: since a notice revalidates only the namespaces
+# it names, the window is short enough for a read every 10 ms to miss it
+# (it did on 6.1, once in a full run). What must hold either way: no hang,
+# no error but those below, and the end.
+grep -q '^EIO ' "$work/reader" || vm_log "no read landed before the disk went away"
 # The deleted disk has capacity 0: reads end at EOF, or fail with EIO.
 vm_assert_match '^final (EOF|EIO)$' "$(grep '^final' "$work/reader")" "a read of the removed /dev/rblk0n2 through the open fd"
 first_err=$(awk -v t0="$t0" '$1 != "final" && (m == "" || $2 < m) { m = $2 } END { if (m != "") print m - t0 }' "$work/reader")
