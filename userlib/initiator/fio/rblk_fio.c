@@ -12,8 +12,9 @@
  * Threads only (thread=1): each fio thread connects a controller for each
  * of its files (filenames separated by ':', as fio's), each with one I/O
  * queue of iodepth commands (a queue per thread, as the bypass API wants),
- * in init(), and the thread's queues share one poll group: one CQ per RDMA
- * device, reaped with one poll however many controllers there are. fio's
+ * in init(); several files' queues share one poll group (one CQ per RDMA
+ * device, reaped with one poll however many controllers there are), one
+ * file's queue polls its own CQ. fio's
  * I/O buffers (one region, td->orig_buffer) are registered once with each
  * controller in post_init(), so every command's data moves by keyed SGL
  * (or in the capsule) without a copy. queue() chains a command on its

@@ -2,10 +2,11 @@
  * The C face of librblk_bypass that the fio engine (rblk_fio.c) calls:
  * fio's headers are C, librblk_bypass is C++. No exception crosses it:
  * every function returns a status and, on failure, a one-line reason in
- * the caller's buffer. One rblk_fio_group is a fio thread's: a poll group
- * (one CQ per RDMA device) and the rblk_fio_queues of the thread's files,
- * each one bypass controller with one I/O queue in that group. The thread
- * drives them all and runs their reconnects (rblk_fio_core.cpp).
+ * the caller's buffer. One rblk_fio_group is a fio thread's: the
+ * rblk_fio_queues of the thread's files, each one bypass controller with
+ * one I/O queue, and, for several files, the poll group (one CQ per RDMA
+ * device) their queues share; one file's queue polls its own CQ. The
+ * thread drives them all and runs their reconnects (rblk_fio_core.cpp).
  */
 #ifndef RBLK_FIO_CORE_H
 #define RBLK_FIO_CORE_H

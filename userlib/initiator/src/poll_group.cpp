@@ -27,13 +27,10 @@ PollGroup::~PollGroup()
             ibv_ack_cq_events(d->cq.get(), d->unacked);
 }
 
-ibv_cq* PollGroup::join(Queue* q, ibv_context* verbs, int cqe, std::uint32_t& key)
+ibv_cq* PollGroup::join(Queue* q, ibv_context* verbs, int cqe, int max_cqe, std::uint32_t& key)
 {
     auto it = std::find_if(devices_.begin(), devices_.end(), [&](const auto& d) { return d->verbs == verbs; });
     Device* d = it == devices_.end() ? nullptr : it->get();
-    ibv_device_attr attr{};
-    if (ibv_query_device(verbs, &attr) != 0)
-        throw Error(errno_message("cannot query the RDMA device", errno));
     if (!d) {
         auto nd = std::make_unique<Device>();
         nd->verbs = verbs;
@@ -43,7 +40,7 @@ ibv_cq* PollGroup::join(Queue* q, ibv_context* verbs, int cqe, std::uint32_t& ke
         const int flags = ::fcntl(nd->comp->fd, F_GETFL);
         if (flags < 0 || ::fcntl(nd->comp->fd, F_SETFL, flags | O_NONBLOCK) < 0)
             throw Error(errno_message("cannot set up the completion channel", errno));
-        nd->entries = std::min(std::max(kGroupCqEntries, cqe), attr.max_cqe);
+        nd->entries = std::min(std::max(kGroupCqEntries, cqe), max_cqe);
         nd->cq = create_owned_cq(verbs, nd->entries, this, nd->comp.get());
         if (!nd->cq)
             throw Error("cannot allocate the poll group's completion queue");
@@ -53,7 +50,7 @@ ibv_cq* PollGroup::join(Queue* q, ibv_context* verbs, int cqe, std::uint32_t& ke
     if (d->used + cqe > d->entries) {
         // Every member's work requests must fit at once: a CQ that
         // overflows loses completions and, on most devices, the QPs.
-        const int want = std::min(std::max(2 * d->entries, d->used + cqe), attr.max_cqe);
+        const int want = std::min(std::max(2 * d->entries, d->used + cqe), max_cqe);
         if (d->used + cqe > want || ibv_resize_cq(d->cq.get(), want) != 0)
             throw Error("the poll group's completion queue cannot hold another queue (" +
                         std::to_string(d->used) + " of " + std::to_string(d->entries) + " entries taken)");

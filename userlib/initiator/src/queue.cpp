@@ -122,7 +122,7 @@ void Queue::connect(ibv_pd* pd)
         throw Error("the RDMA device cannot send two buffers in one work request");
 
     if (cfg_.group) {
-        cqp_ = cfg_.group->join(this, verbs, static_cast<int>(cq_depth), key_);
+        cqp_ = cfg_.group->join(this, verbs, static_cast<int>(cq_depth), attr.max_cqe, key_);
         group_ = cfg_.group;
         group_cqe_ = static_cast<int>(cq_depth);
         key_bits_ = std::uint64_t{key_} << 32;

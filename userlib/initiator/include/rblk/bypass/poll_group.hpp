@@ -97,9 +97,10 @@ private:
         std::uint16_t gen = 0;
     };
     // Queue's side (queue.cpp): the CQ for a queue of `cqe` entries on
-    // `verbs`, made or grown as needed, and the member key the queue puts
+    // `verbs` (whose CQs hold `max_cqe` at most: the queue queried the
+    // device), made or grown as needed, and the member key the queue puts
     // in its wr_ids. Throws Error.
-    ibv_cq* join(Queue* q, ibv_context* verbs, int cqe, std::uint32_t& key);
+    ibv_cq* join(Queue* q, ibv_context* verbs, int cqe, int max_cqe, std::uint32_t& key);
     // After the member's QP is destroyed: drains its device's CQ and frees
     // the slot. Never throws.
     void leave(std::uint32_t key, int cqe) noexcept;
