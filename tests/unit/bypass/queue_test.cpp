@@ -338,10 +338,11 @@ TEST(QueueDatapath, APollTheRingFillsPostsWhatWasSubmitted)
     EXPECT_FALSE(q->failed()) << q->failure();
 }
 
-// A wait that slept arms the CQ again as it takes the event, so the next
-// wait sleeps after one empty poll and arms nothing before it: sleeping
-// at QD1 costs two CQ polls a command, not three.
-TEST(QueueEvents, AWaitAfterAWakeUpSleepsAfterOneEmptyPoll)
+// A wait that slept arms the CQ again as it takes the event, and the poll
+// behind that arming drains the CQ: the next wait sleeps first, arming
+// nothing and polling nothing before it. Sleeping at QD1 costs one CQ
+// poll a command (it was three, then two).
+TEST(QueueEvents, AWaitAfterAWakeUpSleepsBeforeItPolls)
 {
     using namespace std::chrono_literals;
     auto q = connected_queue();
@@ -359,9 +360,44 @@ TEST(QueueEvents, AWaitAfterAWakeUpSleepsAfterOneEmptyPoll)
         EXPECT_TRUE(out[0].status.ok());
         if (i == 0)
             continue;  // the first wait arms before it sleeps
-        EXPECT_EQ(fake_rdma::polls() - polls, 2) << "command " << i;
+        EXPECT_EQ(fake_rdma::polls() - polls, 1) << "command " << i;
         EXPECT_EQ(fake_rdma::arms() - arms, 1) << "command " << i;
     }
+    EXPECT_FALSE(q->failed()) << q->failure();
+}
+
+// A quiet queue's wait sleeps before it polls: a completion that came
+// before the wait has raised the event, which wakes it at once.
+TEST(QueueEvents, ACompletionBeforeAQuietWaitWakesIt)
+{
+    using namespace std::chrono_literals;
+    auto q = connected_queue();
+    QueueCompletion out[1];
+    ASSERT_TRUE(q->submit(read_command(), {}, 70).ok());
+    q->flush();
+    fake_rdma::complete_on_wake(response(0, 0));
+    ASSERT_EQ(q->wait(out, 5s), 1u);  // arms, sleeps, polls the CQ dry: quiet
+    ASSERT_TRUE(q->submit(read_command(), {}, 71).ok());
+    q->flush();
+    fake_rdma::complete(response(1, 1));  // armed: the event fires now
+    const int polls = fake_rdma::polls();
+    ASSERT_EQ(q->wait(out, 5s), 1u);
+    EXPECT_EQ(out[0].user_data, 71u);
+    EXPECT_EQ(fake_rdma::polls() - polls, 1);
+    // What a wait must not sleep on: a command not yet posted (the wait
+    // posts it first), and a zero timeout, which polls.
+    ASSERT_TRUE(q->submit(read_command(), {}, 72).ok());
+    const int posts = fake_rdma::send_posts();
+    EXPECT_EQ(q->wait(out, 20ms), 0u);
+    EXPECT_EQ(fake_rdma::send_posts(), posts + 1);
+    fake_rdma::complete(response(2, 2));
+    ASSERT_EQ(q->wait(out, 5s), 1u);
+    EXPECT_EQ(out[0].user_data, 72u);
+    ASSERT_TRUE(q->submit(read_command(), {}, 73).ok());
+    q->flush();
+    fake_rdma::complete(response(3, 3));
+    ASSERT_EQ(q->wait(out, 0ms), 1u);
+    EXPECT_EQ(out[0].user_data, 73u);
     EXPECT_FALSE(q->failed()) << q->failure();
 }
 
@@ -721,6 +757,37 @@ TEST_F(PollGroupPair, AWaitSleepsForEveryMember)
     EXPECT_EQ(out[0].user_data, 9u);
     EXPECT_GE(fake_rdma::arms(), 1);
     EXPECT_EQ(group.wait(out, 0ms), 0u);
+    EXPECT_FALSE(a->failed() || b->failed());
+}
+
+// Once a wake-up's poll drained the CQ behind the arming, the group's
+// next wait sleeps first: one CQ poll a command at QD1, and a completion
+// that came before the wait wakes it at once.
+TEST_F(PollGroupPair, AQuietGroupSleepsBeforeItPolls)
+{
+    using namespace std::chrono_literals;
+    QueueCompletion out[2];
+    for (std::uint64_t i = 0; i < 3; ++i) {
+        Queue& q = i % 2 ? *b : *a;
+        ASSERT_TRUE(q.submit(read_command(), {}, 20 + i).ok());
+        group.flush();
+        const int polls = fake_rdma::polls();
+        // a's receives are the 1st to 4th posted, b's the 5th to 8th.
+        fake_rdma::complete_on_wake(response(i, i % 2 ? 4 + i : i));
+        ASSERT_EQ(group.wait(out, 5s), 1u);
+        EXPECT_EQ(out[0].user_data, 20 + i);
+        if (i > 0) {
+            EXPECT_EQ(fake_rdma::polls() - polls, 1) << "command " << i;
+        }
+    }
+    // A command not yet posted is posted before the sleep.
+    ASSERT_TRUE(a->submit(read_command(), {}, 30).ok());
+    const int posts = fake_rdma::send_posts();
+    EXPECT_EQ(group.wait(out, 20ms), 0u);
+    EXPECT_EQ(fake_rdma::send_posts(), posts + 1);
+    fake_rdma::complete(response(3, 3));  // armed: the event fires now
+    ASSERT_EQ(group.wait(out, 5s), 1u);
+    EXPECT_EQ(out[0].user_data, 30u);
     EXPECT_FALSE(a->failed() || b->failed());
 }
 

@@ -74,17 +74,37 @@ ibv_cq* PollGroup::join(Queue* q, ibv_context* verbs, int cqe, int max_cqe, std:
     ++nr_members_;
     pfds_valid_ = false;
     key = std::uint32_t{free->gen} << 16 | static_cast<std::uint32_t>(free - slots_.begin() + 1);
+    free->key = key;
     return d->cq.get();
+}
+
+// Inlined in poll(), once per poll that reaped something.
+[[gnu::always_inline]] inline void PollGroup::repost_all()
+{
+    for (Queue* q : to_repost_) {
+        q->listed_repost_ = false;
+        q->repost();
+    }
+    to_repost_.clear();
+}
+
+void PollGroup::post_all()
+{
+    for (Queue* q : to_post_) {
+        q->listed_post_ = false;
+        q->flush();
+    }
+    to_post_.clear();
 }
 
 void PollGroup::leave(std::uint32_t key, int cqe) noexcept
 {
     const std::size_t i = (key & kSlotMask) - 1;
-    if (i >= slots_.size() || !slots_[i].q || slots_[i].gen != key >> 16)
+    if (i >= slots_.size() || slots_[i].key != key)
         return;
     Device& d = *slots_[i].dev;
     forget(slots_[i].q);
-    slots_[i] = Member{nullptr, nullptr, static_cast<std::uint16_t>(slots_[i].gen + 1)};
+    slots_[i] = Member{nullptr, nullptr, 0, static_cast<std::uint16_t>(slots_[i].gen + 1)};
     --nr_members_;
     pfds_valid_ = false;
     // What the departed QP left (its flushed work requests) is dropped
@@ -113,7 +133,7 @@ void PollGroup::reap(Device& d)
         for (int i = 0; i < got; ++i) {
             const auto key = static_cast<std::uint32_t>(wcs[i].wr_id >> 32);
             const std::size_t slot = (key & kSlotMask) - 1;
-            if (slot >= nslots || !slots[slot].q || slots[slot].gen != key >> 16) [[unlikely]] {
+            if (slot >= nslots || slots[slot].key != key) [[unlikely]] {
                 ++strays_;
                 continue;
             }
@@ -124,8 +144,10 @@ void PollGroup::reap(Device& d)
         }
         // The CQ is empty, or the poll's array full: the rest is the next
         // poll's (their receives wait until then).
-        if (got < kPollBatch || (sink_.end && sink_.next == sink_.end))
+        if (got < kPollBatch || (sink_.end && sink_.next == sink_.end)) {
+            d.quiet = d.armed && got < kPollBatch;
             return;
+        }
     }
 }
 
@@ -142,23 +164,6 @@ void PollGroup::forget(Queue* q)
     std::erase(to_hand_out_, q);
 }
 
-void PollGroup::repost_all()
-{
-    for (Queue* q : to_repost_) {
-        q->listed_repost_ = false;
-        q->repost();
-    }
-    to_repost_.clear();
-}
-
-void PollGroup::post_all()
-{
-    for (Queue* q : to_post_) {
-        q->listed_post_ = false;
-        q->flush();
-    }
-    to_post_.clear();
-}
 
 std::size_t PollGroup::hand_out_kept(std::span<QueueCompletion> out)
 {
@@ -216,22 +221,34 @@ std::size_t PollGroup::poll(std::span<QueueCompletion> out)
 std::size_t PollGroup::wait(std::span<QueueCompletion> out, std::chrono::milliseconds timeout)
 {
     CommandTable::Clock::time_point deadline{};
+    // Quiet: the poll would find nothing that has not raised an event
+    // (at QD1 it never does: the command left a moment ago), so the sleep
+    // comes first, and the poll after it. Deadlines and CM events wait for
+    // that poll: a sleep is at most 200 ms.
+    bool sleep_first = timeout.count() > 0 && quiet();
     for (;;) {
-        std::size_t n = poll(out);
-        if (n)
-            return n;
-        // Armed, then polled once more for what came before the arming;
-        // an arming still in force needs neither (what came since raised
-        // its event).
-        bool armed_now = false;
-        for (auto& d : devices_) {
-            if (!d->armed) {
-                (void)arm(*d);  // a failure fails its members, which the poll hands out
-                armed_now = true;
+        // Never asleep on a command that has not left, or on one whose
+        // post failed (its member kept it to hand out). Quiet devices are
+        // armed.
+        const bool skip = sleep_first && (flush(), to_hand_out_.empty());
+        sleep_first = false;
+        if (!skip) {
+            std::size_t n = poll(out);
+            if (n)
+                return n;
+            // Armed, then polled once more for what came before the
+            // arming; an arming still in force needs neither (what came
+            // since raised its event).
+            bool armed_now = false;
+            for (auto& d : devices_) {
+                if (!d->armed) {
+                    (void)arm(*d);  // a failure fails its members, which the poll hands out
+                    armed_now = true;
+                }
             }
+            if (armed_now && (n = poll(out)) != 0)
+                return n;
         }
-        if (armed_now && (n = poll(out)) != 0)
-            return n;
         const int ms = next_sleep(deadline, timeout);
         if (ms < 0)
             return 0;
@@ -300,6 +317,7 @@ bool PollGroup::arm(Device& d)
         return false;
     }
     d.armed = true;
+    d.quiet = false;  // until a poll behind the arming finds the CQ dry
     return true;
 }
 
@@ -316,6 +334,7 @@ void PollGroup::take_events(Device& d)
         d.unacked = 0;
     }
     d.armed = false;  // an armed CQ raises one event, then needs arming again
+    d.quiet = false;
     (void)arm(d);     // before the poll that finds what raised it, as a queue's wait
 }
 

@@ -520,6 +520,7 @@ void Queue::reap(std::size_t enough)
         if (finished_ >= enough || got < static_cast<int>(kPollBatch))
             break;
     }
+    quiet_ = armed_ && got >= 0 && got < static_cast<int>(kPollBatch);
     repost();
     if (got < 0)
         fail("polling the completion queue failed");
@@ -580,8 +581,17 @@ std::size_t Queue::wait_cq(std::span<QueueCompletion> out, std::chrono::millisec
     // of a busy queue return at the first poll. The coarse one, as the
     // deadlines': a sleep's bound needs no better than a tick.
     CommandTable::Clock::time_point deadline{};
+    // Quiet: the poll would find nothing that has not raised an event
+    // (at QD1 it never does: the command left a moment ago), so the sleep
+    // comes first, and the poll after it. Deadlines and CM events wait for
+    // that poll: a sleep is at most 200 ms.
+    bool sleep_first = timeout.count() > 0 && quiet_ && ready_count_ == 0;
     for (;;) {
-        std::size_t n = poll(out);
+        // Never asleep on a command that has not left, or on one whose
+        // post failed (it waits in the ring).
+        const bool skip = sleep_first && (flush(), ready_count_ == 0);
+        sleep_first = false;
+        std::size_t n = skip ? 0 : poll(out);
         if (n || down() || !cqp_)
             return n;
         // A CQ still armed since the last event needs neither the arming
@@ -631,6 +641,7 @@ bool Queue::arm()
         return false;
     }
     armed_ = true;
+    quiet_ = false;  // until a poll behind the arming finds the CQ dry
     return true;
 }
 
@@ -641,6 +652,7 @@ bool Queue::take_event()
     if (ibv_get_cq_event(comp_.get(), &cq, &ctx) != 0)
         return false;
     armed_ = false;  // an armed CQ raises one event, then needs arming again
+    quiet_ = false;
     if (++unacked_events_ >= 64) {
         ibv_ack_cq_events(cq_.get(), unacked_events_);
         unacked_events_ = 0;

@@ -87,6 +87,9 @@ private:
         int entries = 0;
         int used = 0;
         bool armed = false;
+        // Armed, and polled dry since: whatever completes now raises an
+        // event, so a wait may sleep before it polls (wait()).
+        bool quiet = false;
         unsigned unacked = 0;
     };
     // A member: its queue and its device; gen changes as members come
@@ -94,6 +97,7 @@ private:
     struct Member {
         Queue* q = nullptr;
         Device* dev = nullptr;
+        std::uint32_t key = 0;  // the member's, 0 while free: one compare names it
         std::uint16_t gen = 0;
     };
     // Queue's side (queue.cpp): the CQ for a queue of `cqe` entries on
@@ -115,6 +119,17 @@ private:
     void sleep(Queue& q, int ms);
     // Arms a device's CQ (false: arming failed, its members failed).
     bool arm(Device& d);
+    // Every device quiet and nothing kept in the members' rings: a
+    // completion since the last poll would have raised an event.
+    bool quiet() const
+    {
+        if (!to_hand_out_.empty() || devices_.empty())
+            return false;
+        for (const auto& d : devices_)
+            if (!d->quiet)
+                return false;
+        return true;
+    }
     // Takes a device's completion events and arms it again.
     void take_events(Device& d);
     // The members' receive chains posted after a reap (reposts_).
@@ -141,7 +156,8 @@ private:
     void forget(Queue* q);
 
     std::vector<std::unique_ptr<Device>> devices_;
-    // Slot i is member key (gen << 16 | (i + 1)); a free slot has q null.
+    // Slot i is member key (gen << 16 | (i + 1)); a free slot has q null
+    // and key 0.
     std::vector<Member> slots_;
     std::size_t nr_members_ = 0;
     // Where a poll puts completions, shared by the members' finish():

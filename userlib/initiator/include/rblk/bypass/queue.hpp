@@ -333,6 +333,10 @@ private:
     // The CQ is armed and its event not yet taken: a completion since the
     // arming has raised it, or will.
     bool armed_ = false;
+    // Armed, and polled dry since: whatever completes now raises the
+    // event, so wait() may sleep before it polls. Not in a poll group
+    // (the group keeps its own).
+    bool quiet_ = false;
     // In a poll group: in its lists of members with commands to post,
     // receives to re-post, completions in the ring (PollGroup).
     bool listed_post_ = false;
