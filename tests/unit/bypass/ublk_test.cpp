@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <variant>
 #include <vector>
 
 namespace rblk::bypass {
@@ -39,11 +40,22 @@ ublksrv_io_desc iod(std::uint32_t op, std::uint64_t sector, std::uint32_t sector
 
 constexpr UblkCaps kAll{true, true};
 
+// ublk_translate() as a value: the request (user data `ud`), or the errno.
+std::variant<IoRequest, int> translate(const ublksrv_io_desc& d, const NamespaceInfo& ns, const UblkCaps& caps,
+                                       std::byte* buf, std::size_t buf_len, std::uint64_t ud)
+{
+    IoRequest r;
+    r.user_data = ud;
+    if (const int err = ublk_translate(d, ns, caps, buf, buf_len, r))
+        return err;
+    return r;
+}
+
 TEST(UblkTranslate, ReadAndWriteIn512ByteBlocks)
 {
     std::vector<std::byte> buf(128 << 10);
     const NamespaceInfo ns = ns_of(1 << 20, 9);
-    const auto r = ublk_translate(iod(UBLK_IO_OP_READ, 8, 16), ns, kAll, buf.data(), buf.size(), 7);
+    const auto r = translate(iod(UBLK_IO_OP_READ, 8, 16), ns, kAll, buf.data(), buf.size(), 7);
     ASSERT_TRUE(std::holds_alternative<IoRequest>(r));
     const IoRequest& q = std::get<IoRequest>(r);
     EXPECT_EQ(IoOp::Read, q.op);
@@ -52,7 +64,7 @@ TEST(UblkTranslate, ReadAndWriteIn512ByteBlocks)
     EXPECT_EQ(buf.data(), q.buf);
     EXPECT_EQ(8192u, q.len);
     EXPECT_EQ(7u, q.user_data);
-    const auto w = ublk_translate(iod(UBLK_IO_OP_WRITE, 0, 256), ns, kAll, buf.data(), buf.size(), 0);
+    const auto w = translate(iod(UBLK_IO_OP_WRITE, 0, 256), ns, kAll, buf.data(), buf.size(), 0);
     EXPECT_EQ(IoOp::Write, std::get<IoRequest>(w).op);
     EXPECT_EQ(256u, std::get<IoRequest>(w).nlb);
 }
@@ -61,31 +73,31 @@ TEST(UblkTranslate, SectorsBecome4kBlocks)
 {
     std::vector<std::byte> buf(64 << 10);
     const NamespaceInfo ns = ns_of(1000, 12);
-    const auto r = ublk_translate(iod(UBLK_IO_OP_WRITE, 80, 32), ns, kAll, buf.data(), buf.size(), 0);
+    const auto r = translate(iod(UBLK_IO_OP_WRITE, 80, 32), ns, kAll, buf.data(), buf.size(), 0);
     ASSERT_TRUE(std::holds_alternative<IoRequest>(r));
     EXPECT_EQ(10u, std::get<IoRequest>(r).slba);
     EXPECT_EQ(4u, std::get<IoRequest>(r).nlb);
     EXPECT_EQ(16384u, std::get<IoRequest>(r).len);
     // Not whole blocks, past the end, larger than the buffer, empty.
-    EXPECT_EQ(-EINVAL, std::get<int>(ublk_translate(iod(UBLK_IO_OP_READ, 4, 8), ns, kAll, buf.data(), buf.size(), 0)));
-    EXPECT_EQ(-EINVAL, std::get<int>(ublk_translate(iod(UBLK_IO_OP_READ, 8, 12), ns, kAll, buf.data(), buf.size(), 0)));
-    EXPECT_EQ(-EINVAL, std::get<int>(ublk_translate(iod(UBLK_IO_OP_READ, 999 * 8, 16), ns, kAll, buf.data(), buf.size(), 0)));
-    EXPECT_EQ(-EINVAL, std::get<int>(ublk_translate(iod(UBLK_IO_OP_READ, 0, 256), ns, kAll, buf.data(), buf.size(), 0)));
-    EXPECT_EQ(-EINVAL, std::get<int>(ublk_translate(iod(UBLK_IO_OP_READ, 0, 0), ns, kAll, buf.data(), buf.size(), 0)));
+    EXPECT_EQ(-EINVAL, std::get<int>(translate(iod(UBLK_IO_OP_READ, 4, 8), ns, kAll, buf.data(), buf.size(), 0)));
+    EXPECT_EQ(-EINVAL, std::get<int>(translate(iod(UBLK_IO_OP_READ, 8, 12), ns, kAll, buf.data(), buf.size(), 0)));
+    EXPECT_EQ(-EINVAL, std::get<int>(translate(iod(UBLK_IO_OP_READ, 999 * 8, 16), ns, kAll, buf.data(), buf.size(), 0)));
+    EXPECT_EQ(-EINVAL, std::get<int>(translate(iod(UBLK_IO_OP_READ, 0, 256), ns, kAll, buf.data(), buf.size(), 0)));
+    EXPECT_EQ(-EINVAL, std::get<int>(translate(iod(UBLK_IO_OP_READ, 0, 0), ns, kAll, buf.data(), buf.size(), 0)));
     // The last block is fine.
     EXPECT_TRUE(std::holds_alternative<IoRequest>(
-        ublk_translate(iod(UBLK_IO_OP_READ, 999 * 8, 8), ns, kAll, buf.data(), buf.size(), 0)));
+        translate(iod(UBLK_IO_OP_READ, 999 * 8, 8), ns, kAll, buf.data(), buf.size(), 0)));
 }
 
 TEST(UblkTranslate, FlushDiscardWriteZeroes)
 {
     std::vector<std::byte> buf(4096);
     const NamespaceInfo ns = ns_of(1 << 20, 12);
-    const auto f = ublk_translate(iod(UBLK_IO_OP_FLUSH, 0, 0), ns, kAll, buf.data(), buf.size(), 3);
+    const auto f = translate(iod(UBLK_IO_OP_FLUSH, 0, 0), ns, kAll, buf.data(), buf.size(), 3);
     EXPECT_EQ(IoOp::Flush, std::get<IoRequest>(f).op);
     EXPECT_EQ(3u, std::get<IoRequest>(f).user_data);
 
-    const auto d = ublk_translate(iod(UBLK_IO_OP_DISCARD, 16, 64), ns, kAll, buf.data(), buf.size(), 0);
+    const auto d = translate(iod(UBLK_IO_OP_DISCARD, 16, 64), ns, kAll, buf.data(), buf.size(), 0);
     ASSERT_TRUE(std::holds_alternative<IoRequest>(d));
     const IoRequest& dr = std::get<IoRequest>(d);
     EXPECT_EQ(IoOp::Dsm, dr.op);
@@ -96,18 +108,18 @@ TEST(UblkTranslate, FlushDiscardWriteZeroes)
     EXPECT_EQ(2u, range.slba);
     EXPECT_EQ(8u, range.nlb);
 
-    const auto z = ublk_translate(iod(UBLK_IO_OP_WRITE_ZEROES, 8, 8), ns, kAll, nullptr, 0, 0);
+    const auto z = translate(iod(UBLK_IO_OP_WRITE_ZEROES, 8, 8), ns, kAll, nullptr, 0, 0);
     EXPECT_EQ(IoOp::WriteZeroes, std::get<IoRequest>(z).op);
     EXPECT_EQ(1u, std::get<IoRequest>(z).slba);
     EXPECT_EQ(1u, std::get<IoRequest>(z).nlb);
     EXPECT_TRUE(std::get<IoRequest>(z).deallocate);
-    const auto zk = ublk_translate(iod(UBLK_IO_OP_WRITE_ZEROES, 8, 8, UBLK_IO_F_NOUNMAP), ns, kAll, nullptr, 0, 0);
+    const auto zk = translate(iod(UBLK_IO_OP_WRITE_ZEROES, 8, 8, UBLK_IO_F_NOUNMAP), ns, kAll, nullptr, 0, 0);
     EXPECT_FALSE(std::get<IoRequest>(zk).deallocate);
 
     // What the controller lacks, and what ublk has that NVMe does not carry here.
-    EXPECT_EQ(-EOPNOTSUPP, std::get<int>(ublk_translate(iod(UBLK_IO_OP_DISCARD, 0, 8), ns, {false, true}, buf.data(), buf.size(), 0)));
-    EXPECT_EQ(-EOPNOTSUPP, std::get<int>(ublk_translate(iod(UBLK_IO_OP_WRITE_ZEROES, 0, 8), ns, {true, false}, nullptr, 0, 0)));
-    EXPECT_EQ(-EOPNOTSUPP, std::get<int>(ublk_translate(iod(UBLK_IO_OP_WRITE_SAME, 0, 8), ns, kAll, buf.data(), buf.size(), 0)));
+    EXPECT_EQ(-EOPNOTSUPP, std::get<int>(translate(iod(UBLK_IO_OP_DISCARD, 0, 8), ns, {false, true}, buf.data(), buf.size(), 0)));
+    EXPECT_EQ(-EOPNOTSUPP, std::get<int>(translate(iod(UBLK_IO_OP_WRITE_ZEROES, 0, 8), ns, {true, false}, nullptr, 0, 0)));
+    EXPECT_EQ(-EOPNOTSUPP, std::get<int>(translate(iod(UBLK_IO_OP_WRITE_SAME, 0, 8), ns, kAll, buf.data(), buf.size(), 0)));
 }
 
 TEST(UblkParams, FromTheNamespaceAndController)

@@ -74,16 +74,19 @@ UblkCaps ublk_caps(const ControllerInfo& c)
     return {c.has_dsm(), c.has_write_zeroes()};
 }
 
-UblkTranslation ublk_translate(const ublksrv_io_desc& iod, const NamespaceInfo& ns, const UblkCaps& caps,
-                               std::byte* buf, std::size_t buf_len, std::uint64_t user_data)
+int ublk_translate(const ublksrv_io_desc& iod, const NamespaceInfo& ns, const UblkCaps& caps, std::byte* buf,
+                   std::size_t buf_len, IoRequest& r)
 {
     const std::uint32_t op = iod.op_flags & 0xff;
     const std::uint32_t flags = iod.op_flags >> 8;
-    IoRequest r;
-    r.user_data = user_data;
     if (op == UBLK_IO_OP_FLUSH) {
         r.op = IoOp::Flush;
-        return r;
+        r.slba = 0;
+        r.nlb = 0;
+        r.buf = nullptr;
+        r.len = 0;
+        r.deallocate = false;
+        return 0;
     }
     const std::uint32_t shift = ns.lba_shift - 9;  // sectors per block, as a shift
     const std::uint64_t mask = (1ull << shift) - 1;
@@ -93,7 +96,6 @@ UblkTranslation ublk_translate(const ublksrv_io_desc& iod, const NamespaceInfo& 
     const std::uint64_t nlb = static_cast<std::uint64_t>(iod.nr_sectors) >> shift;
     if (slba > ns.nsze || ns.nsze - slba < nlb)
         return -EINVAL;
-    r.slba = slba;
     switch (op) {
     case UBLK_IO_OP_READ:
     case UBLK_IO_OP_WRITE: {
@@ -101,10 +103,12 @@ UblkTranslation ublk_translate(const ublksrv_io_desc& iod, const NamespaceInfo& 
         if (bytes > buf_len || nlb > 65536)
             return -EINVAL;
         r.op = op == UBLK_IO_OP_READ ? IoOp::Read : IoOp::Write;
+        r.slba = slba;
         r.nlb = static_cast<std::uint32_t>(nlb);
         r.buf = buf;
         r.len = static_cast<std::size_t>(bytes);
-        return r;
+        r.deallocate = false;
+        return 0;
     }
     case UBLK_IO_OP_DISCARD: {
         if (!caps.discard)
@@ -114,10 +118,12 @@ UblkTranslation ublk_translate(const ublksrv_io_desc& iod, const NamespaceInfo& 
         const nvme_dsm_range range{0, static_cast<__le32>(nlb), static_cast<__le64>(slba)};
         std::memcpy(buf, &range, sizeof(range));
         r.op = IoOp::Dsm;
+        r.slba = 0;
         r.nlb = 1;
         r.buf = buf;
         r.len = sizeof(range);
-        return r;
+        r.deallocate = false;
+        return 0;
     }
     case UBLK_IO_OP_WRITE_ZEROES:
         if (!caps.write_zeroes)
@@ -125,9 +131,12 @@ UblkTranslation ublk_translate(const ublksrv_io_desc& iod, const NamespaceInfo& 
         if (nlb > kWriteZeroesMaxBlocks)
             return -EINVAL;
         r.op = IoOp::WriteZeroes;
+        r.slba = slba;
         r.nlb = static_cast<std::uint32_t>(nlb);
+        r.buf = nullptr;
+        r.len = 0;
         r.deallocate = !(flags & (UBLK_IO_F_NOUNMAP >> 8));
-        return r;
+        return 0;
     default:
         return -EOPNOTSUPP;
     }
@@ -282,7 +291,13 @@ int UblkControl::end_recovery(std::uint32_t dev_id, int server_pid)
 
 UblkQueue::UblkQueue(io_uring* ring, int char_fd, std::uint16_t qid, std::uint16_t depth, bool ioctl_encode,
                      std::uint64_t ud_base)
-    : fd_(char_fd), qid_(qid), depth_(depth), encode_(ioctl_encode), ring_(ring), ud_base_(ud_base)
+    : fd_(char_fd),
+      qid_(qid),
+      depth_(depth),
+      fetch_op_(ublk_io_op(UBLK_IO_FETCH_REQ, ioctl_encode)),
+      commit_op_(ublk_io_op(UBLK_IO_COMMIT_AND_FETCH_REQ, ioctl_encode)),
+      ring_(ring),
+      ud_base_(ud_base)
 {
     // Each queue's descriptors start at a page-rounded slot of the
     // driver's largest depth (ublksrv's ublk_queue_max_cmd_buf_sz()).
@@ -303,7 +318,7 @@ UblkQueue::~UblkQueue()
         ::munmap(const_cast<ublksrv_io_desc*>(iods_), map_len_);
 }
 
-bool UblkQueue::io_cmd(std::uint32_t nr, std::uint16_t tag, int result, void* buf)
+bool UblkQueue::io_cmd(std::uint32_t op, std::uint16_t tag, int result, void* buf)
 {
     io_uring_sqe* sqe = io_uring_get_sqe(ring_);
     if (!sqe) {
@@ -313,7 +328,7 @@ bool UblkQueue::io_cmd(std::uint32_t nr, std::uint16_t tag, int result, void* bu
         if (io_uring_submit(ring_) < 0 || !(sqe = io_uring_get_sqe(ring_)))
             return false;
     }
-    prep_uring_cmd(sqe, fd_, ublk_io_op(nr, encode_));
+    prep_uring_cmd(sqe, fd_, op);
     ublksrv_io_cmd c{};
     c.q_id = qid_;
     c.tag = tag;
@@ -322,13 +337,6 @@ bool UblkQueue::io_cmd(std::uint32_t nr, std::uint16_t tag, int result, void* bu
     std::memcpy(sqe->cmd, &c, sizeof(c));
     io_uring_sqe_set_data64(sqe, ud_base_ + tag);
     return true;
-}
-
-bool UblkQueue::fetch(std::uint16_t tag, void* buf) { return io_cmd(UBLK_IO_FETCH_REQ, tag, 0, buf); }
-
-bool UblkQueue::commit(std::uint16_t tag, int result, void* buf)
-{
-    return io_cmd(UBLK_IO_COMMIT_AND_FETCH_REQ, tag, result, buf);
 }
 
 }  // namespace rblk::bypass

@@ -614,13 +614,13 @@ std::size_t UblkServer::reap(QueueState& s)
 bool UblkServer::send(QueueState& s, std::uint32_t key)
 {
     const std::size_t d = dev_of(key);
-    UblkTranslation tr = ublk_translate(s.iod(key), ctrl_.ns(d), caps_, s.buf(key), max_io_, key);
-    if (const int* err = std::get_if<int>(&tr)) {
-        s.complete(key, *err);
+    IoRequest req;
+    req.user_data = key;
+    req.ns = static_cast<std::uint16_t>(d);
+    if (const int err = ublk_translate(s.iod(key), ctrl_.ns(d), caps_, s.buf(key), max_io_, req)) {
+        s.complete(key, err);
         return true;
     }
-    IoRequest& req = std::get<IoRequest>(tr);
-    req.ns = static_cast<std::uint16_t>(d);
     const IoStatus st = s.q->submit(req);
     if (st.ok())
         return true;

@@ -43,7 +43,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <variant>
 
 // Linux 6.12's uapi additions the 6.1 header lacks (include/uapi/linux/ublk_cmd.h).
 #ifndef UBLK_F_CMD_IOCTL_ENCODE
@@ -60,10 +59,6 @@ namespace rblk::bypass {
 std::uint32_t ublk_ctrl_op(std::uint32_t nr, bool ioctl_encode);
 std::uint32_t ublk_io_op(std::uint32_t nr, bool ioctl_encode);
 
-// A ublk request translated: the IoRequest to submit, or the errno (as a
-// negative number) to complete it with at once.
-using UblkTranslation = std::variant<IoRequest, int>;
-
 // What the device may be asked, from the controller's ONCS.
 struct UblkCaps {
     bool discard = false;       // Dataset Management (deallocate)
@@ -77,8 +72,11 @@ UblkCaps ublk_caps(const ControllerInfo& c);
 // Flush, discard a Dataset Management deallocate of one range written into
 // `buf`, write zeroes Write Zeroes (deallocating unless NOUNMAP). Anything
 // else, and what `caps` says the controller lacks, is -EOPNOTSUPP.
-UblkTranslation ublk_translate(const ublksrv_io_desc& iod, const NamespaceInfo& ns, const UblkCaps& caps,
-                               std::byte* buf, std::size_t buf_len, std::uint64_t user_data);
+// Returns 0 with every field of `r` set but user_data and ns (the
+// caller's), or the errno (negative) to complete the request with at once.
+// In place: once per request, where a returned variant cost a copy.
+int ublk_translate(const ublksrv_io_desc& iod, const NamespaceInfo& ns, const UblkCaps& caps, std::byte* buf,
+                   std::size_t buf_len, IoRequest& r);
 
 // SET_PARAMS of a device serving `ns`: its size and block size, at most
 // `max_io_bytes` per request, a volatile cache when the controller has
@@ -164,16 +162,18 @@ public:
     // the tag's last request) on the ring, its user_data ud_base + tag; the caller
     // submits. A full SQ is submitted first to make room; false when the
     // kernel refused that (-EBUSY while completions overflow: reap, retry).
-    bool fetch(std::uint16_t tag, void* buf);
-    bool commit(std::uint16_t tag, int result, void* buf);
+    bool fetch(std::uint16_t tag, void* buf) { return io_cmd(fetch_op_, tag, 0, buf); }
+    bool commit(std::uint16_t tag, int result, void* buf) { return io_cmd(commit_op_, tag, result, buf); }
 
 private:
-    bool io_cmd(std::uint32_t nr, std::uint16_t tag, int result, void* buf);
+    bool io_cmd(std::uint32_t op, std::uint16_t tag, int result, void* buf);
 
     int fd_;
     std::uint16_t qid_;
     std::uint16_t depth_;
-    bool encode_;
+    // The two commands' opcodes, encoded (ublk_io_op()) once.
+    std::uint32_t fetch_op_;
+    std::uint32_t commit_op_;
     io_uring* ring_;
     std::uint64_t ud_base_;
     const ublksrv_io_desc* iods_ = nullptr;
