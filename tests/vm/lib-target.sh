@@ -82,7 +82,8 @@ tgt_stop() {
 tgt_reap() {
 	local pid st="" rc left=() deadline=$((EPOCHSECONDS + $1))
 	for pid in "${TGT_STOPPING[@]}"; do
-		while read -r _ _ st _ < "/proc/$pid/stat" 2> /dev/null && [ "$st" != Z ] &&
+		# (braces: a target gone already fails the redirection, not read)
+		while { read -r _ _ st _ < "/proc/$pid/stat"; } 2> /dev/null && [ "$st" != Z ] &&
 			[ "$EPOCHSECONDS" -lt "$deadline" ]; do
 			vm_sleep 0.2
 		done

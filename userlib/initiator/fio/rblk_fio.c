@@ -326,13 +326,22 @@ static int rblk_getevents(struct thread_data *td, unsigned int min, unsigned int
 	int n;
 
 	err[0] = '\0';
-	(void)t;
 	if (max > d->depth)
 		max = d->depth;
 	if (min > max)
 		min = max;
-	n = rblk_fio_reap(d->g, d->events, min, max, rblk_failed, err, sizeof(err));
-	if (n < (int)min && n == 0) {
+	/*
+	 * fio's timeout, as libaio's io_getevents() takes it: none waits for
+	 * min. fio passes one (zero) only with min 0, which a reap meets
+	 * with one poll anyway.
+	 */
+	if (t && min)
+		n = rblk_fio_reap_within(d->g, d->events, min, max,
+					 (long)t->tv_sec * 1000 + (t->tv_nsec + 999999) / 1000000,
+					 rblk_failed, err, sizeof(err));
+	else
+		n = rblk_fio_reap(d->g, d->events, min, max, rblk_failed, err, sizeof(err));
+	if (n < (int)min && n == 0 && err[0]) {
 		log_err("rblk: %s\n", err);
 		return -EIO;
 	}

@@ -418,10 +418,24 @@ int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offs
     return st.kind == bp::IoStatus::Kind::Invalid ? -EINVAL : -EIO;
 }
 
-int rblk_fio_reap(struct rblk_fio_group* g, void** out, unsigned int min, unsigned int max,
-                  rblk_fio_failed_fn failed, char* err, size_t errlen)
+}  // extern "C"
+
+namespace {
+
+// rblk_fio_reap() and rblk_fio_reap_within(): inlined in each, so that the
+// first (every getevents of fio's) has no timeout code.
+[[gnu::always_inline]] inline int reap(rblk_fio_group* g, void** out, unsigned int min, unsigned int max,
+                                       long timeout_ms, rblk_fio_failed_fn failed, char* err, size_t errlen)
 {
     unsigned int got = 0;
+    // The caller's timeout, read from the clock only when it has one (fio
+    // passes none when it waits, zero when it only looks).
+    std::chrono::steady_clock::time_point deadline{};
+    std::chrono::milliseconds step(1000);
+    if (timeout_ms > 0) {
+        step = std::min(step, std::chrono::milliseconds(timeout_ms));
+        deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    }
     const auto give = [&](rblk_fio_queue* q, std::uint32_t idx, int error) {
         void* cookie = q->slots[idx].cookie;
         out[got++] = cookie;
@@ -476,9 +490,12 @@ int rblk_fio_reap(struct rblk_fio_group* g, void** out, unsigned int min, unsign
         // Enough: fio asks for what is there with min 0, so one poll then.
         if (got >= min && (got > 0 || polled))
             break;
+        if (polled && timeout_ms >= 0 &&
+            (timeout_ms == 0 || std::chrono::steady_clock::now() >= deadline)) [[unlikely]]
+            break;  // the caller's timeout: fewer than min, and no error
         const std::span<bp::IoCompletion> span(g->comps.data(), g->comps.size());
-        const std::size_t n = g->event_mode && got < min && !(g->attention && holding(g))
-                                  ? g->wait(span, std::chrono::milliseconds(1000))
+        const std::size_t n = g->event_mode && got < min && timeout_ms != 0 && !(g->attention && holding(g))
+                                  ? g->wait(span, step)
                                   : g->poll(span);
         g->next = 0;
         g->found = n;
@@ -493,6 +510,22 @@ int rblk_fio_reap(struct rblk_fio_group* g, void** out, unsigned int min, unsign
         }
     }
     return static_cast<int>(got);
+}
+
+}  // namespace
+
+extern "C" {
+
+int rblk_fio_reap(struct rblk_fio_group* g, void** out, unsigned int min, unsigned int max,
+                  rblk_fio_failed_fn failed, char* err, size_t errlen)
+{
+    return reap(g, out, min, max, -1, failed, err, errlen);
+}
+
+int rblk_fio_reap_within(struct rblk_fio_group* g, void** out, unsigned int min, unsigned int max, long timeout_ms,
+                         rblk_fio_failed_fn failed, char* err, size_t errlen)
+{
+    return reap(g, out, min, max, timeout_ms < 0 ? 0 : timeout_ms, failed, err, errlen);
 }
 
 }  // extern "C"

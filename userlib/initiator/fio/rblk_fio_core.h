@@ -73,11 +73,19 @@ void rblk_fio_commit(struct rblk_fio_group *g);
  * completion channels in event mode), and tells `failed` of each one that
  * failed; more than `min` only when they were there at once. When a queue
  * failed, reconnects it first and sends its held commands again (or fails
- * them, past fast_io_fail_tmo or ctrl_loss_tmo). Returns their count, fewer
- * than `min` only when nothing is left in flight (then `err` says why).
+ * them, past fast_io_fail_tmo or ctrl_loss_tmo). Returns their count,
+ * fewer than `min` only when nothing is left in flight (then `err` says
+ * why).
  */
 int rblk_fio_reap(struct rblk_fio_group *g, void **out, unsigned int min, unsigned int max,
 		  rblk_fio_failed_fn failed, char *err, size_t errlen);
+/*
+ * As rblk_fio_reap(), waiting for `min` at most `timeout_ms` (fio's
+ * getevents timeout; 0 polls once): fewer than `min` once it has passed,
+ * with no error.
+ */
+int rblk_fio_reap_within(struct rblk_fio_group *g, void **out, unsigned int min, unsigned int max,
+			 long timeout_ms, rblk_fio_failed_fn failed, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }
