@@ -318,34 +318,46 @@ static void rblk_failed(void *cookie, int error)
 	io_u->resid = io_u->xfer_buflen;
 }
 
-static int rblk_getevents(struct thread_data *td, unsigned int min, unsigned int max,
-			  const struct timespec *t)
+/* fio's getevents result: the count, or -EIO with the reason logged. */
+static int rblk_reaped(int n, unsigned int min, const char *err)
 {
-	struct rblk_fio_data *d = td->io_ops_data;
-	char err[256];
-	int n;
-
-	err[0] = '\0';
-	if (max > d->depth)
-		max = d->depth;
-	if (min > max)
-		min = max;
-	/*
-	 * fio's timeout, as libaio's io_getevents() takes it: none waits for
-	 * min. fio passes one (zero) only with min 0, which a reap meets
-	 * with one poll anyway.
-	 */
-	if (t && min)
-		n = rblk_fio_reap_within(d->g, d->events, min, max,
-					 (long)t->tv_sec * 1000 + (t->tv_nsec + 999999) / 1000000,
-					 rblk_failed, err, sizeof(err));
-	else
-		n = rblk_fio_reap(d->g, d->events, min, max, rblk_failed, err, sizeof(err));
 	if (n < (int)min && n == 0 && err[0]) {
 		log_err("rblk: %s\n", err);
 		return -EIO;
 	}
 	return n;
+}
+
+/*
+ * A getevents with a timeout, as libaio's io_getevents() takes it: fewer
+ * than min once it has passed. Out of the way: fio passes one (zero) only
+ * with min 0, which a reap meets with one poll anyway.
+ */
+static __attribute__((noinline, cold)) int rblk_getevents_within(struct rblk_fio_data *d, unsigned int min,
+								 unsigned int max, const struct timespec *t)
+{
+	char err[256];
+	const long ms = (long)t->tv_sec * 1000 + (t->tv_nsec + 999999) / 1000000;
+
+	err[0] = '\0';
+	return rblk_reaped(rblk_fio_reap_within(d->g, d->events, min, max, ms, rblk_failed, err, sizeof(err)),
+			   min, err);
+}
+
+static int rblk_getevents(struct thread_data *td, unsigned int min, unsigned int max,
+			  const struct timespec *t)
+{
+	struct rblk_fio_data *d = td->io_ops_data;
+	char err[256];
+
+	if (max > d->depth)
+		max = d->depth;
+	if (min > max)
+		min = max;
+	if (t && min)
+		return rblk_getevents_within(d, min, max, t);
+	err[0] = '\0';
+	return rblk_reaped(rblk_fio_reap(d->g, d->events, min, max, rblk_failed, err, sizeof(err)), min, err);
 }
 
 static struct io_u *rblk_event(struct thread_data *td, int event)
