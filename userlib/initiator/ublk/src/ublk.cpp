@@ -16,24 +16,12 @@ namespace rblk::bypass {
 
 namespace {
 
-// Write Zeroes carries a 16-bit 0's based block count.
-constexpr std::uint64_t kWriteZeroesMaxBlocks = 65536;
-
 std::size_t page_size() { return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)); }
 
 std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to * to; }
 
-// The ublksrv_io_cmd in the command area of a 64-byte SQE (16 bytes there).
-static_assert(sizeof(ublksrv_io_cmd) <= 16);
 static_assert(sizeof(ublksrv_ctrl_cmd) <= 80);
 
-void prep_uring_cmd(io_uring_sqe* sqe, int fd, std::uint32_t op)
-{
-    std::memset(sqe, 0, sizeof(*sqe));
-    sqe->opcode = IORING_OP_URING_CMD;
-    sqe->fd = fd;
-    sqe->cmd_op = op;
-}
 
 bool file_mentions(const std::string& path, const std::string& word)
 {
@@ -72,74 +60,6 @@ std::uint32_t ublk_io_op(std::uint32_t nr, bool ioctl_encode)
 UblkCaps ublk_caps(const ControllerInfo& c)
 {
     return {c.has_dsm(), c.has_write_zeroes()};
-}
-
-int ublk_translate(const ublksrv_io_desc& iod, const NamespaceInfo& ns, const UblkCaps& caps, std::byte* buf,
-                   std::size_t buf_len, IoRequest& r)
-{
-    const std::uint32_t op = iod.op_flags & 0xff;
-    const std::uint32_t flags = iod.op_flags >> 8;
-    if (op == UBLK_IO_OP_FLUSH) {
-        r.op = IoOp::Flush;
-        r.slba = 0;
-        r.nlb = 0;
-        r.buf = nullptr;
-        r.len = 0;
-        r.deallocate = false;
-        return 0;
-    }
-    const std::uint32_t shift = ns.lba_shift - 9;  // sectors per block, as a shift
-    const std::uint64_t mask = (1ull << shift) - 1;
-    if ((iod.start_sector & mask) || (iod.nr_sectors & mask) || iod.nr_sectors == 0)
-        return -EINVAL;
-    const std::uint64_t slba = iod.start_sector >> shift;
-    const std::uint64_t nlb = static_cast<std::uint64_t>(iod.nr_sectors) >> shift;
-    if (slba > ns.nsze || ns.nsze - slba < nlb)
-        return -EINVAL;
-    switch (op) {
-    case UBLK_IO_OP_READ:
-    case UBLK_IO_OP_WRITE: {
-        const std::uint64_t bytes = nlb << ns.lba_shift;
-        if (bytes > buf_len || nlb > 65536)
-            return -EINVAL;
-        r.op = op == UBLK_IO_OP_READ ? IoOp::Read : IoOp::Write;
-        r.slba = slba;
-        r.nlb = static_cast<std::uint32_t>(nlb);
-        r.buf = buf;
-        r.len = static_cast<std::size_t>(bytes);
-        r.deallocate = false;
-        return 0;
-    }
-    case UBLK_IO_OP_DISCARD: {
-        if (!caps.discard)
-            return -EOPNOTSUPP;
-        if (nlb > 0xffffffffull || buf_len < sizeof(nvme_dsm_range))
-            return -EINVAL;
-        const nvme_dsm_range range{0, static_cast<__le32>(nlb), static_cast<__le64>(slba)};
-        std::memcpy(buf, &range, sizeof(range));
-        r.op = IoOp::Dsm;
-        r.slba = 0;
-        r.nlb = 1;
-        r.buf = buf;
-        r.len = sizeof(range);
-        r.deallocate = false;
-        return 0;
-    }
-    case UBLK_IO_OP_WRITE_ZEROES:
-        if (!caps.write_zeroes)
-            return -EOPNOTSUPP;
-        if (nlb > kWriteZeroesMaxBlocks)
-            return -EINVAL;
-        r.op = IoOp::WriteZeroes;
-        r.slba = slba;
-        r.nlb = static_cast<std::uint32_t>(nlb);
-        r.buf = nullptr;
-        r.len = 0;
-        r.deallocate = !(flags & (UBLK_IO_F_NOUNMAP >> 8));
-        return 0;
-    default:
-        return -EOPNOTSUPP;
-    }
 }
 
 ublk_params ublk_device_params(const NamespaceInfo& ns, bool volatile_cache, const UblkCaps& caps,
@@ -218,7 +138,7 @@ int UblkControl::command(std::uint32_t nr, std::uint32_t dev_id, void* buf, std:
     io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
     if (!sqe)
         return -EBUSY;
-    prep_uring_cmd(sqe, fd_.get(), ublk_ctrl_op(nr, encode_));
+    ublk_prep_uring_cmd(sqe, fd_.get(), ublk_ctrl_op(nr, encode_));
     // The 128-byte SQE: 80 bytes of command from sqe->cmd.
     std::memset(sqe->cmd, 0, 80);
     ublksrv_ctrl_cmd c{};
@@ -318,25 +238,5 @@ UblkQueue::~UblkQueue()
         ::munmap(const_cast<ublksrv_io_desc*>(iods_), map_len_);
 }
 
-bool UblkQueue::io_cmd(std::uint32_t op, std::uint16_t tag, int result, void* buf)
-{
-    io_uring_sqe* sqe = io_uring_get_sqe(ring_);
-    if (!sqe) {
-        // A full SQ: what it holds goes to the kernel now rather than this
-        // command be dropped (its tag would never come back: the device
-        // would hang on it). The caller submits at its next wait anyway.
-        if (io_uring_submit(ring_) < 0 || !(sqe = io_uring_get_sqe(ring_)))
-            return false;
-    }
-    prep_uring_cmd(sqe, fd_, op);
-    ublksrv_io_cmd c{};
-    c.q_id = qid_;
-    c.tag = tag;
-    c.result = result;
-    c.addr = reinterpret_cast<std::uintptr_t>(buf);
-    std::memcpy(sqe->cmd, &c, sizeof(c));
-    io_uring_sqe_set_data64(sqe, ud_base_ + tag);
-    return true;
-}
 
 }  // namespace rblk::bypass

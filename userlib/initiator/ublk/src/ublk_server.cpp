@@ -461,7 +461,8 @@ void UblkServer::queue_loop(std::size_t index)
     while (s.aborted < tags && !quit_.load()) {
         const Phase ph = phase_.load();
         rejoin_after_recovery(s);
-        s.retry_commits();
+        if (!s.uncommitted.empty()) [[unlikely]]  // not a call per wake-up
+            s.retry_commits();
         if (s.touches_queue(ph))
             reap(s);
         if (ph == Phase::Recovering && !s.parked)
