@@ -164,7 +164,6 @@ void PollGroup::forget(Queue* q)
     std::erase(to_hand_out_, q);
 }
 
-
 std::size_t PollGroup::hand_out_kept(std::span<QueueCompletion> out)
 {
     // Oldest first in each member; a member whose ring is not emptied

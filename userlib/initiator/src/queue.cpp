@@ -36,7 +36,6 @@ std::string qname(std::uint16_t qid) { return "qid " + std::to_string(qid) + ": 
 
 }  // namespace
 
-
 Queue::Queue(const QueueConfig& cfg, const sockaddr* dst, const sockaddr* src)
     : cfg_(cfg),
       channel_(make_event_channel()),
@@ -525,7 +524,6 @@ void Queue::reap(std::size_t enough)
     if (got < 0)
         fail("polling the completion queue failed");
 }
-
 
 std::size_t Queue::poll_cq(std::span<QueueCompletion> out)
 {

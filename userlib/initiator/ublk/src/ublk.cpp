@@ -22,7 +22,6 @@ std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to *
 
 static_assert(sizeof(ublksrv_ctrl_cmd) <= 80);
 
-
 bool file_mentions(const std::string& path, const std::string& word)
 {
     std::ifstream in(path);
@@ -237,6 +236,5 @@ UblkQueue::~UblkQueue()
     if (iods_)
         ::munmap(const_cast<ublksrv_io_desc*>(iods_), map_len_);
 }
-
 
 }  // namespace rblk::bypass
