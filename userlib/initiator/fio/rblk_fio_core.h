@@ -82,7 +82,8 @@ int rblk_fio_reap(struct rblk_fio_group *g, void **out, unsigned int min, unsign
 /*
  * As rblk_fio_reap(), waiting for `min` at most `timeout_ms` (fio's
  * getevents timeout; 0 polls once): fewer than `min` once it has passed,
- * with no error.
+ * with no error. A reconnect the reap runs keeps its own deadlines
+ * (reconnect_delay, fast_io_fail_tmo), which may outlast the timeout.
  */
 int rblk_fio_reap_within(struct rblk_fio_group *g, void **out, unsigned int min, unsigned int max,
 			 long timeout_ms, rblk_fio_failed_fn failed, char *err, size_t errlen);
