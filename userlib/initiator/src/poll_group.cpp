@@ -220,10 +220,7 @@ std::size_t PollGroup::poll(std::span<QueueCompletion> out)
 std::size_t PollGroup::wait(std::span<QueueCompletion> out, std::chrono::milliseconds timeout)
 {
     CommandTable::Clock::time_point deadline{};
-    // Quiet: the poll would find nothing that has not raised an event
-    // (at QD1 it never does: the command left a moment ago), so the sleep
-    // comes first, and the poll after it. Deadlines and CM events wait for
-    // that poll: a sleep is at most 200 ms.
+    // Quiet devices: the sleep comes first, as Queue::wait_cq() says.
     bool sleep_first = timeout.count() > 0 && quiet();
     for (;;) {
         // Never asleep on a command that has not left, or on one whose

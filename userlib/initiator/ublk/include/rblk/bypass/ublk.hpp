@@ -88,8 +88,7 @@ UblkCaps ublk_caps(const ControllerInfo& c);
 // else, and what `caps` says the controller lacks, is -EOPNOTSUPP.
 // Returns 0 with every field of `r` set but user_data and ns (the
 // caller's), or the errno (negative) to complete the request with at once.
-// In place and inline: once per request (a returned variant and a call
-// cost a tenth of what the server spends on it).
+// Inline and in place: once per request, in the server's submission path.
 inline int ublk_translate(const ublksrv_io_desc& iod, const NamespaceInfo& ns, const UblkCaps& caps,
                           std::byte* buf, std::size_t buf_len, IoRequest& r)
 {
