@@ -737,7 +737,7 @@ vm_fio_log_across_bounce() {
 	vm_fio_log "$@" &
 	pid=$!
 	vm_nvmet_bounce_under_writes "$nqn" "$disk"
-	wait "$pid" || vm_fail "fio across the restart of $nqn failed: $(tail -c 2000 "$1")"
+	wait "$pid" || { grep -v "lat (\|clat\|^ *|\|bw (\|iops  " "$1" | head -120; vm_fail "fio across the restart of $nqn failed"; }
 }
 
 # Without bypass servers (and rblk.ko) list fails: then there is none.

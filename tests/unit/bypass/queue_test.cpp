@@ -607,30 +607,31 @@ TEST(QueueTimeout, ExpiresWhileTheCallerTakesOneCompletionAtATime)
     EXPECT_TRUE(q->failed());
 }
 
-// A controller whose keep-alive failed fails its I/O queue at the
-// queue's next deadline scan, whoever polls it (its own poll, or its
-// poll group's).
-TEST(QueueFailure, TheControllersKeepAliveFailureFailsTheQueue)
+// A controller whose association failed (its keep-alive, or another
+// queue's thread) fails its I/O queue at the queue's next deadline scan,
+// whoever polls it (its own poll, or its poll group's).
+TEST(QueueFailure, TheControllersAssociationFailureFailsTheQueue)
 {
     using namespace std::chrono_literals;
-    std::atomic<bool> ka_failed{false};
+    std::atomic<std::uint32_t> epoch{7};
     QueueConfig cfg;
     cfg.qid = 1;
     cfg.size = 4;
-    cfg.ctrl_failed = &ka_failed;
+    cfg.ctrl_epoch = &epoch;
+    cfg.epoch = 7;
     auto q = resolved_queue(cfg);
     q->connect(fake_rdma::pd());
     ASSERT_TRUE(q->submit(read_command(), {}, 5).ok());
     QueueCompletion out[2];
-    EXPECT_EQ(q->poll(out), 0u);  // a scan: the flag is clear
-    ka_failed = true;
+    EXPECT_EQ(q->poll(out), 0u);  // a scan: the association is the queue's
+    epoch = 8;
     std::size_t n = 0;
     for (const auto give_up = std::chrono::steady_clock::now() + 5s; !n && std::chrono::steady_clock::now() < give_up;)
         n = q->poll(out);
     ASSERT_EQ(n, 1u);
     EXPECT_EQ(out[0].user_data, 5u);
     EXPECT_EQ(out[0].status.kind, IoStatus::Kind::QueueDown);
-    EXPECT_EQ(q->failure(), "qid 1: the controller's keep-alive failed");
+    EXPECT_EQ(q->failure(), "qid 1: the controller failed (its keep-alive, or another of its queues)");
 }
 
 // A queue of 4 commands in `group`, connected; the first of a test resets

@@ -1,15 +1,17 @@
 #!/bin/bash
 # fio's external ioengine over the kernel-bypass path (librblk_fio.so):
-# randwrite with crc32c verify, 2 jobs (2 threads, each its own controller
-# and I/O queue), at QD1 busy polling and at QD32 sleeping on the
+# randwrite with crc32c verify, 2 jobs (2 threads sharing one controller,
+# each with its own I/O queue), at QD1 busy polling and at QD32 sleeping on the
 # completion channel (rblk_event=1) with a flush every 64 writes, 8
 # commands submitted at a time and chained behind one doorbell; every
 # command's data in the capsule or through fio's buffers registered once
 # (rblk_stats=1 says how it went). Then rblk.ko
 # reads the same regions back and fio's verify_only checks them on the
 # kernel path. Trims deallocate (zeroes read back through rblk.ko). The
-# target restarted under a verify job: the engine holds
-# the I/O, reconnects once and sends it again, and the verify passes. A
+# target restarted under a verify job of 4 threads on one controller:
+# each thread holds its I/O, the controller reconnects once, each thread's
+# queue joins the new association and sends its I/O again, and the
+# verify passes. A
 # filename without subnqn= and a process-mode job each fail with one line.
 # It checks the userspace initiator and the engine (rblk.ko's side is every
 # datapath case's, on both kernels): newest kernel only, for the suite's
@@ -50,6 +52,9 @@ for w in qd1 qd32; do
 	# buffers, never staged through the pool.
 	n=$(grep -cE "^rblk: $w: [0-9]+ command\\(s\\): $caps in-capsule, 0 through the pool, [1-9][0-9]* through the registered buffer, $flushes without data" "/tmp/fio-$w.log" || true)
 	vm_assert_eq 2 "$n" "$w: both threads' commands went through the registered buffers"
+	# One controller for the file: both threads name the same cntlid.
+	ids=$(sed -nE "s/^rblk: $w: .*; cntlid ([0-9]+), .*/\1/p" "/tmp/fio-$w.log" | sort -u)
+	vm_assert_eq 1 "$(grep -c . <<< "$ids")" "$w: the threads' controllers (cntlids: ${ids//$'\n'/ })"
 	# Doorbells: QD1 rings one a command; QD32 submits and reaps 8 at a
 	# time, and the engine posts each batch as one chain (commit()).
 	counts=$(sed -nE "s/^rblk: $w: ([0-9]+) command\(s\): .* without data, ([0-9]+) doorbell\(s\);.*/\1 \2/p" \
@@ -100,20 +105,27 @@ cmp -n $((256 << 10)) /tmp/trimmed /dev/zero > /dev/null ||
 	vm_fail "the block after the trimmed range reads as zeroes: more was trimmed than asked"
 vm_log "trim: [0, 256K) reads zeroes, the 64K after it fio's data"
 
-# --- the target restarted under a verify job ----------------------------------------------
+# --- the target restarted under a verify job of 4 threads on one controller ----------------
 # nvmet takes the subsystem off its port while the writes are in flight
 # (its namespace completes each I/O after 2 s) and puts it back 2 s later:
-# the engine holds what came back, reconnects (reconnect_delay=1) and
-# sends it again; fio's verify reads then find every block.
+# each thread holds what came back; the first to recover reconnects the
+# controller (reconnect_delay=1), every thread its own queue on the new
+# association, and each sends its I/O again; fio's verify reads then find
+# every block of every thread's region.
 rnqn=nqn.2024-01.io.rblk:fio-restart
 rdisk=$(vm_membacked_disk 1 32 512 0 2000000000)
 vm_nvmet_subsys "$rnqn" "$rdisk"
 vm_nvmet_link 1 "$rnqn"
 rspec="trtype=rdma traddr=10.99.0.1 trsvcid=4420 subnqn=${rnqn//:/\\:} ns=1 reconnect_delay=1 ctrl_loss_tmo=60"
 vm_fio_log_across_bounce "$rnqn" "$rdisk" /tmp/fio-restart.log "${eng[@]}" --filename="$rspec" --name=restart \
-	--rw=randwrite --bs=64k --iodepth=8 --size=1M "${common[@]}"
-vm_assert_match '^rblk: restart: .*; 1 reconnect\(s\)$' "$(cat /tmp/fio-restart.log)" \
-	"the engine's reconnects across the restart"
+	--rw=randwrite --bs=64k --iodepth=8 --size=1M --numjobs=4 --offset_increment=1M "${common[@]}"
+lines=$(grep -E '^rblk: restart: ' /tmp/fio-restart.log || true)
+vm_assert_eq 4 "$(grep -c . <<< "$lines")" "the restart job's threads that reported"
+vm_assert_eq 4 "$(grep -cE '; cntlid [0-9]+, 1 reconnect\(s\)$' <<< "$lines")" \
+	"each thread saw its controller reconnect once: $lines"
+ids=$(sed -nE 's/.*; cntlid ([0-9]+), .*/\1/p' <<< "$lines" | sort -u)
+vm_assert_eq 1 "$(grep -c . <<< "$ids")" "the 4 threads' controller after the restart (cntlids: ${ids//$'\n'/ })"
+vm_log "restart: 4 threads on controller $ids, one reconnect"
 
 # --- user errors: one line each ------------------------------------------------------------
 rc=0

@@ -5,9 +5,12 @@
 # poll_group.hpp). randwrite with crc32c verify at QD32, sleeping on the
 # group's completion channel, then again busy polling: every controller's
 # commands go through, every block reads back as written.
-# Then one of 4 subsystems leaves the port under writes and comes back:
-# its controller alone reconnects (its queue leaves the group and a new
-# one joins while the others' I/O carries on), and the verify passes.
+# Then one of 4 subsystems leaves the port under writes of 4 threads, each
+# with the 4 files (a queue on each of the 4 controllers the threads
+# share, in the thread's group), and comes back: its controller alone
+# reconnects, once (each thread's queue on it leaves the thread's group
+# and a new one joins while the others' I/O carries on), and every
+# thread's verify passes.
 # It checks the userspace initiator (the kernel's side is every datapath
 # case's): newest kernel only, for the suite's time.
 # vm-kernels: newest
@@ -37,7 +40,7 @@ for mode in event poll; do
 	# Each file's controller: its 1 MiB written (256 commands) and read
 	# back (256 more), the writes in the capsule, the reads through the
 	# registered buffers.
-	n=$(grep -cE "^rblk: $mode: trtype=rdma .*pg[0-7] ns=1: 512 command\\(s\\): 256 in-capsule, 0 through the pool, 256 through the registered buffer, 0 without data, [0-9]+ doorbell\\(s\\); 0 reconnect\\(s\\)$" \
+	n=$(grep -cE "^rblk: $mode: trtype=rdma .*pg[0-7] ns=1: 512 command\\(s\\): 256 in-capsule, 0 through the pool, 256 through the registered buffer, 0 without data, [0-9]+ doorbell\\(s\\); cntlid [0-9]+, 0 reconnect\\(s\\)$" \
 		"/tmp/fio-$mode.log" || true)
 	vm_assert_eq 8 "$n" "$mode: all 8 controllers wrote and read back their files"
 done
@@ -54,11 +57,16 @@ for i in 0 1 2; do
 	rfiles+=":$(spec nqn.2024-01.io.rblk:pg$i)"
 done
 vm_fio_log_across_bounce "$rnqn" "$rdisk" /tmp/fio-restart.log "${eng[@]}" --name=restart --filename="$rfiles" \
-	--verify=crc32c --verify_fatal=1 --rw=randwrite --bs=64k --iodepth=8 --filesize=512k \
-	--file_service_type=roundrobin
-vm_assert_eq 1 "$(grep -cE "^rblk: restart: .*pg-restart .*; 1 reconnect\\(s\\)$" /tmp/fio-restart.log || true)" \
-	"the restarted subsystem's controller reconnected once"
-vm_assert_eq 3 "$(grep -cE "^rblk: restart: .*pg[0-2] .*; 0 reconnect\\(s\\)$" /tmp/fio-restart.log || true)" \
+	--verify=crc32c --verify_fatal=1 --rw=randwrite --bs=64k --iodepth=8 --size=2M \
+	--file_service_type=roundrobin --numjobs=4 --offset_increment=512k
+vm_assert_eq 4 "$(grep -cE "^rblk: restart: .*pg-restart .*; cntlid [0-9]+, 1 reconnect\\(s\\)$" /tmp/fio-restart.log || true)" \
+	"the restarted subsystem's controller reconnected once, as each of the 4 threads saw it"
+vm_assert_eq 12 "$(grep -cE "^rblk: restart: .*pg[0-2] .*; cntlid [0-9]+, 0 reconnect\\(s\\)$" /tmp/fio-restart.log || true)" \
 	"the other controllers did not reconnect"
+# One controller per file, whichever thread reports it.
+for f in pg-restart pg0 pg1 pg2; do
+	ids=$(sed -nE "s/^rblk: restart: .*$f ns=1[ :].*; cntlid ([0-9]+), .*/\\1/p" /tmp/fio-restart.log | sort -u)
+	vm_assert_eq 1 "$(grep -c . <<< "$ids")" "$f: the 4 threads' controllers (cntlids: ${ids//$'\n'/ })"
+done
 
 vm_dmesg_clean

@@ -9,15 +9,18 @@
  * traddr) is written "\:" (in a job file) — on a shell command line inside
  * single quotes too. The filename's words are rblk_fio_core.h's.
  *
- * Threads only (thread=1): each fio thread connects a controller for each
- * of its files (filenames separated by ':', as fio's), each with one I/O
- * queue of iodepth commands (a queue per thread, as the bypass API wants),
- * in init(); several files' queues share one poll group (one CQ per RDMA
- * device, reaped with one poll however many controllers there are), one
- * file's queue polls its own CQ. fio's
- * I/O buffers (one region, td->orig_buffer) are registered once with each
- * controller in post_init(), so every command's data moves by keyed SGL
- * (or in the capsule) without a copy. queue() chains a command on its
+ * Threads only (thread=1): one controller per filename (filenames
+ * separated by ':', as fio's), connected once, by setup() for the size,
+ * and shared by every thread that opens the file (numjobs), each thread
+ * with an I/O queue of its own of iodepth commands (as the bypass API
+ * wants), added in init(); a thread's several files' queues share one
+ * poll group (one CQ per RDMA device, reaped with one poll however many
+ * controllers there are), one file's queue polls its own CQ. fio's I/O
+ * buffers (one region, td->orig_buffer) are registered once with each
+ * controller in post_init(), and again if the files open again after
+ * their last close, which drops the registration: fio frees the buffers
+ * after it and the controller outlives the thread. So every command's
+ * data moves by keyed SGL (or in the capsule) without a copy. queue() chains a command on its
  * file's queue, commit() posts the chains with one doorbell a queue
  * (iodepth_batch_submit commands at a time; getevents() posts what is
  * left before it reaps). getevents() busy-polls the group, or with
@@ -33,7 +36,6 @@
 #include "optgroup.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +57,8 @@ struct rblk_fio_data {
 	struct io_u **queued; /* since the last commit: fio's slat is ours to count */
 	unsigned int nr_queued;
 	unsigned int depth;
+	unsigned int nr_open; /* files open: their last close unregisters the buffers */
+	int registered;
 };
 
 static struct fio_option options[] = {
@@ -83,44 +87,6 @@ static struct fio_option options[] = {
 	},
 };
 
-/* Namespace sizes probed in setup(), by filename: numjobs threads connect once. */
-struct rblk_probe {
-	struct rblk_probe *next;
-	uint64_t size;
-	char name[];
-};
-static struct rblk_probe *probes;
-static pthread_mutex_t probes_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static int probe_size(const char *name, uint64_t *size)
-{
-	struct rblk_probe *p;
-	char err[256] = "";
-	uint32_t lba;
-	int ret = 0;
-
-	pthread_mutex_lock(&probes_mu);
-	for (p = probes; p; p = p->next)
-		if (!strcmp(p->name, name))
-			break;
-	if (p) {
-		*size = p->size;
-	} else if (rblk_fio_probe(name, size, &lba, err, sizeof(err))) {
-		log_err("rblk: %s: %s\n", name, err);
-		ret = 1;
-	} else {
-		p = malloc(sizeof(*p) + strlen(name) + 1);
-		if (p) {
-			p->size = *size;
-			strcpy(p->name, name);
-			p->next = probes;
-			probes = p;
-		}
-	}
-	pthread_mutex_unlock(&probes_mu);
-	return ret;
-}
-
 static int rblk_setup(struct thread_data *td)
 {
 	struct fio_file *f;
@@ -131,10 +97,16 @@ static int rblk_setup(struct thread_data *td)
 		return 1;
 	}
 	for_each_file(td, f, i) {
+		char err[256] = "";
 		uint64_t size;
+		uint32_t lba;
 
-		if (probe_size(f->file_name, &size))
+		/* The controller stays connected for the threads that open the file. */
+		if (rblk_fio_probe(f->file_name, td->o.iodepth ? td->o.iodepth : 1, &size, &lba, err,
+				   sizeof(err))) {
+			log_err("rblk: %s: %s\n", f->file_name, err);
 			return 1;
+		}
 		f->real_file_size = size;
 		f->filetype = FIO_TYPE_BLOCK;
 		fio_file_set_size_known(f);
@@ -218,13 +190,13 @@ static int rblk_init(struct thread_data *td)
 	return 0;
 }
 
-/* After init_io_u(): fio's I/O buffers exist; register them once. */
-static int rblk_post_init(struct thread_data *td)
+/* fio's I/O buffers (they exist from init_io_u() on), registered once. */
+static int rblk_register(struct thread_data *td)
 {
 	struct rblk_fio_data *d = td->io_ops_data;
 	int err;
 
-	if (!td->orig_buffer || !td->orig_buffer_size)
+	if (d->registered || !td->orig_buffer || !td->orig_buffer_size)
 		return 0;
 	err = rblk_fio_register(d->g, td->orig_buffer, td->orig_buffer_size);
 	if (err) {
@@ -232,20 +204,36 @@ static int rblk_post_init(struct thread_data *td)
 			(unsigned long long)td->orig_buffer_size, strerror(err));
 		return 1;
 	}
+	d->registered = 1;
 	return 0;
+}
+
+static int rblk_post_init(struct thread_data *td)
+{
+	return rblk_register(td);
 }
 
 static int rblk_open_file(struct thread_data *td, struct fio_file *f)
 {
-	(void)td;
+	struct rblk_fio_data *d = td->io_ops_data;
+
 	(void)f;
+	if (rblk_register(td))
+		return 1;
+	d->nr_open++;
 	return 0;
 }
 
+/* fio frees its buffers after the last close: the registration goes first. */
 static int rblk_close_file(struct thread_data *td, struct fio_file *f)
 {
-	(void)td;
+	struct rblk_fio_data *d = td->io_ops_data;
+
 	(void)f;
+	if (d->nr_open && --d->nr_open == 0 && d->registered) {
+		rblk_fio_unregister(d->g);
+		d->registered = 0;
+	}
 	return 0;
 }
 

@@ -1,20 +1,24 @@
 // The C face of librblk_bypass for the fio engine (rblk_fio_core.h): each
-// filename's key=value words to a bypass::Controller with one IoQueue, the
-// thread's queues in one poll group, and their submit and the group's
-// poll/wait as C calls. A command's user_data is its queue's index in the
-// group (upper half) and its slot there. Every exception of the
-// setup path is caught here and becomes a one-line reason; the I/O path
-// throws nothing (IoStatus).
+// filename's key=value words to one bypass::Controller that every fio
+// thread opening the file shares, each thread with an IoQueue of its own
+// in its poll group, and their submit and the group's poll/wait as C
+// calls. A command's user_data is its queue's index in the group (upper
+// half) and its slot there. Every exception of the setup path is caught
+// here and becomes a one-line reason; the I/O path throws nothing
+// (IoStatus).
 //
 // Reconnects, as the module's and SyncIo's: a command that comes back
 // because its queue failed (QueueDown, Timeout) is held with every new
-// one; once nothing is in flight, reap runs Controller::recover() in fio's
-// thread (the queue's only user) and sends the held commands again, in
-// order. recover() gives up at fast_io_fail_tmo: the held commands and the
-// new ones fail with EIO, one reconnect attempt per reconnect_delay
-// deciding whether the next one may go; at ctrl_loss_tmo every command
-// fails for good. Each command keeps its request in a slot of its own
-// (allocated once, at open) so that it can be sent again.
+// one; once nothing is in flight on the queue, reap runs
+// Controller::recover_queue() in fio's thread (the queue's only user),
+// which fails the association for the controller's other threads and
+// reconnects it (or finds it reconnected by one of them), then this
+// thread's queue; and sends the held commands again, in order. It gives
+// up at fast_io_fail_tmo: the held commands and the new ones fail with
+// EIO, one reconnect attempt per reconnect_delay deciding whether the
+// next one may go; at ctrl_loss_tmo every command fails for good. Each
+// command keeps its request in a slot of its own (allocated once, at
+// open) so that it can be sent again.
 #include "rblk_fio_core.h"
 
 #include "fio_filename.hpp"
@@ -28,6 +32,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <sstream>
 #include <stdexcept>
@@ -36,16 +41,42 @@
 
 namespace bp = rblk::bypass;
 
+namespace {
+
+enum class State { Live, FailFast, Lost };
+
+// One controller per filename, shared by the fio threads that open it,
+// each with its own queue (Controller::add_io_queue()). A controller
+// connected for fio's setup() waits in the registry for the threads that
+// join it; the last one to leave shuts it down.
+struct SharedCtrl {
+    std::string spec;
+    std::unique_ptr<bp::Controller> ctrl;
+    std::chrono::seconds reconnect_delay{RBLK_DEFAULT_RECONNECT_DELAY};
+    unsigned users = 0;  // threads with a queue on it; under registry_mu
+};
+
+// The shared controllers, by filename; their users and the controllers'
+// add_io_queue() and release_io_queue() under registry_mu.
+std::mutex registry_mu;
+std::vector<std::shared_ptr<SharedCtrl>>& registry()
+{
+    static std::vector<std::shared_ptr<SharedCtrl>> r;
+    return r;
+}
+
+}  // namespace
+
 struct rblk_fio_queue {
-    enum class State { Live, FailFast, Lost };
     struct Slot {
         bp::IoRequest req;  // req.user_data: the queue's index << 32 | the slot's
         void* cookie = nullptr;
         nvme_dsm_range range{};  // a trim's: req.buf points here
     };
 
-    std::unique_ptr<bp::Controller> ctrl;
-    bp::IoQueue* q = nullptr;
+    std::shared_ptr<SharedCtrl> shared;
+    bp::Controller* ctrl = nullptr;  // shared->ctrl's
+    bp::IoQueue* q = nullptr;        // this thread's, on it
     rblk_fio_group* group = nullptr;
     std::vector<Slot> slots;            // one per command that may be in flight
     // Free slot indexes, a stack: free[0, nfree). Sized once (every slot):
@@ -54,14 +85,14 @@ struct rblk_fio_queue {
     std::size_t nfree = 0;
     std::vector<std::uint32_t> held;    // to send again after the reconnect, in order; capacity: every slot
     std::vector<std::uint32_t> failed;  // held ones that failed, for the next reap; capacity: every slot
+    // The thread's view of the controller: whether its queue is up, or
+    // its commands fail (fast, or for good).
     State state = State::Live;
     std::string why;                    // FailFast, Lost: what the commands fail with
     std::chrono::steady_clock::time_point next_attempt;  // FailFast
-    std::chrono::seconds reconnect_delay{RBLK_DEFAULT_RECONNECT_DELAY};
 };
-
 struct rblk_fio_group {
-    bp::PollGroup group;  // first: outlives the queues, which leave it as they go
+    bp::PollGroup group;  // first: outlives the queues, which leave it as they go (leave())
     std::vector<std::unique_ptr<rblk_fio_queue>> queues;
     bool event_mode = false;
     // Several files: their queues share the poll group. One file: its
@@ -70,6 +101,12 @@ struct rblk_fio_group {
     // A queue may have commands held for its reconnect, or held ones that
     // failed: set as one is held, cleared by the reap that finds none.
     bool attention = false;
+    // fio's buffers, registered with the first `registered` queues'
+    // controllers (which outlive the thread: unregistered before fio
+    // frees them, lest a later allocation at the same address find the
+    // old pages' registration).
+    const void* reg = nullptr;
+    std::size_t registered = 0;
 
     void flush()
     {
@@ -121,41 +158,37 @@ void try_recover(rblk_fio_queue* q)
     if (std::chrono::steady_clock::now() < q->next_attempt)
         return;
     try {
-        if (q->ctrl->recover()) {
-            q->state = rblk_fio_queue::State::Live;
+        if (q->ctrl->recover_queue(*q->q)) {
+            q->state = State::Live;
             q->why.clear();
             return;
         }
     } catch (const std::exception& e) {
-        q->state = rblk_fio_queue::State::Lost;
+        q->state = State::Lost;
         q->why = e.what();
         return;
     }
-    q->next_attempt = std::chrono::steady_clock::now() + q->reconnect_delay;
+    q->next_attempt = std::chrono::steady_clock::now() + q->shared->reconnect_delay;
 }
 
-// With nothing in flight: reconnect if the controller failed (blocking,
-// within its deadlines), then send the held commands again, or fail them.
+// With nothing in flight on the queue: reconnect it (blocking, within the
+// controller's deadlines), then send the held commands again, or fail them.
 void recover_and_resend(rblk_fio_queue* q)
 {
-    if (q->state == rblk_fio_queue::State::Live && q->ctrl->failed()) {
-        std::string failure;
+    if (q->state == State::Live) {
+        const std::string failure = q->q->failed() ? q->q->failure() : std::string("the controller failed");
         try {
-            failure = q->ctrl->failure();
-        } catch (...) {
-        }
-        try {
-            if (!q->ctrl->recover()) {
-                q->state = rblk_fio_queue::State::FailFast;
+            if (!q->ctrl->recover_queue(*q->q)) {
+                q->state = State::FailFast;
                 q->why = "I/O failed after fast_io_fail_tmo: " + failure;
-                q->next_attempt = std::chrono::steady_clock::now() + q->reconnect_delay;
+                q->next_attempt = std::chrono::steady_clock::now() + q->shared->reconnect_delay;
             }
         } catch (const std::exception& e) {
-            q->state = rblk_fio_queue::State::Lost;
+            q->state = State::Lost;
             q->why = e.what();
         }
     }
-    if (q->state != rblk_fio_queue::State::Live) {
+    if (q->state != State::Live) {
         q->failed.insert(q->failed.end(), q->held.rbegin(), q->held.rend());
         q->held.clear();
         return;
@@ -169,12 +202,54 @@ void recover_and_resend(rblk_fio_queue* q)
     q->held.erase(q->held.begin(), q->held.begin() + static_cast<std::ptrdiff_t>(sent));
 }
 
+// The filename's shared controller, connected (with no I/O queue yet) if
+// no thread has it. `depth`: its queues' size, as the first asks. Throws.
+// registry_mu held.
+std::shared_ptr<SharedCtrl> find_or_connect(const char* spec, unsigned int depth)
+{
+    const std::string name(spec ? spec : "");
+    for (const auto& c : registry())
+        if (c->spec == name)
+            return c;
+    bp::ControllerOptions co = parse_spec(spec);
+    // One slot more than fio keeps in flight, within what ConnectOptions
+    // accepts (16 entries at least); a queue for each thread that may join.
+    co.connect.queue_size = std::max<std::int64_t>(std::int64_t{depth} + 1, 16);
+    co.connect.nr_io_queues = RBLK_NR_IO_QUEUES_MAX;
+    co.io_queues_on_demand = true;
+    auto c = std::make_shared<SharedCtrl>();
+    c->spec = name;
+    c->reconnect_delay = std::chrono::seconds(co.connect.reconnect_delay.value_or(RBLK_DEFAULT_RECONNECT_DELAY));
+    c->ctrl = std::make_unique<bp::Controller>(co);
+    registry().push_back(c);
+    return c;
+}
+
+// The thread leaves its controller; the last one to leave shuts it down.
+void leave(rblk_fio_queue* q)
+{
+    std::shared_ptr<SharedCtrl> c = std::move(q->shared);
+    {
+        std::lock_guard reg(registry_mu);
+        c->ctrl->release_io_queue(*q->q);
+        if (--c->users > 0)
+            return;
+        auto& r = registry();
+        r.erase(std::remove(r.begin(), r.end(), c), r.end());
+    }
+    try {
+        c->ctrl->shutdown();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "rblk: shutdown: %s\n", e.what());
+    }
+}
+
 // A trim: one range of up to 2^32-1 blocks, sent in the capsule (copied
 // there: the range is not in fio's registered buffers). 0 or a negative errno.
 int prepare_trim(rblk_fio_queue* q, rblk_fio_queue::Slot& slot, std::uint64_t slba, std::uint64_t nlb,
                  char* err, size_t errlen)
 {
-    if (!q->ctrl->info().has_dsm()) {
+    if (!q->ctrl->info_now().has_dsm()) {
         set_err(err, errlen, "trim: the controller has no Dataset Management (ONCS)");
         return -EOPNOTSUPP;
     }
@@ -225,7 +300,7 @@ bool idle(const rblk_fio_group* g)
 std::string why_idle(const rblk_fio_group* g)
 {
     for (const auto& q : g->queues) {
-        if (q->state != rblk_fio_queue::State::Live)
+        if (q->state != State::Live)
             return q->why;
         if (q->q->failed())
             return q->q->failure();
@@ -237,13 +312,15 @@ std::string why_idle(const rblk_fio_group* g)
 
 extern "C" {
 
-int rblk_fio_probe(const char* spec, uint64_t* size, uint32_t* lba_size, char* err, size_t errlen)
+int rblk_fio_probe(const char* spec, unsigned int depth, uint64_t* size, uint32_t* lba_size, char* err,
+                   size_t errlen)
 {
     try {
-        bp::Controller c(parse_spec(spec));
-        *size = c.ns().size_bytes();
-        *lba_size = c.ns().lba_size();
-        c.shutdown();
+        std::lock_guard reg(registry_mu);
+        const std::shared_ptr<SharedCtrl> c = find_or_connect(spec, depth);
+        const bp::NamespaceInfo ns = c->ctrl->ns_now();
+        *size = ns.size_bytes();
+        *lba_size = ns.lba_size();
         return 0;
     } catch (const std::exception& e) {
         set_err(err, errlen, e.what());
@@ -270,46 +347,48 @@ void rblk_fio_group_free(struct rblk_fio_group* g)
 {
     if (!g)
         return;
+    rblk_fio_unregister(g);
     for (auto& q : g->queues) {
         try {
-            q->ctrl->shutdown();
+            leave(q.get());
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "rblk: shutdown: %s\n", e.what());
+            std::fprintf(stderr, "rblk: %s\n", e.what());
         } catch (...) {
         }
     }
-    g->queues.clear();  // the controllers, before the group they left
-    delete g;
+    g->queues.clear();
+    delete g;  // after its queues left it
 }
 
 struct rblk_fio_queue* rblk_fio_open(struct rblk_fio_group* g, const char* spec, unsigned int depth, char* err,
                                      size_t errlen)
 {
     try {
-        bp::ControllerOptions co = parse_spec(spec);
-        // One slot more than fio keeps in flight, within what
-        // ConnectOptions accepts (16 entries at least).
-        co.connect.queue_size = std::max<std::int64_t>(std::int64_t{depth} + 1, 16);
-        if (g->grouped)
-            co.group = &g->group;
         auto h = std::make_unique<rblk_fio_queue>();
-        h->ctrl = std::make_unique<bp::Controller>(co);
-        h->q = &h->ctrl->io_queue(0);
+        g->queues.reserve(g->queues.size() + 1);  // the push below throws nothing once joined
+        {
+            std::lock_guard reg(registry_mu);
+            std::shared_ptr<SharedCtrl> c = find_or_connect(spec, depth);
+            h->q = &c->ctrl->add_io_queue(g->grouped ? &g->group : nullptr);
+            ++c->users;
+            h->ctrl = c->ctrl.get();
+            h->shared = std::move(c);
+        }
         h->group = g;
-        h->reconnect_delay = std::chrono::seconds(co.connect.reconnect_delay.value_or(RBLK_DEFAULT_RECONNECT_DELAY));
-        const std::size_t n = std::max<std::size_t>(h->q->depth(), 1);
-        const auto index = static_cast<std::uint64_t>(g->queues.size());
-        h->slots.resize(n);
-        h->free.resize(n);
-        h->held.reserve(n);
-        h->failed.reserve(n);
+        g->queues.push_back(std::move(h));
+        rblk_fio_queue* q = g->queues.back().get();
+        const std::size_t n = std::max<std::size_t>(q->q->depth(), 1);
+        const auto index = static_cast<std::uint64_t>(g->queues.size() - 1);
+        q->slots.resize(n);
+        q->free.resize(n);
+        q->held.reserve(n);
+        q->failed.reserve(n);
         for (std::size_t i = n; i-- > 0;) {
-            h->slots[i].req.user_data = index << 32 | i;
-            h->free[h->nfree++] = static_cast<std::uint32_t>(i);
+            q->slots[i].req.user_data = index << 32 | i;
+            q->free[q->nfree++] = static_cast<std::uint32_t>(i);
         }
         g->comps.resize(g->comps.size() + n);
-        g->queues.push_back(std::move(h));
-        return g->queues.back().get();
+        return q;
     } catch (const std::exception& e) {
         set_err(err, errlen, e.what());
     } catch (...) {
@@ -320,7 +399,7 @@ struct rblk_fio_queue* rblk_fio_open(struct rblk_fio_group* g, const char* spec,
 
 uint32_t rblk_fio_lba_size(const struct rblk_fio_queue* q)
 {
-    return q->ctrl->ns().lba_size();
+    return q->q->ns().lba_size();
 }
 
 void rblk_fio_describe(const struct rblk_fio_queue* q, char* out, size_t len)
@@ -328,20 +407,22 @@ void rblk_fio_describe(const struct rblk_fio_queue* q, char* out, size_t len)
     const bp::IoQueueStats s = q->q->stats();
     std::snprintf(out, len,
                   "%llu command(s): %llu in-capsule, %llu through the pool, %llu through the "
-                  "registered buffer, %llu without data, %llu doorbell(s); %zu reconnect(s)",
+                  "registered buffer, %llu without data, %llu doorbell(s); cntlid %u, %zu reconnect(s)",
                   static_cast<unsigned long long>(s.commands), static_cast<unsigned long long>(s.in_capsule),
                   static_cast<unsigned long long>(s.pooled), static_cast<unsigned long long>(s.registered),
                   static_cast<unsigned long long>(s.commands - s.in_capsule - s.pooled - s.registered),
-                  static_cast<unsigned long long>(s.doorbells), q->ctrl->reconnects());
+                  static_cast<unsigned long long>(s.doorbells), q->ctrl->cntlid(), q->ctrl->reconnects());
 }
 
 void rblk_fio_commit(struct rblk_fio_group* g) { g->flush(); }
 
 int rblk_fio_register(struct rblk_fio_group* g, const void* p, size_t len)
 {
+    rblk_fio_unregister(g);
+    g->reg = p;
     try {
-        for (auto& q : g->queues)
-            if (const int e = q->q->register_buffer(p, len))
+        for (; g->registered < g->queues.size(); ++g->registered)
+            if (const int e = g->queues[g->registered]->q->register_buffer(p, len))
                 return e;
         return 0;
     } catch (const std::bad_alloc&) {
@@ -351,13 +432,19 @@ int rblk_fio_register(struct rblk_fio_group* g, const void* p, size_t len)
     }
 }
 
+void rblk_fio_unregister(struct rblk_fio_group* g)
+{
+    for (; g->registered > 0; --g->registered)
+        g->queues[g->registered - 1]->q->unregister_buffer(g->reg);
+}
+
 int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offset, void* buf,
                     size_t len, void* cookie, char* err, size_t errlen)
 {
-    if (q->state != rblk_fio_queue::State::Live) [[unlikely]] {
-        if (q->state == rblk_fio_queue::State::FailFast)
+    if (q->state != State::Live) [[unlikely]] {
+        if (q->state == State::FailFast)
             try_recover(q);
-        if (q->state != rblk_fio_queue::State::Live) {
+        if (q->state != State::Live) {
             set_err(err, errlen, q->why);
             return -EIO;
         }
@@ -455,7 +542,7 @@ namespace {
             const auto idx = static_cast<std::uint32_t>(c.user_data);
             if (c.status.ok()) [[likely]] {
                 give(q, idx, 0);
-            } else if (c.status.retryable() && q->state == rblk_fio_queue::State::Live) {
+            } else if (c.status.retryable() && q->state == State::Live) {
                 q->held.push_back(idx);
                 g->attention = true;
             } else {

@@ -3,10 +3,12 @@
  * fio's headers are C, librblk_bypass is C++. No exception crosses it:
  * every function returns a status and, on failure, a one-line reason in
  * the caller's buffer. One rblk_fio_group is a fio thread's: the
- * rblk_fio_queues of the thread's files, each one bypass controller with
- * one I/O queue, and, for several files, the poll group (one CQ per RDMA
- * device) their queues share; one file's queue polls its own CQ. The
- * thread drives them all and runs their reconnects (rblk_fio_core.cpp).
+ * rblk_fio_queues of the thread's files, each the thread's I/O queue on
+ * the file's bypass controller (one per filename in the process, shared
+ * by every thread that opens it), and, for several files, the poll group
+ * (one CQ per RDMA device) their queues share; one file's queue polls its
+ * own CQ. The thread drives them all and runs their reconnects
+ * (rblk_fio_core.cpp).
  */
 #ifndef RBLK_FIO_CORE_H
 #define RBLK_FIO_CORE_H
@@ -29,10 +31,13 @@ enum rblk_fio_op { RBLK_FIO_READ, RBLK_FIO_WRITE, RBLK_FIO_FLUSH, RBLK_FIO_TRIM 
 
 /*
  * Checks a filename ("trtype=rdma traddr=A trsvcid=P subnqn=N ns=1
- * [hostnqn=H] [hostid=U] [adrfam=IPv4|IPv6]"), connects, reads the
- * namespace's size and LBA size, and disconnects. 0, or -1 with `err` set.
+ * [hostnqn=H] [hostid=U] [adrfam=IPv4|IPv6]"), connects its controller
+ * (queues of `depth` commands) unless a thread has it, and reads the
+ * namespace's size and LBA size; the controller stays for the threads
+ * that open the file. 0, or -1 with `err` set.
  */
-int rblk_fio_probe(const char *spec, uint64_t *size, uint32_t *lba_size, char *err, size_t errlen);
+int rblk_fio_probe(const char *spec, unsigned int depth, uint64_t *size, uint32_t *lba_size, char *err,
+		   size_t errlen);
 
 /*
  * A thread's group for `nr_files` controllers (more than one: their queues
@@ -41,18 +46,34 @@ int rblk_fio_probe(const char *spec, uint64_t *size, uint32_t *lba_size, char *e
  */
 struct rblk_fio_group *rblk_fio_group_new(int event_mode, unsigned int nr_files, char *err,
 					  size_t errlen);
-/* Shuts down and disconnects every controller opened in `g`, then frees it. */
+/*
+ * Gives back the thread's queues (a controller no thread uses any more
+ * shuts down and disconnects), then frees `g`.
+ */
 void rblk_fio_group_free(struct rblk_fio_group *g);
 
-/* Connects a controller with one I/O queue of `depth` commands in `g`; NULL with `err` set. */
+/*
+ * The thread's I/O queue on the filename's controller (connected first,
+ * its queues of `depth` commands, unless a thread has it), in `g`; NULL
+ * with `err` set.
+ */
 struct rblk_fio_queue *rblk_fio_open(struct rblk_fio_group *g, const char *spec, unsigned int depth,
 				     char *err, size_t errlen);
 
 uint32_t rblk_fio_lba_size(const struct rblk_fio_queue *q);
 /* How the queue's commands carried their data, one line (rblk_stats=1). */
 void rblk_fio_describe(const struct rblk_fio_queue *q, char *out, size_t len);
-/* Registers [p, p + len) once with every controller of `g` (their memory maps): 0 or an errno. */
+/*
+ * Registers [p, p + len) once with every controller of `g` (their memory
+ * maps), in place of what the group registered before: 0 or an errno.
+ */
 int rblk_fio_register(struct rblk_fio_group *g, const void *p, size_t len);
+/*
+ * Drops the group's registration: before the memory is freed, as the
+ * controllers outlive the thread (the next owner of the addresses must not
+ * find the old pages' registration).
+ */
+void rblk_fio_unregister(struct rblk_fio_group *g);
 
 /*
  * 0: submitted, posted at the next commit or reap (or held for the

@@ -86,9 +86,10 @@ Controller::~Controller()
 // Connects the admin queue, enables and identifies the controller, then
 // connects the I/O queues: as asked on the first connect, as before on a
 // reconnect.
-void Controller::connect_all(bool first)
+void Controller::connect_all(bool first, bool io)
 {
     std::lock_guard lock(admin_mu_);
+    admin_epoch_ = epoch_.load(std::memory_order_relaxed);
     connect_admin_queue();
     enable_controller();
     const ControllerInfo info = identify_controller();
@@ -100,8 +101,8 @@ void Controller::connect_all(bool first)
     info_ = info;
     ns_ = std::move(namespaces);
     choose_io_queue_size(first);
-    connect_io_queues(first ? granted : io_.size(), first);
-    ka_failed_ = false;
+    granted_ = granted;
+    connect_io_queues(!io ? 0 : !first ? io_.size() : opts_.io_queues_on_demand ? 0 : granted, first);
     start_keep_alive();
 }
 
@@ -112,9 +113,9 @@ QueueConfig Controller::admin_queue_config() const
     QueueConfig cfg;
     cfg.qid = 0;
     cfg.size = kAdminQueueSize;
-    cfg.cmd_timeout = admin_timeout_;
-    cfg.cm_timeout = std::min(opts_.cm_timeout, admin_timeout_);
-    cfg.connect_timeout = admin_timeout_;
+    cfg.cmd_timeout = admin_timeout_.load();
+    cfg.cm_timeout = std::min(opts_.cm_timeout, admin_timeout_.load());
+    cfg.connect_timeout = admin_timeout_.load();
     cfg.tos = static_cast<int>(opts_.connect.tos.value_or(-1));
     return cfg;
 }
@@ -174,10 +175,13 @@ ControllerInfo Controller::identify_controller()
 }
 
 // Set Features (Number of Queues): I/O queues as asked, as granted, as
-// many as before on a reconnect. Returns how many the controller grants.
+// many as before on a reconnect (on demand: as asked again, for the
+// threads still to join). Returns how many the controller grants.
 std::uint16_t Controller::negotiate_io_queues(bool first)
 {
-    const auto want = static_cast<std::uint16_t>(first ? *opts_.connect.nr_io_queues : io_.size());
+    const auto want = static_cast<std::uint16_t>(first || opts_.io_queues_on_demand
+                                                     ? std::max<std::size_t>(*opts_.connect.nr_io_queues, io_.size())
+                                                     : io_.size());
     QueueCompletion sf = admin_cmd(set_features_num_queues(want));
     if (!sf.status.ok())
         command_failed("Set Features (Number of Queues)", sf);
@@ -265,24 +269,74 @@ void Controller::choose_io_queue_size(bool first)
 }
 
 // I/O queues 1..count, each Connected with the controller ID; the first
-// connect makes their IoQueues, a reconnect gives them their new transport.
+// connect makes their IoQueues, a reconnect gives them their new transport
+// (those released stay down).
 void Controller::connect_io_queues(std::size_t count, bool first)
 {
-    for (std::uint16_t i = 0; i < count; ++i) {
-        QueueConfig qcfg = admin_queue_config();
-        qcfg.qid = static_cast<std::uint16_t>(i + 1);
-        qcfg.size = io_size_;
-        qcfg.inline_max = std::min(in_capsule_capacity(info_.ioccsz_bytes / 16), kInlineDataMax);
-        qcfg.cmd_timeout = opts_.io_timeout;
-        qcfg.group = opts_.group;
-        qcfg.ctrl_failed = &ka_failed_;
-        auto q = open_queue(qcfg);
-        q->connect(pd_.get());
-        connect_queue(*q, qcfg.qid, io_size_);
-        if (first)
+    for (std::size_t i = 0; i < count; ++i) {
+        if (!first && !seats_[i].in_use)
+            continue;
+        auto q = connect_io_queue(static_cast<std::uint16_t>(i + 1), first ? opts_.group : seats_[i].group);
+        if (first) {
             io_.push_back(std::make_unique<IoQueue>(pd_.get(), *map_, info_, ns_, io_size_));
+            seats_.push_back({opts_.group, true, 0});
+        }
+        seats_[i].epoch = admin_epoch_;
         io_[i]->update_namespaces(ns_);
         io_[i]->attach(std::move(q));
+    }
+}
+
+// A transport queue for I/O queue `qid`, Connected. admin_mu_ held.
+std::unique_ptr<Queue> Controller::connect_io_queue(std::uint16_t qid, PollGroup* group)
+{
+    QueueConfig qcfg = admin_queue_config();
+    qcfg.qid = qid;
+    qcfg.size = io_size_;
+    qcfg.inline_max = std::min(in_capsule_capacity(info_.ioccsz_bytes / 16), kInlineDataMax);
+    qcfg.cmd_timeout = opts_.io_timeout;
+    qcfg.group = group;
+    qcfg.ctrl_epoch = &epoch_;
+    qcfg.epoch = admin_epoch_;
+    auto q = open_queue(qcfg);
+    q->connect(pd_.get());
+    connect_queue(*q, qid, io_size_);
+    return q;
+}
+
+IoQueue& Controller::add_io_queue(PollGroup* group)
+{
+    std::lock_guard lock(admin_mu_);
+    if (shut_down_ || !admin_live())
+        throw Error("cannot add an I/O queue: the controller is " +
+                    std::string(shut_down_ ? "shut down" : "failed (reconnecting)"));
+    std::size_t i = 0;
+    while (i < seats_.size() && seats_[i].in_use)
+        ++i;
+    if (i == seats_.size() && i >= granted_)
+        throw Error("the controller grants " + std::to_string(granted_) + " I/O queue(s), all in use");
+    auto q = connect_io_queue(static_cast<std::uint16_t>(i + 1), group);
+    if (i == io_.size()) {
+        io_.push_back(std::make_unique<IoQueue>(pd_.get(), *map_, info_, ns_, io_size_));
+        seats_.push_back({});
+    }
+    seats_[i] = {group, true, admin_epoch_};
+    io_[i]->update_namespaces(ns_);
+    io_[i]->attach(std::move(q));
+    return *io_[i];
+}
+
+void Controller::release_io_queue(IoQueue& q)
+{
+    std::lock_guard lock(admin_mu_);
+    for (std::size_t i = 0; i < io_.size(); ++i) {
+        if (io_[i].get() != &q || !seats_[i].in_use)
+            continue;
+        if (Queue* t = q.transport())
+            t->disconnect();
+        (void)q.detach();  // leaves its poll group, which may go with its thread
+        seats_[i] = {nullptr, false, 0};
+        return;
     }
 }
 
@@ -290,7 +344,7 @@ QueueCompletion Controller::admin_cmd(const Command& cmd)
 {
     if (!admin_)
         return {0, {IoStatus::Kind::QueueDown, 0}, 0};
-    return admin_->execute(cmd, admin_timeout_);
+    return admin_->execute(cmd, admin_timeout_.load());
 }
 
 void Controller::connect_queue(Queue& q, std::uint16_t qid, std::uint16_t size)
@@ -298,7 +352,7 @@ void Controller::connect_queue(Queue& q, std::uint16_t qid, std::uint16_t size)
     std::byte* buf = admin_pool_->get();
     if (!buf)
         throw Error("internal error: no admin buffer for Connect");
-    const ConnectData data = connect_data(hostid_, qid == 0 ? std::uint16_t{0xffff} : cntlid_,
+    const ConnectData data = connect_data(hostid_, qid == 0 ? std::uint16_t{0xffff} : cntlid_.load(),
                                           opts_.connect.subnqn.c_str(),
                                           opts_.connect.hostnqn->c_str());
     std::memcpy(buf, &data, sizeof(data));
@@ -306,7 +360,7 @@ void Controller::connect_queue(Queue& q, std::uint16_t qid, std::uint16_t size)
                                   static_cast<std::uint32_t>(kato_.count()));
     const RemoteRef ref = admin_pool_->ref(buf);
     cmd.dptr = keyed_sgl(ref.addr, sizeof(data), ref.rkey);
-    const QueueCompletion c = q.execute(cmd, admin_timeout_);
+    const QueueCompletion c = q.execute(cmd, admin_timeout_.load());
     admin_pool_->put(buf);
     if (c.status.kind == IoStatus::Kind::Nvme)
         throw Error(connect_error(c.status.nvme, static_cast<std::uint32_t>(c.result)));
@@ -394,35 +448,54 @@ void Controller::keep_alive_loop(std::stop_token stop)
             break;
         std::lock_guard admin_lock(admin_mu_);
         if (!admin_ || admin_->failed()) {
-            ka_failed_ = true;
+            fail_association();
             return;
         }
         const QueueCompletion c = admin_->execute(keep_alive(), kato_);
         if (!c.status.ok()) {
             admin_->fail("keep-alive failed: " + c.status.describe());
-            ka_failed_ = true;
+            fail_association();
             return;
         }
     }
 }
 
+ControllerInfo Controller::info_now() const
+{
+    std::lock_guard lock(admin_mu_);
+    return info_;
+}
+
+NamespaceInfo Controller::ns_now(std::size_t i) const
+{
+    std::lock_guard lock(admin_mu_);
+    return ns_.at(i);
+}
+
+// Under admin_mu_: the admin queue is up, in the association of now.
+bool Controller::admin_live() const
+{
+    return admin_ && !admin_->failed() && admin_epoch_ == epoch_.load(std::memory_order_relaxed);
+}
+
 bool Controller::failed() const
 {
-    if (ka_failed_)
-        return true;
     {
         std::lock_guard lock(admin_mu_);
-        if (!admin_ || admin_->failed())
+        if (!admin_live())
             return true;
     }
-    return std::any_of(io_.begin(), io_.end(), [](const auto& q) { return q->failed(); });
+    for (std::size_t i = 0; i < io_.size(); ++i)
+        if (seats_[i].in_use && io_[i]->failed())
+            return true;
+    return false;
 }
 
 std::string Controller::failure() const
 {
-    for (const auto& q : io_)
-        if (q->failed())
-            return q->failure();
+    for (std::size_t i = 0; i < io_.size(); ++i)
+        if (seats_[i].in_use && io_[i]->failed())
+            return io_[i]->failure();
     std::lock_guard lock(admin_mu_);
     if (admin_ && admin_->failed())
         return admin_->failure();
@@ -442,16 +515,73 @@ bool Controller::recover()
 {
     if (shut_down_)
         throw Error("controller is shut down");
-    const rblk::ConnectOptions& c = opts_.connect;
-    const auto now = Clock::now();
     if (!lost_since_) {
-        lost_since_ = now;
+        lost_since_ = Clock::now();
         last_error_ = failure();
     }
+    fail_association();
+    teardown();
+    return reconnect(nullptr, 0);
+}
+
+bool Controller::recover_queue(IoQueue& q)
+{
+    std::lock_guard turn(recovery_mu_);
+    if (shut_down_)
+        throw Error("controller is shut down");
+    std::size_t seat = 0;
+    {
+        std::lock_guard lock(admin_mu_);
+        while (seat < io_.size() && io_[seat].get() != &q)
+            ++seat;
+        if (seat == io_.size() || !seats_[seat].in_use)
+            throw Error("internal error: recover_queue() of a queue the controller does not hold");
+        // Another thread's turn reconnected the association: this queue's
+        // failure is of the one before, or it has none.
+        if (admin_live() && seats_[seat].epoch == admin_epoch_ && !q.failed())
+            return true;
+        if (!lost_since_) {
+            lost_since_ = Clock::now();
+            last_error_ = q.failed() ? q.failure() : std::string("the controller's association failed");
+        }
+        if (seats_[seat].epoch == epoch_.load(std::memory_order_relaxed))
+            fail_association();  // the others' queues fail too, and their threads come here
+    }
+    (void)q.detach();
+    return reconnect(&q, seat);
+}
+
+// A new association for the admin queue unless a turn before made it, then
+// `own` connected in it. Throws Error.
+void Controller::reconnect_own(IoQueue& own, std::size_t seat)
+{
+    bool live;
+    {
+        std::lock_guard lock(admin_mu_);
+        live = admin_live();
+    }
+    if (!live) {
+        stop_keep_alive();
+        {
+            std::lock_guard lock(admin_mu_);
+            admin_.reset();
+        }
+        connect_all(false, false);
+        ++reconnects_;
+    }
+    std::lock_guard lock(admin_mu_);
+    auto t = connect_io_queue(static_cast<std::uint16_t>(seat + 1), seats_[seat].group);
+    seats_[seat].epoch = admin_epoch_;
+    own.update_namespaces(ns_);
+    own.attach(std::move(t));
+}
+
+bool Controller::reconnect(IoQueue* own, std::size_t seat)
+{
+    const rblk::ConnectOptions& c = opts_.connect;
     const std::int64_t loss = c.ctrl_loss_tmo.value_or(RBLK_DEFAULT_CTRL_LOSS_TMO);
     const std::int64_t fast = c.fast_io_fail_tmo.value_or(RBLK_DEFAULT_FAST_IO_FAIL_TMO);
     const seconds delay(c.reconnect_delay.value_or(RBLK_DEFAULT_RECONNECT_DELAY));
-    teardown();
     for (bool tried = false;; tried = true) {
         const auto t = Clock::now();
         if (loss >= 0 && t - *lost_since_ >= seconds(loss) && tried)
@@ -468,15 +598,24 @@ bool Controller::recover()
             until = std::min(until, *lost_since_ + seconds(fast));
         admin_timeout_ = std::max(std::chrono::duration_cast<milliseconds>(until - t), milliseconds(1000));
         try {
-            connect_all(false);
+            if (own) {
+                reconnect_own(*own, seat);
+            } else {
+                connect_all(false);
+                ++reconnects_;
+            }
             admin_timeout_ = opts_.admin_timeout;
             lost_since_.reset();
-            ++reconnects_;
             return true;
         } catch (const Error& e) {
             admin_timeout_ = opts_.admin_timeout;
             last_error_ = e.what();
-            teardown();
+            if (own) {
+                (void)own->detach();
+                fail_association();  // the admin queue's too: the next attempt makes a new one
+            } else {
+                teardown();
+            }
         }
         // The next attempt, no later than the deadlines above.
         auto next = Clock::now() + delay;

@@ -557,8 +557,8 @@ std::size_t Queue::poll_cq(std::span<QueueCompletion> out)
 {
     next_expiry_scan_ = now + std::chrono::milliseconds(100);
     check_cm();
-    if (!down() && cfg_.ctrl_failed && cfg_.ctrl_failed->load(std::memory_order_relaxed))
-        fail("the controller's keep-alive failed");
+    if (!down() && cfg_.ctrl_epoch && cfg_.ctrl_epoch->load(std::memory_order_relaxed) != cfg_.epoch)
+        fail("the controller failed (its keep-alive, or another of its queues)");
     if (down())
         return n + hand_out(out.subspan(n));  // what fail() ended
     if (const auto tag = table_.scan(now, cfg_.cmd_timeout)) {

@@ -57,10 +57,13 @@ struct QueueConfig {
     // The poll group whose CQ the queue shares (its owner thread drives
     // the queue); nullptr: a CQ of its own.
     PollGroup* group = nullptr;
-    // The controller's flag that its keep-alive failed: the queue fails at
-    // its next deadline scan (ten a second), as one whose own command
-    // timed out. nullptr: none (the admin queue's failure is its own).
-    const std::atomic<bool>* ctrl_failed = nullptr;
+    // The controller's association number, bumped as the association
+    // fails (its keep-alive, or another queue's thread asked), and the one
+    // this queue was connected under: the queue fails at its next deadline
+    // scan (ten a second) once they differ, as one whose own command timed
+    // out. nullptr: none (the admin queue's failure is its own).
+    const std::atomic<std::uint32_t>* ctrl_epoch = nullptr;
+    std::uint32_t epoch = 0;
 };
 
 // The data a write carries in its capsule, after the command.
