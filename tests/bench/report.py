@@ -461,7 +461,7 @@ def markdown(results):
     out.append("kernel %s; every side connected to the same nvmet-rdma target (null_blk "
                "namespace) over soft-RoCE; the kernel drivers with %s I/O queues x %s, fio "
                "io_uring, direct; the bypass path through fio's librblk_fio.so engine "
-               "(thread=1, a controller with one I/O queue per fio thread); "
+               "(thread=1, a controller per filename shared by fio's threads, an I/O queue each); "
                "%s rounds of %s s, sides in the order %s, reversed every other round."
                % (meta.get("kernel", "?"), meta.get("nr_io_queues", "?"),
                   meta.get("queue_size", "?"), meta.get("rounds", "?"), meta.get("runtime_s", "?"),

@@ -5,7 +5,7 @@
 # little), the same number and depth of I/O queues, the same fio jobs, run
 # alternately on /dev/rblkXnY and /dev/nvmeXnY (io_uring, direct), through
 # fio's external engine librblk_fio.so (the bypass path: thread=1, one
-# controller and I/O queue per fio thread) and, where there is one, on the
+# controller shared by fio's threads, an I/O queue each) and, where there is one, on the
 # ublk disk /dev/ublkbN that `rblkctl connect --path bypass` serves. A
 # measurement to read: it fails only when a tool does, never on a figure.
 #
@@ -178,8 +178,8 @@ if [ -z "${RBLK_SRC_DIR:-}" ]; then
 	if [ -z "$timeout" ]; then
 		# Each run: the runtime, fio's start and end (a few seconds under
 		# TCG) and, profiled, perf's start and report; plus the setup.
-		# A bypass run also connects twice (fio's setup probes the
-		# namespace, each thread connects its own controller).
+		# A bypass run also connects (fio's setup, for the namespace's
+		# size: the controller its threads then share).
 		per=$((runtime + 8 + 10 * profile))
 		timeout=$(((${#modes[@]} * rounds * ${#sides[@]} * ${#jobs[@]} * per + 180 * ${#modes[@]}) * 3 / 2 + 300))
 	fi
