@@ -11,7 +11,8 @@
 # target restarted under a verify job of 4 threads on one controller:
 # each thread holds its I/O, the controller reconnects once, each thread's
 # queue joins the new association and sends its I/O again, and the
-# verify passes. A
+# verify passes; taken away for good, each of the 4 threads fails its
+# writes with EIO once fast_io_fail_tmo has passed, and none hangs. A
 # filename without subnqn= and a process-mode job each fail with one line.
 # It checks the userspace initiator and the engine (rblk.ko's side is every
 # datapath case's, on both kernels): newest kernel only, for the suite's
@@ -126,6 +127,33 @@ vm_assert_eq 4 "$(grep -cE '; cntlid [0-9]+, 1 reconnect\(s\)$' <<< "$lines")" \
 ids=$(sed -nE 's/.*; cntlid ([0-9]+), .*/\1/p' <<< "$lines" | sort -u)
 vm_assert_eq 1 "$(grep -c . <<< "$ids")" "the 4 threads' controller after the restart (cntlids: ${ids//$'\n'/ })"
 vm_log "restart: 4 threads on controller $ids, one reconnect"
+
+# --- the target gone for good under 4 threads on one controller ---------------------------
+# The subsystem leaves the port under their writes and stays away: the
+# first thread to recover tries to reconnect until fast_io_fail_tmo (2 s)
+# has passed, each other thread's turn then finds it past too, and every
+# thread's held writes fail with EIO: each job ends with fio's error, none
+# hangs (fio stops a job at its first error).
+gnqn=nqn.2024-01.io.rblk:fio-gone
+gdisk=$(vm_membacked_disk 1 32 512 0 2000000000)
+vm_nvmet_subsys "$gnqn" "$gdisk"
+vm_nvmet_link 1 "$gnqn"
+gspec="trtype=rdma traddr=10.99.0.1 trsvcid=4420 subnqn=${gnqn//:/\\:} ns=1 reconnect_delay=1 fast_io_fail_tmo=2 ctrl_loss_tmo=60"
+timeout -k 5 180 fio "${eng[@]}" --filename="$gspec" --name=gone --rw=randwrite --bs=64k --iodepth=8 \
+	--size=1M --numjobs=4 --offset_increment=1M > /tmp/fio-gone.log 2>&1 &
+fio_pid=$!
+vm_wait_for 60 vm__writing "$gdisk"
+vm_nvmet_unlink 1 "$gnqn"
+rc=0
+wait "$fio_pid" || rc=$?
+vm_assert_ne 124 "$rc" "fio with its target gone for good ended (timeout 180 s)"
+vm_assert_ne 0 "$rc" "fio's exit code with its target gone for good"
+failed=$(grep -cE '^gone: \(groupid=0, jobs=1\): err= ?5 ' /tmp/fio-gone.log || true)
+vm_assert_eq 4 "$failed" "threads whose job ended with EIO: $(grep -E '^gone: |rblk: ' /tmp/fio-gone.log | head -n 12)"
+# Each thread says why, once.
+why=$(grep -E '^rblk: .*fio-gone ns=1 .*: I/O failed after fast_io_fail_tmo: ' /tmp/fio-gone.log || true)
+vm_assert_eq 4 "$(grep -c . <<< "$why")" "the threads' reasons: $why"
+vm_log "gone for good: 4 threads failed with EIO: ${why%%$'\n'*}"
 
 # --- user errors: one line each ------------------------------------------------------------
 rc=0

@@ -189,6 +189,8 @@ void recover_and_resend(rblk_fio_queue* q)
         }
     }
     if (q->state != State::Live) {
+        if (!q->held.empty())  // why they fail with EIO, once per thread and queue
+            std::fprintf(stderr, "rblk: %s: %s\n", q->shared->spec.c_str(), q->why.c_str());
         q->failed.insert(q->failed.end(), q->held.rbegin(), q->held.rend());
         q->held.clear();
         return;
