@@ -108,16 +108,26 @@ vm_log "trim: [0, 256K) reads zeroes, the 64K after it fio's data"
 
 # --- the target restarted under a verify job of 4 threads on one controller ----------------
 # nvmet takes the subsystem off its port while the writes are in flight
-# (its namespace completes each I/O after 2 s) and puts it back 2 s later:
+# and puts it back 2 s later:
 # each thread holds what came back; the first to recover reconnects the
 # controller (reconnect_delay=1), every thread its own queue on the new
 # association, and each sends its I/O again; fio's verify reads then find
 # every block of every thread's region.
+# slow_subsystem NQN: a subsystem on the port whose namespace completes
+# each I/O after 2 s (so writes are in flight when it leaves); prints its disk.
+slow_subsystem() {
+	local disk
+	disk=$(vm_membacked_disk 1 32 512 0 2000000000)
+	vm_nvmet_subsys "$1" "$disk"
+	vm_nvmet_link 1 "$1"
+	echo "$disk"
+}
+# slow_spec NQN OPTIONS: the engine's filename for NQN's namespace 1.
+slow_spec() { echo "trtype=rdma traddr=10.99.0.1 trsvcid=4420 subnqn=${1//:/\\:} ns=1 $2"; }
+
 rnqn=nqn.2024-01.io.rblk:fio-restart
-rdisk=$(vm_membacked_disk 1 32 512 0 2000000000)
-vm_nvmet_subsys "$rnqn" "$rdisk"
-vm_nvmet_link 1 "$rnqn"
-rspec="trtype=rdma traddr=10.99.0.1 trsvcid=4420 subnqn=${rnqn//:/\\:} ns=1 reconnect_delay=1 ctrl_loss_tmo=60"
+rdisk=$(slow_subsystem "$rnqn")
+rspec=$(slow_spec "$rnqn" "reconnect_delay=1 ctrl_loss_tmo=60")
 vm_fio_log_across_bounce "$rnqn" "$rdisk" /tmp/fio-restart.log "${eng[@]}" --filename="$rspec" --name=restart \
 	--rw=randwrite --bs=64k --iodepth=8 --size=1M --numjobs=4 --offset_increment=1M "${common[@]}"
 lines=$(grep -E '^rblk: restart: ' /tmp/fio-restart.log || true)
@@ -135,10 +145,8 @@ vm_log "restart: 4 threads on controller $ids, one reconnect"
 # thread's held writes fail with EIO: each job ends with fio's error, none
 # hangs (fio stops a job at its first error).
 gnqn=nqn.2024-01.io.rblk:fio-gone
-gdisk=$(vm_membacked_disk 1 32 512 0 2000000000)
-vm_nvmet_subsys "$gnqn" "$gdisk"
-vm_nvmet_link 1 "$gnqn"
-gspec="trtype=rdma traddr=10.99.0.1 trsvcid=4420 subnqn=${gnqn//:/\\:} ns=1 reconnect_delay=1 fast_io_fail_tmo=2 ctrl_loss_tmo=60"
+gdisk=$(slow_subsystem "$gnqn")
+gspec=$(slow_spec "$gnqn" "reconnect_delay=1 fast_io_fail_tmo=2 ctrl_loss_tmo=60")
 timeout -k 5 180 fio "${eng[@]}" --filename="$gspec" --name=gone --rw=randwrite --bs=64k --iodepth=8 \
 	--size=1M --numjobs=4 --offset_increment=1M > /tmp/fio-gone.log 2>&1 &
 fio_pid=$!
