@@ -57,7 +57,7 @@ struct SharedCtrl {
 };
 
 // The shared controllers, by filename; their users and the controllers'
-// add_io_queue() and release_io_queue() under registry_mu.
+// add_io_queue() under registry_mu.
 std::mutex registry_mu;
 std::vector<std::shared_ptr<SharedCtrl>>& registry()
 {
@@ -231,9 +231,11 @@ std::shared_ptr<SharedCtrl> find_or_connect(const char* spec, unsigned int depth
 void leave(rblk_fio_queue* q)
 {
     std::shared_ptr<SharedCtrl> c = std::move(q->shared);
+    // Its disconnect waits for the CM: outside the registry's lock, which
+    // other threads' joins take (the controller locks its own queues).
+    c->ctrl->release_io_queue(*q->q);
     {
         std::lock_guard reg(registry_mu);
-        c->ctrl->release_io_queue(*q->q);
         if (--c->users > 0)
             return;
         auto& r = registry();
