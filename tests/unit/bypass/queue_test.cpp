@@ -4,6 +4,8 @@
 #include "fake_rdma.hpp"
 
 #include <rblk/bypass/capsule.hpp>
+#include <rblk/bypass/io_queue.hpp>
+#include <rblk/bypass/memory.hpp>
 #include <rblk/bypass/poll_group.hpp>
 #include <rblk/bypass/queue.hpp>
 
@@ -632,6 +634,65 @@ TEST(QueueFailure, TheControllersAssociationFailureFailsTheQueue)
     EXPECT_EQ(out[0].user_data, 5u);
     EXPECT_EQ(out[0].status.kind, IoStatus::Kind::QueueDown);
     EXPECT_EQ(q->failure(), "qid 1: the controller failed (its keep-alive, or another of its queues)");
+}
+
+// A request that names its registration (IoRequest::reg, as the fio
+// engine's do) is keyed with it, without a lookup; one that names a
+// registration not covering its data is looked up as any other, and
+// memory nobody registered is refused whatever it names.
+TEST(IoQueueRequest, ANamedRegistrationIsUsedOnlyWhereItCoversTheData)
+{
+    constexpr std::size_t kPg = 4096;
+    fake_rdma::reset();
+    MemoryMap map(fake_rdma::pd());
+    ControllerInfo ctrl;
+    ctrl.max_transfer = 128 * 1024;
+    NamespaceInfo ns;
+    ns.nsid = 1;
+    ns.nsze = 1 << 20;
+    ns.lba_shift = 12;
+    IoQueue io(fake_rdma::pd(), map, ctrl, {ns}, 4);
+    QueueConfig cfg;
+    cfg.qid = 1;
+    cfg.size = 4;
+    auto q = resolved_queue(cfg, false);
+    q->connect(fake_rdma::pd());
+    io.attach(std::move(q));
+
+    const AlignedBytes a = aligned_bytes(4 * kPg, "a");
+    const AlignedBytes b = aligned_bytes(4 * kPg, "b");
+    const AlignedBytes nobodys = aligned_bytes(kPg, "unregistered");
+    ASSERT_EQ(0, io.register_buffer(a.get(), 4 * kPg));
+    ASSERT_EQ(0, io.register_buffer(b.get(), 4 * kPg));
+    const Registration* ra = io.registration(a.get(), 4 * kPg);
+    const Registration* rb = io.registration(b.get(), 4 * kPg);
+    ASSERT_NE(nullptr, ra);
+    ASSERT_NE(nullptr, rb);
+    ASSERT_NE(ra->rkey, rb->rkey);
+
+    const auto read = [&](void* buf, const Registration* reg) {
+        IoRequest r;
+        r.op = IoOp::Read;
+        r.slba = 8;
+        r.nlb = 1;
+        r.buf = buf;
+        r.len = kPg;
+        r.reg = reg;
+        return io.submit(r);
+    };
+    ASSERT_TRUE(read(a.get() + kPg, ra).ok());
+    ASSERT_TRUE(read(b.get(), ra).ok()) << "named a, holds b: looked up";
+    EXPECT_EQ(IoStatus::Kind::Invalid, read(nobodys.get(), ra).kind);
+    EXPECT_EQ(IoStatus::Kind::Invalid, read(a.get() + 3 * kPg + 1, ra).kind) << "runs past a's end";
+    io.flush();
+    ASSERT_EQ(fake_rdma::sends().size(), 2u);
+    const auto* first = reinterpret_cast<const Command*>(fake_rdma::sends()[0].addr);
+    const auto* second = reinterpret_cast<const Command*>(fake_rdma::sends()[1].addr);
+    EXPECT_EQ(keyed_sgl_key(first->dptr), ra->rkey);
+    EXPECT_EQ(first->dptr.addr, reinterpret_cast<std::uint64_t>(a.get() + kPg));
+    EXPECT_EQ(keyed_sgl_key(second->dptr), rb->rkey);
+    EXPECT_EQ(io.stats().registered, 2u);
+    (void)io.detach();
 }
 
 // A queue of 4 commands in `group`, connected; the first of a test resets

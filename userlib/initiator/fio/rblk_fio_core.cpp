@@ -90,6 +90,9 @@ struct rblk_fio_queue {
     State state = State::Live;
     std::string why;                    // FailFast, Lost: what the commands fail with
     std::chrono::steady_clock::time_point next_attempt;  // FailFast
+    // fio's buffers' registration in the controller's map, while the
+    // group has them registered: each request names it (IoRequest::reg).
+    const bp::Registration* reg = nullptr;
 };
 struct rblk_fio_group {
     bp::PollGroup group;  // first: outlives the queues, which leave it as they go (leave())
@@ -270,6 +273,7 @@ int prepare_trim(rblk_fio_queue* q, rblk_fio_queue::Slot& slot, std::uint64_t sl
     slot.req.slba = 0;
     slot.req.nlb = 1;
     slot.req.buf = &slot.range;
+    slot.req.reg = nullptr;
     slot.req.len = sizeof(nvme_dsm_range);
     return 0;
 }
@@ -425,9 +429,12 @@ int rblk_fio_register(struct rblk_fio_group* g, const void* p, size_t len)
     rblk_fio_unregister(g);
     g->reg = p;
     try {
-        for (; g->registered < g->queues.size(); ++g->registered)
-            if (const int e = g->queues[g->registered]->q->register_buffer(p, len))
+        for (; g->registered < g->queues.size(); ++g->registered) {
+            rblk_fio_queue* q = g->queues[g->registered].get();
+            if (const int e = q->q->register_buffer(p, len))
                 return e;
+            q->reg = q->q->registration(p, len);
+        }
         return 0;
     } catch (const std::bad_alloc&) {
         return ENOMEM;
@@ -438,8 +445,11 @@ int rblk_fio_register(struct rblk_fio_group* g, const void* p, size_t len)
 
 void rblk_fio_unregister(struct rblk_fio_group* g)
 {
-    for (; g->registered > 0; --g->registered)
-        g->queues[g->registered - 1]->q->unregister_buffer(g->reg);
+    for (; g->registered > 0; --g->registered) {
+        rblk_fio_queue* q = g->queues[g->registered - 1].get();
+        q->reg = nullptr;
+        q->q->unregister_buffer(g->reg);
+    }
 }
 
 int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offset, void* buf,
@@ -482,6 +492,7 @@ int rblk_fio_submit(struct rblk_fio_queue* q, enum rblk_fio_op op, uint64_t offs
             r.nlb = static_cast<std::uint32_t>(len >> shift);
             r.buf = buf;
             r.len = len;
+            r.reg = q->reg;
         }
     }
     slot.cookie = cookie;

@@ -72,7 +72,9 @@ IoStatus IoQueue::submit(const IoRequest& r)
         // copied by the queue (a DSM range on the caller's stack).
         via = Via::InCapsule;
         inline_data.bytes = {static_cast<const std::byte*>(r.buf), bytes};
-        if (pool_.contains(r.buf, bytes)) {
+        if (r.reg && r.reg->covers(r.buf, bytes)) {
+            inline_data.lkey = r.reg->lkey;
+        } else if (pool_.contains(r.buf, bytes)) {
             inline_data.lkey = pool_.lkey();
             inline_data.stable = true;
         } else if (const Registration* reg = map_.find(r.buf, bytes)) {
@@ -80,7 +82,10 @@ IoStatus IoQueue::submit(const IoRequest& r)
         }
     } else {
         RemoteRef ref;
-        if (pool_.contains(r.buf, bytes)) {
+        if (r.reg && r.reg->covers(r.buf, bytes)) {
+            ref = {reinterpret_cast<std::uint64_t>(r.buf), r.reg->rkey};
+            via = Via::Registered;
+        } else if (pool_.contains(r.buf, bytes)) {
             ref = pool_.ref(r.buf);
             via = Via::Pool;
         } else if (const Registration* reg = map_.find(r.buf, bytes)) {

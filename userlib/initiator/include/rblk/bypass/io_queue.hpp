@@ -44,6 +44,10 @@ struct IoRequest {
     void* buf = nullptr;        // read/write data, or Dsm's nvme_dsm_range array
     std::size_t len = 0;        // bytes at buf: nlb blocks (read/write), nlb * 16 (Dsm)
     std::uint64_t user_data = 0;
+    // The registration holding buf, when the caller keeps it
+    // (IoQueue::registration()): checked to cover the data, and then no
+    // lookup in the pool or the memory map. nullptr: looked up.
+    const Registration* reg = nullptr;
     bool deallocate = false;    // write zeroes: may deallocate (DEAC)
     std::uint16_t ns = 0;       // which of the controller's namespaces() (an index)
 };
@@ -83,6 +87,9 @@ public:
     {
         return pool_.contains(p, len) || map_.find(p, len);
     }
+    // The caller's registration covering [p, p + len), for IoRequest::reg:
+    // valid until unregister_buffer(p) (the map keeps its record).
+    const Registration* registration(const void* p, std::size_t len) const { return map_.find(p, len); }
 
     // Queued for the next flush(), which poll(), wait() and arm_events()
     // do first (Queue::flush()).
