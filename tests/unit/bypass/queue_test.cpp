@@ -264,6 +264,45 @@ TEST(QueueDatapath, ResponsesOfOnePollRepostTheirReceivesInOneCall)
     EXPECT_FALSE(q->failed()) << q->failure();
 }
 
+// With recv_batch (an I/O queue's, kIoRecvBatch), the receives reaps
+// consume wait in the chain until there are recv_batch of them, posted
+// then in one call: a QD1 queue posts once per batch, not per response.
+// The QP holds recv_batch - 1 receives beyond the queue's size, so every
+// command that may be in flight finds one whatever the chain holds.
+TEST(QueueDatapath, ReceivesGoBackOncePerBatchAndTheQpNeverHoldsFewerThanTheSize)
+{
+    QueueConfig cfg;
+    cfg.qid = 1;
+    cfg.size = 4;
+    cfg.recv_batch = 3;
+    auto q = resolved_queue(cfg);
+    q->connect(fake_rdma::pd());
+    EXPECT_EQ(fake_rdma::recv_posts(), 1);
+    ASSERT_EQ(fake_rdma::recvs().size(), 6u);
+    // Receives in the QP: what was posted minus what a response consumed.
+    std::size_t held = 6;
+    std::size_t next_recv = 0;  // the oldest receive the QP holds
+    QueueCompletion out[4];
+    for (std::uint64_t i = 0; i < 7; ++i) {
+        const std::size_t posts = fake_rdma::recv_posts();
+        ASSERT_TRUE(q->submit(read_command(), {}, i).ok());
+        q->flush();
+        complete_sends(fake_rdma::sends().size() - 1);
+        respond(fake_rdma::sends().size() - 1, next_recv++);
+        --held;
+        ASSERT_EQ(q->poll(out), 1u);
+        EXPECT_EQ(out[0].user_data, i);
+        const std::size_t posted = static_cast<std::size_t>(fake_rdma::recv_posts()) - posts;
+        // The 3rd, 6th, ... response's reap posts the three chained.
+        EXPECT_EQ(posted, (i + 1) % 3 == 0 ? 1u : 0u) << "after response " << i;
+        if (posted)
+            held += 3;
+        EXPECT_GE(held, cfg.size) << "after response " << i;
+    }
+    EXPECT_EQ(fake_rdma::recvs().size(), 6u + 6u);
+    EXPECT_FALSE(q->failed()) << q->failure();
+}
+
 // Rounds that wrap the ring of finished commands (4 entries) hand each
 // completion out once, oldest first.
 TEST(QueueDatapath, CompletionsComeOutInOrderAcrossTheReadyRingsWrap)

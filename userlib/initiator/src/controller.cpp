@@ -295,6 +295,7 @@ std::unique_ptr<Queue> Controller::connect_io_queue(std::uint16_t qid, PollGroup
     qcfg.size = io_size_;
     qcfg.inline_max = std::min(in_capsule_capacity(info_.ioccsz_bytes / 16), kInlineDataMax);
     qcfg.cmd_timeout = opts_.io_timeout;
+    qcfg.recv_batch = kIoRecvBatch;
     qcfg.group = group;
     qcfg.ctrl_epoch = &epoch_;
     qcfg.epoch = admin_epoch_;

@@ -139,7 +139,7 @@ void PollGroup::reap(Device& d)
             }
             Queue* q = slots[slot].q;
             q->handle_wc(wcs[i]);
-            if (q->recv_head_ && !q->listed_repost_)
+            if (q->repost_due() && !q->listed_repost_)
                 to_repost(q);
         }
         // The CQ is empty, or the poll's array full: the rest is the next

@@ -34,18 +34,27 @@ int ms(std::chrono::milliseconds d) { return static_cast<int>(std::max<std::int6
 
 std::string qname(std::uint16_t qid) { return "qid " + std::to_string(qid) + ": "; }
 
+// recv_batch 0 is 1, and at most the queue's size: more receives beyond
+// it cost QP entries and memory for no fewer posts per response than a
+// batch of `size` gives.
+QueueConfig with_recv_batch(QueueConfig cfg)
+{
+    cfg.recv_batch = std::clamp<std::uint16_t>(cfg.recv_batch, 1, std::max<std::uint16_t>(cfg.size, 1));
+    return cfg;
+}
+
 }  // namespace
 
 Queue::Queue(const QueueConfig& cfg, const sockaddr* dst, const sockaddr* src)
-    : cfg_(cfg),
+    : cfg_(with_recv_batch(cfg)),
       channel_(make_event_channel()),
       id_(make_cm_id(channel_.get(), this)),
       table_(cfg.size),
       slots_(cfg.size),
       pend_wr_(cfg.size),
       pend_sge_(2 * static_cast<std::size_t>(cfg.size)),
-      recv_wr_(cfg.size),
-      recv_sge_(cfg.size),
+      recv_wr_(nr_recvs()),
+      recv_sge_(nr_recvs()),
       ready_(cfg.size)
 {
     // What every SEND of a chain position has in common, set once.
@@ -97,7 +106,7 @@ inline Completion* Queue::response(std::uint32_t idx) const
 
 std::byte* Queue::bounce(std::uint16_t tag) const
 {
-    return ring_.get() + cfg_.size * (sizeof(Command) + sizeof(Completion)) +
+    return ring_.get() + cfg_.size * sizeof(Command) + nr_recvs() * sizeof(Completion) +
            static_cast<std::size_t>(tag) * cfg_.inline_max;
 }
 
@@ -112,7 +121,7 @@ void Queue::connect(ibv_pd* pd)
     const std::uint32_t sig_every = SendWindow::sig_every_for(cfg_.size);
     const std::uint32_t max_wr = static_cast<std::uint32_t>(std::max(attr.max_qp_wr, 0));
     const std::uint32_t sq_depth = std::min<std::uint32_t>(2u * cfg_.size + sig_every, max_wr);
-    const std::uint32_t cq_depth = sq_depth + cfg_.size;
+    const std::uint32_t cq_depth = sq_depth + nr_recvs();
     if (sq_depth < cfg_.size + sig_every || cq_depth > static_cast<std::uint32_t>(std::max(attr.max_cqe, 0)))
         throw Error("queue size exceeds the RDMA device's limits");
     window_ = SendWindow(sq_depth, sig_every);
@@ -138,7 +147,8 @@ void Queue::connect(ibv_pd* pd)
         cqp_ = cq_.get();
     }
 
-    const std::size_t ring_bytes = cfg_.size * (sizeof(Command) + sizeof(Completion) + cfg_.inline_max);
+    const std::size_t ring_bytes =
+        cfg_.size * (sizeof(Command) + cfg_.inline_max) + std::size_t{nr_recvs()} * sizeof(Completion);
     ring_ = aligned_bytes(ring_bytes, "the queue's capsules");
     ring_mr_.reset(ibv_reg_mr(pd, ring_.get(), ring_bytes, IBV_ACCESS_LOCAL_WRITE));
     if (!ring_mr_)
@@ -149,7 +159,7 @@ void Queue::connect(ibv_pd* pd)
     init.recv_cq = cqp_;
     init.qp_type = IBV_QPT_RC;
     init.cap.max_send_wr = sq_depth;
-    init.cap.max_recv_wr = cfg_.size;
+    init.cap.max_recv_wr = nr_recvs();
     init.cap.max_send_sge = 2;
     init.cap.max_recv_sge = 1;
     if (rdma_create_qp(id_.get(), pd, &init) != 0)
@@ -198,7 +208,7 @@ void Queue::connect(ibv_pd* pd)
     connected_ = true;
     if (rep.crqsize && rep.crqsize < cfg_.size - 1)
         throw Error("target receive queue smaller than the host SQ");
-    for (std::uint32_t i = 0; i < cfg_.size; ++i) {
+    for (std::uint32_t i = 0; i < nr_recvs(); ++i) {
         recv_sge_[i] = {reinterpret_cast<std::uint64_t>(response(i)), sizeof(Completion), ring_mr_->lkey};
         recv_wr_[i] = {};
         recv_wr_[i].wr_id = key_bits_ | i;
@@ -255,12 +265,14 @@ inline void Queue::queue_recv(std::uint32_t idx)
     else
         recv_head_ = wr;
     recv_tail_ = wr;
+    ++recv_chained_;
 }
 
 int Queue::post_recvs()
 {
     ibv_recv_wr* head = recv_head_;
     recv_head_ = recv_tail_ = nullptr;
+    recv_chained_ = 0;
     if (!head)
         return 0;
     ibv_recv_wr* bad = nullptr;
@@ -390,7 +402,7 @@ void Queue::finish(std::uint16_t tag)
     const bool send = (wc.wr_id & kSendWr) != 0;
     if (wc.status != IBV_WC_SUCCESS)
         fail(std::string(send ? "SEND" : "RECV") + " failed: " + ibv_wc_status_str(wc.status));
-    else if (static_cast<std::uint32_t>(wc.wr_id) >= cfg_.size)
+    else if (static_cast<std::uint32_t>(wc.wr_id) >= nr_recvs())
         fail("completion of an unknown receive");
     else if (wc.byte_len < sizeof(Completion))
         fail("short response (" + std::to_string(wc.byte_len) + " bytes)");
@@ -439,7 +451,7 @@ void Queue::handle_wc(const ibv_wc& wc)
         return;
     }
     const auto idx = static_cast<std::uint32_t>(wc.wr_id);
-    if (idx >= cfg_.size || wc.byte_len < sizeof(Completion) || (wc.wc_flags & IBV_WC_WITH_INV)) [[unlikely]] {
+    if (idx >= nr_recvs() || wc.byte_len < sizeof(Completion) || (wc.wc_flags & IBV_WC_WITH_INV)) [[unlikely]] {
         bad_wc(wc);
         return;
     }

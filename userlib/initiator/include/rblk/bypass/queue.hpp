@@ -12,7 +12,8 @@
 // the caller may free once the command ends (then the SEND is signaled
 // and the command ends on both, as nvme-rdma's with inline data). The
 // commands submitted between two reaps are posted as one chain (flush()),
-// and so are the receives a reap consumed. Every response is checked (CommandTable)
+// and so are the receives reaps consumed (recv_batch at least). Every
+// response is checked (CommandTable)
 // before it completes anything; a bad one, a failed work request, the
 // target's hang-up or a command past its timeout fails the queue: its QP
 // goes to the error state (so the target can no longer touch host memory
@@ -46,10 +47,19 @@ namespace rblk::bypass {
 
 class PollGroup;
 
+// An I/O queue's QueueConfig::recv_batch (Controller): a QD1 queue rings
+// the provider's receive doorbell once per 16 responses, not per response.
+inline constexpr std::uint16_t kIoRecvBatch = 16;
+
 struct QueueConfig {
     std::uint16_t qid = 0;
     std::uint16_t size = kAdminQueueSize;    // commands in flight at most (the SQ size)
     std::uint32_t inline_max = 0;            // in-capsule data bytes per command (0: none)
+    // Receives re-posted per ibv_post_recv() at least (1..): a reap leaves
+    // the ones it consumed chained until there are this many, and the QP
+    // holds recv_batch - 1 receives beyond `size`, so that every command
+    // in flight still finds one. 1: each reap re-posts what it consumed.
+    std::uint16_t recv_batch = 1;
     std::chrono::milliseconds cmd_timeout{30000};
     std::chrono::milliseconds cm_timeout{3000};  // address and route resolution, each
     std::chrono::milliseconds connect_timeout{15000};  // the RDMA connection's establishment
@@ -235,11 +245,19 @@ private:
         // must find its receive posted.
         if (down()) {
             recv_head_ = recv_tail_ = nullptr;  // a failed QP takes no more
-        } else if (recv_head_) {  // not a call per empty poll
+            recv_chained_ = 0;
+        } else if (repost_due()) {  // not a call per response
             if (const int err = post_recvs())
                 repost_failed(err);
         }
     }
+    // Receives the QP holds when none waits in the chain: one per command
+    // that may be in flight (`size`), and recv_batch - 1 more, which a
+    // reap may leave in the chain (repost_due()).
+    std::uint32_t nr_recvs() const { return std::uint32_t{cfg_.size} + cfg_.recv_batch - 1; }
+    // Enough receives are chained to post them: below recv_batch the QP
+    // still holds one for each of the `size` commands that may be in flight.
+    bool repost_due() const { return recv_chained_ >= cfg_.recv_batch; }
     void repost_failed(int err);
     // Tag `tag`'s command has ended: into poll()'s array while it has room
     // (sink_), else into the ready ring, for the next poll().
@@ -308,14 +326,16 @@ private:
     std::vector<std::uint16_t> data_send_tag_;
     std::size_t pend_count_ = 0;
     std::uint64_t doorbells_ = 0;
-    // One receive work request per response buffer, built at connect;
-    // those a reap consumed are chained (recv_head_ .. recv_tail_, through
-    // their next) and posted together at its end. No receive is in the
-    // chain and the QP at once, so `size` requests always do.
+    // One receive work request per response buffer (nr_recvs()), built at
+    // connect; those a reap consumed are chained (recv_head_ .. recv_tail_,
+    // through their next) and posted together at the end of the reap that
+    // finds recv_batch of them. No receive is in the chain and the QP at
+    // once, so nr_recvs() requests always do.
     std::vector<ibv_recv_wr> recv_wr_;
     std::vector<ibv_sge> recv_sge_;
     ibv_recv_wr* recv_head_ = nullptr;
     ibv_recv_wr* recv_tail_ = nullptr;
+    std::uint32_t recv_chained_ = 0;  // receives in the chain
     SendWindow window_;
     // When submit() first found the send window full with no SEND retired
     // since; {} after each retirement.
