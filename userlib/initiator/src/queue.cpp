@@ -122,7 +122,8 @@ void Queue::connect(ibv_pd* pd)
     const std::uint32_t max_wr = static_cast<std::uint32_t>(std::max(attr.max_qp_wr, 0));
     const std::uint32_t sq_depth = std::min<std::uint32_t>(2u * cfg_.size + sig_every, max_wr);
     const std::uint32_t cq_depth = sq_depth + nr_recvs();
-    if (sq_depth < cfg_.size + sig_every || cq_depth > static_cast<std::uint32_t>(std::max(attr.max_cqe, 0)))
+    if (sq_depth < cfg_.size + sig_every || nr_recvs() > max_wr ||
+        cq_depth > static_cast<std::uint32_t>(std::max(attr.max_cqe, 0)))
         throw Error("queue size exceeds the RDMA device's limits");
     window_ = SendWindow(sq_depth, sig_every);
     data_send_tag_.assign(sq_depth, kNoTag);
