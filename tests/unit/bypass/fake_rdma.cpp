@@ -43,6 +43,7 @@ struct State {
     bool armed = false;
     std::deque<ibv_wc> on_wake;
     int arms = 0;
+    int event_reads = 0;  // ibv_get_cq_event() calls
     int polls = 0;
     int cqs_made = 0;
 
@@ -142,6 +143,7 @@ void reset()
     s.armed = false;
     s.on_wake.clear();
     s.arms = 0;
+    s.event_reads = 0;
     s.polls = 0;
     s.cqs_made = 0;
 }
@@ -172,6 +174,7 @@ void complete_on_wake(const ibv_wc& wc)
 }
 
 int arms() { return state().arms; }
+int event_reads() { return state().event_reads; }
 int polls() { return state().polls; }
 int cqs_made() { return state().cqs_made; }
 int live_mrs() { return state().live_mrs; }
@@ -345,6 +348,7 @@ int ibv_modify_qp(ibv_qp*, ibv_qp_attr*, int) { return 0; }
 int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** ctx)
 {
     std::uint64_t n = 0;
+    ++state().event_reads;
     if (::read(channel->fd, &n, sizeof(n)) != sizeof(n)) {
         errno = EAGAIN;
         return -1;

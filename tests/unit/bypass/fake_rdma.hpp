@@ -63,6 +63,9 @@ void complete_on_wake(const ibv_wc& wc);
 // ibv_req_notify_cq() and ibv_poll_cq() calls since reset().
 int arms();
 int polls();
+// ibv_get_cq_event() calls since reset(), those that found no event too
+// (each a read() of the completion channel).
+int event_reads();
 
 // Completion queues made since reset().
 int cqs_made();

@@ -683,14 +683,12 @@ bool Queue::arm_events()
 
 void Queue::take_events()
 {
-    if (!comp_)
-        return;
-    bool took = false;
-    while (take_event())
-        took = true;
-    // Armed again before the caller polls for what raised the event, as
-    // wait() does: its next arm_events() then costs nothing.
-    if (took && !down())
+    // One read: an arming raises one event, and the CQ is not armed again
+    // until it is taken (armed_), so a second read would only find the
+    // channel empty, a system call for nothing. Armed again before the
+    // caller polls for what raised the event, as wait() does: its next
+    // arm_events() then costs nothing.
+    if (comp_ && take_event() && !down())
         (void)arm();
 }
 

@@ -118,6 +118,7 @@ struct UblkServer::QueueState {
     std::vector<std::uint32_t> fresh;  // the requests one wake-up brought
     std::size_t aborted = 0;           // tags the driver aborted (their device stops)
     bool comp_armed = false;           // a POLL_ADD on the completion channel is pending
+    bool comp_fired = false;           // it ended (readable, or removed): take the event
     bool parked = false;
     unsigned generation = 0;           // the generation_ this thread saw last
 
@@ -479,8 +480,16 @@ void UblkServer::queue_loop(std::size_t index)
         if (!wait_ring(s, (opts_.busy_poll && waiting) || !s.uncommitted.empty()))
             break;
         s.take_cqes();
-        if (!s.comp_armed && s.touches_queue(phase_.load()))
-            s.q->take_events();
+        // Only when the channel's poll ended: a read of it at every other
+        // wake-up (a request's) would find it empty, a system call for
+        // nothing. An event that came without a poll (the CQ armed but no
+        // poll added) keeps the channel readable, and the next poll ends
+        // at once.
+        if (s.comp_fired) {
+            s.comp_fired = false;
+            if (s.touches_queue(phase_.load()))
+                s.q->take_events();
+        }
         dispatch_fresh(s);
     }
     io_uring_submit(s.uring());
@@ -728,6 +737,7 @@ void UblkServer::QueueState::take_cqes()
                 ++aborted;  // UBLK_IO_RES_ABORT: the device is stopping
         } else if (ud == kCompPoll) {
             comp_armed = false;
+            comp_fired = true;
         } else if (ud == kKickPoll) {
             drain(kick.get());
             add_poll(r, kick.get(), kKickPoll);
