@@ -99,6 +99,8 @@ struct UblkServer::QueueState {
     // memory map registers: data moves by keyed SGL with no copy.
     AlignedBytes area;
     std::size_t area_bytes = 0;
+    // Its registration, named by every request (IoRequest::reg): no lookup.
+    const Registration* area_reg = nullptr;
     std::vector<std::vector<std::byte*>> bufs;
     std::deque<std::uint32_t> held;               // request keys
     // Commits the ring refused (its SQ full and the kernel busy), retried
@@ -281,6 +283,7 @@ void UblkServer::make_queues()
             throw Error("cannot register " + std::to_string(s->area_bytes >> 20) +
                         " MiB of ublk buffers with the RDMA device: " + std::strerror(err));
         }
+        s->area_reg = q.registration(area, s->area_bytes);
         std::byte* next = s->area.get();
         for (auto& dev_bufs : s->bufs)
             for (std::uint16_t t = 0; t < depth_; ++t, next += max_io_)
@@ -305,6 +308,7 @@ void UblkServer::release_buffers()
         QueueState& s = *queues_[i];
         s.bufs.clear();
         if (s.area) {
+            s.area_reg = nullptr;
             ctrl_.io_queue(i).unregister_buffer(s.area.get());
             s.area.reset();
         }
@@ -627,6 +631,7 @@ bool UblkServer::send(QueueState& s, std::uint32_t key)
     IoRequest req;
     req.user_data = key;
     req.ns = static_cast<std::uint16_t>(d);
+    req.reg = s.area_reg;
     if (const int err = ublk_translate(s.iod(key), ctrl_.ns(d), caps_, s.buf(key), max_io_, req)) {
         s.complete(key, err);
         return true;

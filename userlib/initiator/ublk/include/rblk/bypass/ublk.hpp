@@ -86,7 +86,7 @@ UblkCaps ublk_caps(const ControllerInfo& c);
 // Flush, discard a Dataset Management deallocate of one range written into
 // `buf`, write zeroes Write Zeroes (deallocating unless NOUNMAP). Anything
 // else, and what `caps` says the controller lacks, is -EOPNOTSUPP.
-// Returns 0 with every field of `r` set but user_data and ns (the
+// Returns 0 with every field of `r` set but user_data, ns and reg (the
 // caller's), or the errno (negative) to complete the request with at once.
 // Inline and in place: once per request, in the server's submission path.
 inline int ublk_translate(const ublksrv_io_desc& iod, const NamespaceInfo& ns, const UblkCaps& caps,
