@@ -121,6 +121,11 @@ struct UblkServer::QueueState {
     std::size_t aborted = 0;           // tags the driver aborted (their device stops)
     bool comp_armed = false;           // a POLL_ADD on the completion channel is pending
     bool comp_fired = false;           // it ended (readable, or removed): take the event
+    // The last wake-up brought requests alone, sent with the CQ armed and
+    // nothing reaped waiting: whatever completes raises the event, so the
+    // next turn posts them without polling the CQ (at QD1 it would find
+    // it empty: the command has only just left).
+    bool requests_only = false;
     bool parked = false;
     unsigned generation = 0;           // the generation_ this thread saw last
 
@@ -468,8 +473,13 @@ void UblkServer::queue_loop(std::size_t index)
         rejoin_after_recovery(s);
         if (!s.uncommitted.empty()) [[unlikely]]  // not a call per wake-up
             s.retry_commits();
-        if (s.touches_queue(ph))
-            reap(s);
+        if (s.touches_queue(ph)) {
+            if (s.requests_only)
+                s.q->flush();
+            else
+                reap(s);
+        }
+        s.requests_only = false;
         if (ph == Phase::Recovering && !s.parked)
             park(s);
         if (ph == Phase::Live)
@@ -489,12 +499,19 @@ void UblkServer::queue_loop(std::size_t index)
         // nothing. An event that came without a poll (the CQ armed but no
         // poll added) keeps the channel readable, and the next poll ends
         // at once.
-        if (s.comp_fired) {
+        const bool fired = s.comp_fired;
+        if (fired) {
             s.comp_fired = false;
             if (s.touches_queue(phase_.load()))
                 s.q->take_events();
         }
         dispatch_fresh(s);
+        // Completions wake us through the event, and each such wake-up
+        // reaps (with the deadline scan): a stream of requests alone
+        // cannot starve the scan, as requests come only as earlier ones
+        // complete.
+        s.requests_only = !fired && !s.fresh.empty() && s.held.empty() && s.q->events_armed() &&
+                          !s.q->has_ready();
     }
     io_uring_submit(s.uring());
 }

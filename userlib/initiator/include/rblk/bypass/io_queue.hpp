@@ -121,6 +121,7 @@ public:
     int event_fd() const { return q_ ? q_->event_fd() : -1; }
     bool arm_events() { return q_ && q_->arm_events(); }
     bool events_armed() const { return q_ && q_->events_armed(); }
+    bool has_ready() const { return q_ && q_->has_ready(); }
     void take_events()
     {
         if (q_)

@@ -196,6 +196,9 @@ public:
     bool arm_events();
     bool events_armed() const { return armed_; }
     void take_events();
+    // Completions reaped and not yet handed out (a full send window's
+    // reap inside submit() leaves them): they raise no event, poll().
+    bool has_ready() const { return ready_count_ > 0; }
 
     // Fails the queue: QP to error, every command in flight completed with
     // QueueDown at the next poll(). `why` is kept for failure().
