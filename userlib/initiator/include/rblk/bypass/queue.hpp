@@ -13,12 +13,11 @@
 // and the command ends on both, as nvme-rdma's with inline data). The
 // commands submitted between two reaps are posted as one chain (flush()),
 // and so are the receives reaps consumed (recv_batch at least). Every
-// response is checked (CommandTable)
-// before it completes anything; a bad one, a failed work request, the
-// target's hang-up or a command past its timeout fails the queue: its QP
-// goes to the error state (so the target can no longer touch host memory
-// through it) and every command in flight completes with QueueDown, or
-// Timeout for the one that expired.
+// response is checked (CommandTable) before it completes anything; a bad
+// one, a failed work request, the target's hang-up or a command past its
+// timeout fails the queue: its QP goes to the error state (so the target
+// can no longer touch host memory through it) and every command in flight
+// completes with QueueDown, or Timeout for the one that expired.
 // A queue may share its CQ with the other queues of its thread through a
 // poll group (poll_group.hpp), which then reaps for it.
 // Not thread safe: one thread drives a queue (or threads serialized by a
